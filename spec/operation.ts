@@ -1,0 +1,38 @@
+/**
+ * One entry of the operation table: everything the fake's router and the suite's client need to
+ * speak one `POST /v1/<resource>.<action>` call. Nobody writes a path or a shape twice.
+ */
+import type { z } from 'zod';
+import type { Provenance } from './meta.ts';
+import type { Part } from './rules/rule.ts';
+
+export interface OperationDef<
+  Name extends string = string,
+  Req extends z.ZodType = z.ZodType,
+  Res extends z.ZodType = z.ZodType,
+> {
+  /** `<resource>.<action>`, as in the path. */
+  readonly name: Name;
+  readonly path: `/v1/${Name}`;
+  readonly part: Part;
+  /** `documented`: one of the operations of interface.md. `reference`: a setup endpoint shaped as in the reference. */
+  readonly provenance: Provenance;
+  readonly summary: string;
+  readonly request: Req;
+  readonly response: Res;
+  /** False for reads; a read-only conformance profile runs only scenarios whose calls all have `mutates: false`. */
+  readonly mutates: boolean;
+  /** Rule IDs of the catalogue that constrain this operation. */
+  readonly rules: readonly string[];
+  /**
+   * Response keys the document spells differently from the snake_case wire (decision 2 of DESIGN.md):
+   * wire key → documented spelling. The suite accepts either and records which one it saw.
+   */
+  readonly documentedSpellings?: Readonly<Record<string, string>>;
+}
+
+export function defineOperation<Name extends string, Req extends z.ZodType, Res extends z.ZodType>(
+  def: Omit<OperationDef<Name, Req, Res>, 'path'>,
+): OperationDef<Name, Req, Res> {
+  return { ...def, path: `/v1/${def.name}` };
+}
