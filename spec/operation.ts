@@ -24,6 +24,8 @@ export interface OperationDef<
   readonly mutates: boolean;
   /** Rule IDs of the catalogue that constrain this operation. */
   readonly rules: readonly string[];
+  /** The rule a 200 response's wire-schema check proves (the operation's response-shape rule). */
+  readonly shapeRule: string;
   /**
    * Response keys the document spells differently from the snake_case wire (decision 2 of DESIGN.md):
    * wire key → documented spelling. The suite accepts either and records which one it saw.

@@ -1,0 +1,40 @@
+/**
+ * The fake's control plane: test-only calls under `/_fake/`, outside the interface and outside
+ * `/v1/`. The suite uses them, when the target offers them, to reach states the public API cannot
+ * produce (past_due, expired, scheduled) and to move the clock. They are not in the OpenAPI export.
+ *
+ * Every call is `POST /_fake/<name>` with a JSON body and the same bearer key as the public API;
+ * record-level calls act on the key's tenant only.
+ */
+import { z } from 'zod';
+
+export const CONTROL_PREFIX = '/_fake';
+
+const Timestamp = z.int().nonnegative();
+
+export const ClockState = z.object({ now: Timestamp, frozen: z.boolean() });
+
+/** A state the public API cannot produce. `active` clears `past_due` or brings a record back. */
+export const ForcedState = z.enum(['past_due', 'active', 'expired', 'scheduled']);
+
+export const controlCalls = {
+  /** Liveness and identity; the suite probes it to learn whether the target has a control plane. */
+  health: { request: z.object({}), response: z.object({ fake: z.literal(true), api_version: z.string(), faults: z.array(z.string()) }) },
+  /** Back to the state the fake started with (its seed), for every tenant. */
+  reset: { request: z.object({}), response: z.object({ success: z.literal(true) }) },
+  'clock.get': { request: z.object({}), response: ClockState },
+  /** Freezes or unfreezes the clock, optionally jumping to `now` (never backwards). */
+  'clock.set': { request: z.object({ now: Timestamp.optional(), frozen: z.boolean().optional() }), response: ClockState },
+  /** Moves the clock forward and runs, in time order, everything that falls due. */
+  'clock.advance': {
+    request: z.object({ ms: z.int().positive() }),
+    response: ClockState.extend({ events: z.array(z.object({ at: Timestamp, kind: z.string(), id: z.string() })) }),
+  },
+  /** Puts one subscription or purchase (by the `id` that `subscriptions.list` / `purchases.list` show) into a state. */
+  'records.force_state': {
+    request: z.object({ record_id: z.string().min(1), state: ForcedState }),
+    response: z.object({ record_id: z.string(), status: z.enum(['active', 'scheduled', 'expired']), past_due: z.boolean() }),
+  },
+} as const;
+
+export type ControlCallName = keyof typeof controlCalls;
