@@ -30,10 +30,37 @@ export const controlCalls = {
     request: z.object({ ms: z.int().positive() }),
     response: ClockState.extend({ events: z.array(z.object({ at: Timestamp, kind: z.string(), id: z.string() })) }),
   },
-  /** Puts one subscription or purchase (by the `id` that `subscriptions.list` / `purchases.list` show) into a state. */
+  /**
+   * Puts one subscription or purchase (by the `id` that `subscriptions.list` / `purchases.list` show)
+   * into a state. With `at` (expired only), the record gets that `expires_at` and expires when the
+   * clock reaches it.
+   */
   'records.force_state': {
-    request: z.object({ record_id: z.string().min(1), state: ForcedState }),
+    request: z
+      .object({ record_id: z.string().min(1), state: ForcedState, at: Timestamp.optional() })
+      .refine((body) => body.at === undefined || body.state === 'expired', { message: 'at applies to state expired only', path: ['at'] }),
     response: z.object({ record_id: z.string(), status: z.enum(['active', 'scheduled', 'expired']), past_due: z.boolean() }),
+  },
+  /**
+   * The usage events the fake recorded for the key's tenant (from `balances.check` with
+   * `send_event` and from `balances.track`), oldest first. The interface has no read call for them.
+   */
+  'events.list': {
+    request: z.object({ customer_id: z.string().optional() }),
+    response: z.object({
+      list: z.array(
+        z.object({
+          id: z.string(),
+          customer_id: z.string(),
+          entity_id: z.string().nullable(),
+          feature_id: z.string(),
+          event_name: z.string().nullable(),
+          value: z.number(),
+          properties: z.record(z.string(), z.unknown()),
+          timestamp: Timestamp,
+        }),
+      ),
+    }),
   },
 } as const;
 

@@ -3,9 +3,12 @@
  * implementation (rather than from interface.md) says so, and names where it was observed.
  * The metadata travels into the OpenAPI export as `x-provenance` / `x-source`.
  */
-import type { z } from 'zod';
+import { z } from 'zod';
 
 export type Provenance = 'documented' | 'reference';
+
+/** Schema provenance also knows `project`: a name neither the document nor the reference gives, chosen here. */
+export type SchemaProvenance = Provenance | 'project';
 
 /** Where a reference fact comes from: an exchange file, a section of the observed-behaviour notes, or the public OpenAPI. */
 export type ReferenceSource =
@@ -16,10 +19,21 @@ export type ReferenceSource =
 
 /** Marks a schema as filled in from the reference, for a gap interface.md leaves ("not shown") or a setup shape. */
 export function fromReference<T extends z.ZodType>(schema: T, ...sources: [ReferenceSource, ...ReferenceSource[]]): T {
-  return schema.meta({ ...schema.meta(), 'x-provenance': 'reference', 'x-source': sources.join('; ') }) as T;
+  const marked = schema.meta({ ...schema.meta(), 'x-provenance': 'reference', 'x-source': sources.join('; ') }) as T;
+  // The marked copy replaces the original, so a component id must not stay registered twice.
+  z.globalRegistry.remove(schema);
+  return marked;
+}
+
+/** Marks a wire name this project had to choose because neither interface.md nor the reference shows one. */
+export function projectChoice<T extends z.ZodType>(schema: T, why: string): T {
+  const marked = schema.meta({ ...schema.meta(), 'x-provenance': 'project', 'x-source': why }) as T;
+  z.globalRegistry.remove(schema);
+  return marked;
 }
 
 /** Reads the provenance recorded on a schema (documented unless marked otherwise). */
-export function provenanceOf(schema: z.ZodType): Provenance {
-  return schema.meta()?.['x-provenance'] === 'reference' ? 'reference' : 'documented';
+export function provenanceOf(schema: z.ZodType): SchemaProvenance {
+  const marked = schema.meta()?.['x-provenance'];
+  return marked === 'reference' || marked === 'project' ? marked : 'documented';
 }

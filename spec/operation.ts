@@ -22,9 +22,10 @@ export interface OperationDef<
   readonly response: Res;
   /** False for reads; a read-only conformance profile runs only scenarios whose calls all have `mutates: false`. */
   readonly mutates: boolean;
-  /** Rule IDs of the catalogue that constrain this operation. */
-  readonly rules: readonly string[];
-  /** The rule a 200 response's wire-schema check proves (the operation's response-shape rule). */
+  /**
+   * The rule a 200 response's wire-schema check proves (the operation's response-shape rule). The
+   * other rules of an operation are the catalogue's rules that name it; they are not restated here.
+   */
   readonly shapeRule: string;
   /**
    * Response keys the document spells differently from the snake_case wire (decision 2 of DESIGN.md):

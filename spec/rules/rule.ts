@@ -4,6 +4,7 @@
  * all keyed by these IDs.
  */
 import type { Provenance, ReferenceSource } from '../meta.ts';
+import type { OperationName } from '../operations.ts';
 
 /** MUST: stated explicitly by interface.md. SHOULD: inferred from it, or taken only from the reference. */
 export type RuleLevel = 'MUST' | 'SHOULD';
@@ -43,7 +44,7 @@ export interface RuleDef {
   /** Reference rules: where the behaviour was observed. */
   readonly source?: ReferenceSource;
   /** Operations (`licenses.attach`, …) the rule constrains; empty for rules about every operation. */
-  readonly operations: readonly string[];
+  readonly operations: readonly OperationName[];
   /** Set when the statement cannot be tested over HTTP; says why. Excluded rules need no scenario. */
   readonly excluded?: string;
 }

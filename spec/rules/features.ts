@@ -1,0 +1,212 @@
+/** Rules of features: the Feature resource, `features.create`, and the feature setup endpoints. */
+import type { RuleDef } from './rule.ts';
+
+const FEATURE = 'Resources and their fields > Feature';
+const CREATE = 'Endpoints > POST /v1/features.create';
+const RESOURCES = 'Resources and their fields';
+const ENDPOINTS = 'Endpoints';
+
+export const featuresRules = [
+  // --- The Feature resource ---
+  {
+    id: 'FEAT-SHAPE',
+    level: 'MUST',
+    provenance: 'documented',
+    part: 'features',
+    section: CREATE,
+    quote: 'Response 200: Feature.',
+    operations: ['features.create', 'features.get'],
+  },
+  {
+    id: 'FEAT-TYPES',
+    level: 'MUST',
+    provenance: 'documented',
+    part: 'features',
+    section: FEATURE,
+    quote: 'type … string … `boolean`, `metered`, `credit_system`, `ai_credit_system`',
+    operations: ['features.create', 'features.get'],
+  },
+  {
+    id: 'FEAT-CONSUMABLE-METERED',
+    level: 'MUST',
+    provenance: 'documented',
+    part: 'features',
+    section: FEATURE,
+    quote: 'For metered features: true when usage resets periodically, false when allocated persistently',
+    operations: ['features.create', 'features.get'],
+  },
+  {
+    id: 'FEAT-ARCHIVED-HIDDEN',
+    level: 'MUST',
+    provenance: 'documented',
+    part: 'features',
+    section: FEATURE,
+    quote: 'archived … boolean … Hidden from the dashboard',
+    operations: ['features.create'],
+    excluded: "The effect is on the vendor's dashboard, not on any operation; the field's presence is checked by FEAT-SHAPE.",
+  },
+  {
+    id: 'FEAT-CREDIT-SYSTEM',
+    level: 'MUST',
+    provenance: 'documented',
+    part: 'features',
+    section: FEATURE,
+    quote: '`credit_system` unifies several metered features through a schema mapping metered feature ids to flat or graduated credit costs',
+    operations: ['features.create', 'balances.track', 'balances.check'],
+  },
+  {
+    id: 'FEAT-AI-MARKUP-EFFECT',
+    level: 'MUST',
+    provenance: 'documented',
+    part: 'features',
+    section: FEATURE,
+    quote:
+      '`ai_credit_system` prices by model token and uses `model_markups` (map of model id to markup configuration), a default percentage markup (minimum -100; -100 makes usage free), and per-provider default markup percentages keyed by the first segment of the model id.',
+    operations: ['features.create'],
+    excluded:
+      'Pricing by model token shows only when token usage is recorded, and the interface has no operation that records tokens; the creation-time bound is FEAT-AI-DEFAULT-MARKUP-MIN.',
+  },
+  {
+    id: 'FEAT-PROCESSOR-MAPPINGS',
+    level: 'MUST',
+    provenance: 'documented',
+    part: 'features',
+    section: FEATURE,
+    quote: 'processor mappings present when a processor product or meter is set',
+    operations: ['features.create'],
+    excluded: 'No operation of the interface sets a processor product or meter, and the mapping fields are not shown.',
+  },
+
+  // --- features.create ---
+  {
+    id: 'FEAT-CREATE-REQUIRED-FIELDS',
+    level: 'SHOULD',
+    provenance: 'documented',
+    part: 'features',
+    section: CREATE,
+    quote: 'name … string … required … type … required',
+    operations: ['features.create'],
+  },
+  {
+    id: 'FEAT-TYPE-ENUM',
+    level: 'MUST',
+    provenance: 'documented',
+    part: 'features',
+    section: CREATE,
+    quote: 'type … enum `boolean`, `metered`, `credit_system`, `ai_credit_system`',
+    operations: ['features.create'],
+  },
+  {
+    // Inferred: "applicable only" means the flag changes nothing on a non-metered feature.
+    id: 'FEAT-CONSUMABLE-ONLY-METERED',
+    level: 'SHOULD',
+    provenance: 'documented',
+    part: 'features',
+    section: CREATE,
+    quote: 'consumable … applicable only to `metered` features',
+    operations: ['features.create', 'balances.check'],
+  },
+  {
+    id: 'FEAT-DISPLAY-ROUND-TRIP',
+    level: 'MUST',
+    provenance: 'documented',
+    part: 'features',
+    section: CREATE,
+    quote: 'display … `{singular, plural}` names',
+    operations: ['features.create', 'features.get'],
+  },
+  {
+    id: 'FEAT-INVOICE-CREDIT-FLAG',
+    level: 'MUST',
+    provenance: 'documented',
+    part: 'features',
+    section: CREATE,
+    quote: 'invoice-credit flag … classic credit systems: itemize usage as invoice credits',
+    operations: ['features.create'],
+    excluded:
+      'Its wire name is not shown and the reference has no such flag; its effect is on invoices, which the interface does not expose.',
+  },
+  {
+    id: 'FEAT-AI-DEFAULT-MARKUP-MIN',
+    level: 'MUST',
+    provenance: 'documented',
+    part: 'features',
+    section: 'Limits',
+    quote: 'features.create … default markup of an AI credit system at least -100',
+    operations: ['features.create'],
+  },
+  {
+    id: 'FEAT-DUPLICATE-ID',
+    level: 'SHOULD',
+    provenance: 'reference',
+    part: 'features',
+    section: CREATE,
+    quote: '`features.create` with a `feature_id` that already exists is refused with 409 `duplicate_feature_id`.',
+    source: 'exchanges/006-features.create-duplicate-id.json',
+    operations: ['features.create'],
+  },
+  {
+    id: 'FEAT-AI-MARKUP-WIRE',
+    level: 'SHOULD',
+    provenance: 'reference',
+    part: 'features',
+    section: CREATE,
+    quote: 'The default markup is sent as `default_markup` (number) and the provider markups as `provider_markups` (map of provider to `{markup}`).',
+    source: 'exchanges/005-features.create-ai-credit-system.json',
+    operations: ['features.create'],
+  },
+
+  // --- Reference: names the Resources part leaves open ---
+  {
+    id: 'FEAT-CREDIT-SCHEMA-WIRE',
+    level: 'SHOULD',
+    provenance: 'reference',
+    part: 'features',
+    section: RESOURCES,
+    quote: 'The credit schema is `credit_schema: [{metered_feature_id, credit_cost}]`; using one unit of the metered feature draws `credit_cost` credits.',
+    source: 'exchanges/004-features.create-credit-system.json',
+    operations: ['features.create', 'features.get'],
+  },
+  {
+    id: 'FEAT-EVENT-NAMES-WIRE',
+    level: 'SHOULD',
+    provenance: 'reference',
+    part: 'features',
+    section: RESOURCES,
+    quote: 'Event names are `event_names: string[]` on the request and the response, `[]` when none are set.',
+    source: 'exchanges/002-features.create-metered-consumable.json',
+    operations: ['features.create', 'features.get'],
+  },
+
+  // --- Setup endpoints features.get, features.list ---
+  {
+    id: 'FEAT-GET',
+    level: 'SHOULD',
+    provenance: 'reference',
+    part: 'features',
+    section: ENDPOINTS,
+    quote: '`features.get` with `feature_id` returns the feature as created.',
+    source: 'observed-behaviour §4',
+    operations: ['features.get'],
+  },
+  {
+    id: 'FEAT-LIST',
+    level: 'SHOULD',
+    provenance: 'reference',
+    part: 'features',
+    section: ENDPOINTS,
+    quote: "`features.list` lists every feature of the tenant.",
+    source: 'observed-behaviour §4',
+    operations: ['features.list'],
+  },
+  {
+    id: 'FEAT-LIST-SHAPE',
+    level: 'SHOULD',
+    provenance: 'reference',
+    part: 'features',
+    section: ENDPOINTS,
+    quote: '`features.list` answers `{list: [Feature]}`.',
+    source: 'observed-behaviour §4',
+    operations: ['features.list'],
+  },
+] as const satisfies readonly RuleDef[];
