@@ -1,0 +1,90 @@
+/**
+ * The one clock behind every timestamp of the fake. It follows real time until frozen; it can jump
+ * forward but never backwards, so periods, resets and expiries only ever move ahead.
+ */
+export interface ClockState {
+  readonly now: number;
+  readonly frozen: boolean;
+}
+
+export class Clock {
+  #frozenAt: number | null;
+  #offset = 0;
+  readonly #source: () => number;
+
+  constructor(options: { now?: number; frozen?: boolean; source?: () => number } = {}) {
+    this.#source = options.source ?? Date.now;
+    if (options.now !== undefined) this.#offset = options.now - this.#source();
+    this.#frozenAt = options.frozen ? this.now() : null;
+  }
+
+  now(): number {
+    return this.#frozenAt ?? this.#source() + this.#offset;
+  }
+
+  state(): ClockState {
+    return { now: this.now(), frozen: this.#frozenAt !== null };
+  }
+
+  /** Freezes or unfreezes, and optionally jumps to `now`. Throws a RangeError on a jump backwards. */
+  set(change: { now?: number; frozen?: boolean }): ClockState {
+    if (change.now !== undefined) {
+      const current = this.now();
+      if (change.now < current) throw new RangeError(`the clock cannot move backwards (now ${current}, asked ${change.now})`);
+      this.#move(change.now - current);
+    }
+    if (change.frozen === true && this.#frozenAt === null) this.#frozenAt = this.now();
+    if (change.frozen === false && this.#frozenAt !== null) {
+      this.#offset = this.#frozenAt - this.#source();
+      this.#frozenAt = null;
+    }
+    return this.state();
+  }
+
+  advance(ms: number): ClockState {
+    if (!(ms >= 0)) throw new RangeError(`advance takes a non-negative number of milliseconds, not ${ms}`);
+    this.#move(ms);
+    return this.state();
+  }
+
+  #move(ms: number): void {
+    if (this.#frozenAt !== null) this.#frozenAt += ms;
+    else this.#offset += ms;
+  }
+}
+
+const DAY = 86_400_000;
+
+/** Calendar arithmetic in UTC. Month steps clamp to the last day of the month (31 Jan + 1 month = 28/29 Feb). */
+export function addInterval(at: number, interval: string, count = 1): number {
+  switch (interval) {
+    case 'minute':
+      return at + count * 60_000;
+    case 'hour':
+      return at + count * 3_600_000;
+    case 'day':
+      return at + count * DAY;
+    case 'week':
+      return at + count * 7 * DAY;
+    case 'month':
+      return addMonths(at, count);
+    case 'quarter':
+      return addMonths(at, 3 * count);
+    case 'semi_annual':
+      return addMonths(at, 6 * count);
+    case 'year':
+      return addMonths(at, 12 * count);
+    default:
+      throw new RangeError(`not a recurring interval: ${interval}`);
+  }
+}
+
+function addMonths(at: number, months: number): number {
+  const date = new Date(at);
+  const day = date.getUTCDate();
+  date.setUTCDate(1);
+  date.setUTCMonth(date.getUTCMonth() + months);
+  const lastDay = new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 0)).getUTCDate();
+  date.setUTCDate(Math.min(day, lastDay));
+  return date.getTime();
+}

@@ -1,0 +1,334 @@
+/**
+ * Balances: how grants add up to the Balance resource, `balances.check` (documented), and
+ * `balances.track` and `balances.finalize` (setup). Every deduction runs to completion inside one
+ * synchronous call, so concurrent checks can never spend the same units twice.
+ */
+import type { z } from 'zod';
+import type { Balance, BreakdownEntry, Flag } from '../../spec/balances.ts';
+import type { GrantRow, LockRow, TenantStore } from '../store/tenant-store.ts';
+import { type DomainContext, fail, type InputOf, type OutputOf } from './context.ts';
+import { creditSystemsCovering, requireFeature } from './features.ts';
+import { requireActivePlan } from './plans.ts';
+import { grantsHeldBy, recordsHeldBy, requireSubject, type Subject } from './subjects.ts';
+
+type BalanceView = z.input<typeof Balance>;
+type FlagView = z.input<typeof Flag>;
+
+/** Units a grant still has: included plus prepaid, minus usage, never below zero. */
+export function grantRemaining(grant: GrantRow): number {
+  return grant.unlimited ? 0 : Math.max(0, grant.included + grant.prepaid - grant.usage);
+}
+
+function breakdownEntry(grant: GrantRow): z.input<typeof BreakdownEntry> {
+  return {
+    id: grant.id,
+    plan_id: grant.planId,
+    included_grant: grant.unlimited ? 0 : grant.included,
+    prepaid_grant: grant.prepaid,
+    remaining: grantRemaining(grant),
+    usage: grant.usage,
+    unlimited: grant.unlimited,
+    reset:
+      grant.reset === null || grant.nextResetAt === null
+        ? null
+        : {
+            interval: grant.reset.interval,
+            ...(grant.reset.intervalCount !== 1 && { interval_count: grant.reset.intervalCount }),
+            resets_at: grant.nextResetAt,
+          },
+    price:
+      grant.price === null
+        ? null
+        : {
+            ...(grant.price.amount !== undefined && { amount: grant.price.amount }),
+            ...(grant.price.tiers !== undefined && { tiers: grant.price.tiers.map(({ to, amount }) => ({ to, amount })) }),
+            ...(grant.price.tier_behavior !== undefined && { tier_behavior: grant.price.tier_behavior }),
+            billing_units: grant.price.billing_units,
+            billing_method: grant.price.billing_method,
+            max_purchase: grant.price.max_purchase,
+          },
+    expires_at: grant.expiresAt,
+  };
+}
+
+/** A usage-based price lets usage run past the balance (it is billed as overage). */
+export function allowsOverage(grant: GrantRow): boolean {
+  return grant.price?.billing_method === 'usage_based';
+}
+
+/** Sums the metered grants of one feature into a Balance; null when there are none. */
+export function balanceOf(grants: readonly GrantRow[], featureId: string): BalanceView | null {
+  const metered = grants.filter((grant) => grant.featureId === featureId && !grant.isFlag);
+  if (metered.length === 0) return null;
+  const resets = metered.map((grant) => grant.nextResetAt).filter((at): at is number => at !== null);
+  return {
+    feature_id: featureId,
+    granted: metered.reduce((sum, grant) => sum + (grant.unlimited ? 0 : grant.included + grant.prepaid), 0),
+    remaining: metered.reduce((sum, grant) => sum + grantRemaining(grant), 0),
+    usage: metered.reduce((sum, grant) => sum + grant.usage, 0),
+    unlimited: metered.some((grant) => grant.unlimited),
+    overage_allowed: metered.some(allowsOverage),
+    max_purchase: metered.find((grant) => grant.price !== null && grant.price.max_purchase !== null)?.price?.max_purchase ?? null,
+    next_reset_at: resets.length === 0 ? null : Math.min(...resets),
+    breakdown: metered.map(breakdownEntry),
+  };
+}
+
+/** The flag of a boolean feature a subject holds; the first grant wins. */
+export function flagOf(grants: readonly GrantRow[], featureId: string): FlagView | null {
+  const grant = grants.find((candidate) => candidate.featureId === featureId && candidate.isFlag);
+  return grant === undefined ? null : { id: grant.id, plan_id: grant.planId, expires_at: grant.expiresAt, feature_id: featureId };
+}
+
+/** Every metered balance and every flag a subject holds, keyed by feature id. */
+export function balancesAndFlags(store: TenantStore, subject: Subject): { balances: Record<string, BalanceView>; flags: Record<string, FlagView> } {
+  const grants = grantsHeldBy(store, subject);
+  const balances: Record<string, BalanceView> = {};
+  const flags: Record<string, FlagView> = {};
+  for (const featureId of new Set(grants.map((grant) => grant.featureId))) {
+    const balance = balanceOf(grants, featureId);
+    if (balance !== null) balances[featureId] = balance;
+    const flag = flagOf(grants, featureId);
+    if (flag !== null) flags[featureId] = flag;
+  }
+  return { balances, flags };
+}
+
+/** How far past its balance a grant may be used: unbounded for usage-based prices without a cap. */
+function overageRoom(grant: GrantRow): number {
+  if (!allowsOverage(grant)) return 0;
+  const cap = grant.price?.max_purchase ?? null;
+  if (cap === null) return Number.POSITIVE_INFINITY;
+  const overageSoFar = Math.max(0, grant.usage - grant.included - grant.prepaid);
+  return Math.max(0, cap - overageSoFar);
+}
+
+export type OverageMode = 'reject' | 'cap' | 'overflow';
+
+export interface Deduction {
+  readonly grantId: string;
+  readonly value: number;
+}
+
+/**
+ * Uses `value` units of a feature across its grants, in order, all or nothing: each grant gives up to
+ * what it has left, then grants whose price allows overage take the rest up to their cap. What is
+ * still left is refused (`reject`: nothing is deducted, null is returned), dropped (`cap`) or put on
+ * the last grant anyway (`overflow`). A negative value gives units back, newest grant first.
+ * Unlimited grants absorb any amount.
+ */
+export function deduct(grants: readonly GrantRow[], value: number, mode: OverageMode): Deduction[] | null {
+  const metered = grants.filter((grant) => !grant.isFlag);
+  if (metered.length === 0) return value > 0 && mode === 'reject' ? null : [];
+  const plan: Deduction[] = [];
+  if (value < 0) {
+    let left = -value;
+    for (const grant of [...metered].reverse()) {
+      const back = Math.min(grant.usage, left);
+      if (back > 0) plan.push({ grantId: grant.id, value: -back });
+      left -= back;
+    }
+  } else {
+    const unlimited = metered.find((grant) => grant.unlimited);
+    if (unlimited !== undefined) {
+      plan.push({ grantId: unlimited.id, value });
+    } else {
+      let left = value;
+      for (const grant of metered) {
+        const take = Math.min(grantRemaining(grant), left);
+        if (take > 0) plan.push({ grantId: grant.id, value: take });
+        left -= take;
+      }
+      for (const grant of metered) {
+        if (left <= 0) break;
+        const take = Math.min(overageRoom(grant), left);
+        if (take > 0) plan.push({ grantId: grant.id, value: take });
+        left -= take;
+      }
+      if (left > 0 && mode === 'reject') return null;
+      if (left > 0 && mode === 'overflow') plan.push({ grantId: metered.at(-1)!.id, value: left });
+    }
+  }
+  for (const step of plan) metered.find((grant) => grant.id === step.grantId)!.usage += step.value;
+  return plan;
+}
+
+// ── Operations ──────────────────────────────────────────────────────────────
+
+type BalanceMap = Record<string, BalanceView | null>;
+
+/** The checked feature and the credit systems that price it: interface.md's "map of feature_id to Balance". */
+function relatedBalances(store: TenantStore, grants: readonly GrantRow[], featureId: string): BalanceMap {
+  const map: BalanceMap = { [featureId]: balanceOf(grants, featureId) };
+  for (const system of creditSystemsCovering(store, featureId)) map[system.id] = balanceOf(grants, system.id);
+  return map;
+}
+
+function creditCost(store: TenantStore, systemId: string, featureId: string): number {
+  return store.features.get(systemId)!.credit_schema!.find((entry) => entry.metered_feature_id === featureId)!.credit_cost;
+}
+
+/** interface.md: `allowed` is true "when balance suffices, the feature is unlimited", and false when the balance is below `required_balance`. */
+export function balanceAllows(balance: BalanceView | null, grants: readonly GrantRow[], featureId: string, required: number): boolean {
+  if (balance === null) return false;
+  if (balance.unlimited || required <= 0) return true;
+  const room = grants.filter((grant) => grant.featureId === featureId && !grant.isFlag).reduce((sum, grant) => sum + overageRoom(grant), 0);
+  return balance.remaining + room >= required;
+}
+
+/**
+ * Which balance a check or track uses: the feature's own when it suffices, otherwise the first
+ * credit system pricing the feature that suffices, otherwise the first one the subject holds,
+ * otherwise the feature's own (which then denies). Amounts on a credit system are in credits.
+ */
+function chooseBalance(store: TenantStore, grants: readonly GrantRow[], featureId: string, required: number): { featureId: string; amount: number } {
+  const own = balanceOf(grants, featureId);
+  if (balanceAllows(own, grants, featureId, required)) return { featureId, amount: required };
+  const held = creditSystemsCovering(store, featureId)
+    .map((system) => ({ featureId: system.id, amount: required * creditCost(store, system.id, featureId) }))
+    .filter((choice) => balanceOf(grants, choice.featureId) !== null);
+  return held.find((choice) => balanceAllows(balanceOf(grants, choice.featureId), grants, choice.featureId, choice.amount)) ?? held[0] ?? { featureId, amount: required };
+}
+
+function recordEvent(ctx: DomainContext, subject: Subject, featureId: string, value: number, properties: Record<string, unknown>, eventName: string | null = null): void {
+  ctx.store.events.push({
+    id: ctx.ids.next('evt'),
+    customerId: subject.customerId,
+    entityId: subject.entityId,
+    featureId,
+    eventName,
+    value,
+    properties,
+    timestamp: ctx.clock.now(),
+  });
+}
+
+/** Upgrade information for a denied check: the plans the subject does not hold that grant the feature. */
+function upgradePreview(ctx: DomainContext, subject: Subject, featureId: string): NonNullable<OutputOf<'balances.check'>['preview']> {
+  const { store } = ctx;
+  const feature = requireFeature(store, featureId);
+  const held = new Set(recordsHeldBy(store, subject).map((record) => record.planId));
+  const products = [...store.plans.keys()]
+    .map((planId) => requireActivePlan(store, planId))
+    .filter((plan) => !plan.archived && !held.has(plan.id) && plan.items.some((item) => item.feature_id === featureId))
+    .map((plan) => ({ id: plan.id, name: plan.name, group: plan.group, add_on: plan.add_on, version: plan.version }));
+  const target = products[0]?.name ?? 'a plan that includes it';
+  const limitText = feature.type === 'boolean' ? `You do not have access to ${feature.name}` : `You have reached the usage limit for ${feature.name}`;
+  return {
+    scenario: feature.type === 'boolean' ? 'feature_flag' : 'usage_limit',
+    title: `Upgrade to ${target}`,
+    message: `${limitText}. Please upgrade to ${target} to continue using this feature.`,
+    feature_id: featureId,
+    feature_name: feature.name,
+    products,
+  };
+}
+
+export function check(ctx: DomainContext, input: InputOf<'balances.check'>): OutputOf<'balances.check'> {
+  const { store } = ctx;
+  // As in the reference, an unknown feature is reported before an unknown customer.
+  const feature = requireFeature(store, input.feature_id);
+  const subject = requireSubject(store, input.customer_id, input.entity_id);
+  const grants = grantsHeldBy(store, subject);
+  const base = { customer_id: subject.customerId, entity_id: subject.entityId };
+  const withPreview = (allowed: boolean) => (input.with_preview ? { preview: allowed ? null : upgradePreview(ctx, subject, feature.id) } : {});
+
+  if (feature.type === 'boolean') {
+    if (input.send_event || input.lock) fail('invalid_request', 'send_event cannot be used with boolean features; use it with metered features.');
+    const flag = flagOf(grants, feature.id);
+    return { allowed: flag !== null, ...base, required_balance: input.required_balance, balance: null, flag, balances: { [feature.id]: null }, ...withPreview(flag !== null) };
+  }
+  if (input.lock && !feature.consumable) fail('invalid_request', 'Lock is not supported for allocated features');
+  if (input.lock && store.locks.has(input.lock.lock_id)) fail('invalid_request', `Lock ${input.lock.lock_id} already exists`);
+
+  const choice = chooseBalance(store, grants, feature.id, input.required_balance);
+  let allowed = balanceAllows(balanceOf(grants, choice.featureId), grants, choice.featureId, choice.amount);
+  if (allowed && (input.send_event || input.lock) && choice.amount !== 0) {
+    const deductions = deduct(grants.filter((grant) => grant.featureId === choice.featureId), choice.amount, 'reject');
+    if (deductions === null) allowed = false;
+    else if (input.lock) {
+      store.locks.set(input.lock.lock_id, {
+        lockId: input.lock.lock_id,
+        customerId: subject.customerId,
+        entityId: subject.entityId,
+        featureId: choice.featureId,
+        value: choice.amount,
+        deductions,
+        properties: input.properties ?? {},
+        expiresAt: input.lock.expires_at ?? null,
+      });
+      if (input.lock.expires_at !== undefined) store.due.schedule(input.lock.expires_at, 'lock.expire', input.lock.lock_id);
+    } else recordEvent(ctx, subject, choice.featureId, choice.amount, input.properties ?? {});
+  }
+  return {
+    allowed,
+    ...base,
+    required_balance: choice.amount,
+    balance: balanceOf(grants, choice.featureId),
+    flag: null,
+    balances: relatedBalances(store, grants, feature.id),
+    ...withPreview(allowed),
+  };
+}
+
+function deductionView(store: TenantStore, deduction: Deduction) {
+  const grant = store.grants.get(deduction.grantId)!;
+  const reset = grant.reset === null || grant.nextResetAt === null ? null : { interval: grant.reset.interval, resets_at: grant.nextResetAt };
+  return { balance_id: grant.id, feature_id: grant.featureId, plan_id: grant.planId, reset, value: deduction.value };
+}
+
+export function track(ctx: DomainContext, input: InputOf<'balances.track'>): OutputOf<'balances.track'> {
+  const { store } = ctx;
+  const subject = requireSubject(store, input.customer_id, input.entity_id);
+  const features =
+    input.feature_id !== undefined
+      ? [requireFeature(store, input.feature_id)]
+      : [...store.features.values()].filter((feature) => (feature.event_names ?? []).includes(input.event_name!));
+  if (features.length === 0) fail('feature_not_found', `No feature is triggered by event ${input.event_name}`);
+  const flagFeature = features.find((feature) => feature.type === 'boolean');
+  if (flagFeature !== undefined) fail('invalid_request', `Feature ${flagFeature.id} is a boolean feature; usage cannot be tracked for it.`);
+  const grants = grantsHeldBy(store, subject);
+  const deductions: Deduction[] = [];
+  for (const feature of features) {
+    const choice = chooseBalance(store, grants, feature.id, input.value);
+    deductions.push(...deduct(grants.filter((grant) => grant.featureId === choice.featureId), choice.amount, input.overage_behavior ?? 'cap')!);
+    recordEvent(ctx, subject, feature.id, input.value, input.properties ?? {}, input.event_name ?? null);
+  }
+  const first = features[0]!;
+  return {
+    customer_id: subject.customerId,
+    ...(subject.entityId !== null && { entity_id: subject.entityId }),
+    ...(input.event_name !== undefined && { event_name: input.event_name }),
+    value: input.value,
+    balance: balanceOf(grants, first.id),
+    balances: Object.assign({}, ...features.map((feature) => relatedBalances(store, grants, feature.id))),
+    deductions: deductions.map((deduction) => deductionView(store, deduction)),
+  };
+}
+
+/** Gives back what a lock reserved. */
+export function releaseLock(store: TenantStore, lock: LockRow): void {
+  for (const deduction of lock.deductions) {
+    const grant = store.grants.get(deduction.grantId);
+    if (grant !== undefined) grant.usage -= deduction.value;
+  }
+  store.locks.delete(lock.lockId);
+}
+
+export function finalize(ctx: DomainContext, input: InputOf<'balances.finalize'>): OutputOf<'balances.finalize'> {
+  const { store } = ctx;
+  const lock = store.locks.get(input.lock_id) ?? fail('lock_not_found', `Lock ${input.lock_id} not found`);
+  const subject = { customerId: lock.customerId, entityId: lock.entityId };
+  if (input.action === 'release') {
+    releaseLock(store, lock);
+    return { success: true };
+  }
+  const value = input.override_value ?? lock.value;
+  if (value !== lock.value) {
+    const grants = grantsHeldBy(store, subject).filter((grant) => grant.featureId === lock.featureId);
+    deduct(grants, value - lock.value, 'overflow');
+  }
+  store.locks.delete(lock.lockId);
+  recordEvent(ctx, subject, lock.featureId, value, { ...lock.properties, ...input.properties });
+  return { success: true };
+}

@@ -1,0 +1,148 @@
+/**
+ * Entities: `entities.list` (documented) and `entities.create`, `entities.get`, `entities.delete`
+ * (setup). An entity shows its own plans and those it inherits from its customer, with the
+ * balances those plans grant.
+ */
+import type { z } from 'zod';
+import type { Entity, EntityDetail } from '../../spec/entities.ts';
+import type { RecordStatus } from '../../spec/listings.ts';
+import type { EntityRow, RecordRow, TenantStore } from '../store/tenant-store.ts';
+import { balanceOf, deduct, flagOf } from './balances.ts';
+import { type DomainContext, fail, type InputOf, type OutputOf } from './context.ts';
+import { decodeCursor, encodeCursor } from './cursor.ts';
+import { createCustomer } from './customers.ts';
+import { requireFeature } from './features.ts';
+import { embeddedPurchaseView, embeddedSubscriptionView } from './listings.ts';
+import { grantsHeldBy, recordsHeldBy } from './subjects.ts';
+
+/** Builds (without storing) a new entity, after the checks entities.create makes. */
+export function createEntityRow(
+  ctx: DomainContext,
+  fields: { customerId: string; entityId: string; featureId: string; name?: string | null | undefined },
+): EntityRow {
+  const { store } = ctx;
+  if (store.entities.has(fields.entityId)) fail('entity_already_exists', `Entity ${fields.entityId} already exists`);
+  const feature = requireFeature(store, fields.featureId);
+  if (feature.consumable) {
+    fail(
+      'invalid_request',
+      `Feature '${feature.id}' is consumable (e.g. credits, API calls). Entities can only be created for non-consumable features (e.g. seats).`,
+    );
+  }
+  return { id: fields.entityId, customerId: fields.customerId, name: fields.name ?? null, featureId: feature.id, createdAt: ctx.clock.now(), billingControls: {} };
+}
+
+export function entityView(store: TenantStore, row: EntityRow, statuses: readonly RecordStatus[] = ['active', 'scheduled']): z.input<typeof Entity> {
+  const subject = { customerId: row.customerId, entityId: row.id };
+  const records = recordsHeldBy(store, subject, statuses);
+  // Own plans first, then inherited ones, as in the reference.
+  const ordered = [...records.filter((r) => r.entityId !== null), ...records.filter((r) => r.entityId === null)];
+  const grants = grantsHeldBy(store, subject, statuses.filter((status) => status === 'active'));
+  const balances: Record<string, NonNullable<ReturnType<typeof balanceOf>>> = {};
+  for (const featureId of new Set(grants.map((grant) => grant.featureId))) {
+    const balance = balanceOf(grants, featureId);
+    if (balance !== null) balances[featureId] = balance;
+  }
+  return {
+    id: row.id,
+    name: row.name,
+    customer_id: row.customerId,
+    feature_id: row.featureId,
+    created_at: row.createdAt,
+    env: store.env,
+    subscriptions: ordered.filter((r) => r.kind === 'subscription').map((r) => ({ id: r.id, ...embeddedSubscriptionView(store, r), scope: scopeOf(r) })),
+    purchases: ordered.filter((r) => r.kind === 'purchase').map(embeddedPurchaseView),
+    balances,
+    invoices: [],
+  };
+}
+
+function scopeOf(record: RecordRow): 'customer' | 'entity' {
+  return record.entityId === null ? 'customer' : 'entity';
+}
+
+function entityDetailView(store: TenantStore, row: EntityRow): z.input<typeof EntityDetail> {
+  const grants = grantsHeldBy(store, { customerId: row.customerId, entityId: row.id });
+  const flags: Record<string, NonNullable<ReturnType<typeof flagOf>>> = {};
+  for (const featureId of new Set(grants.map((grant) => grant.featureId))) {
+    const flag = flagOf(grants, featureId);
+    if (flag !== null) flags[featureId] = flag;
+  }
+  return { ...entityView(store, row), flags, billing_controls: row.billingControls };
+}
+
+/** An entity uses one unit of its feature on its customer's balance while it exists (an allocated seat). */
+function allocate(ctx: DomainContext, row: EntityRow, units: 1 | -1): void {
+  const grants = grantsHeldBy(ctx.store, { customerId: row.customerId, entityId: null }).filter((grant) => grant.featureId === row.featureId);
+  deduct(grants, units, 'overflow');
+}
+
+export function createEntity(ctx: DomainContext, input: InputOf<'entities.create'>): OutputOf<'entities.create'> {
+  const { store } = ctx;
+  // The reference creates a missing customer on the way.
+  if (!store.customers.has(input.customer_id)) createCustomer(ctx, { id: input.customer_id });
+  const row = createEntityRow(ctx, { customerId: input.customer_id, entityId: input.entity_id, featureId: input.feature_id, name: input.name });
+  if (input.billing_controls !== undefined) row.billingControls = input.billing_controls;
+  store.insertEntity(row);
+  allocate(ctx, row, 1);
+  return entityDetailView(store, row);
+}
+
+function requireEntity(store: TenantStore, entityId: string, customerId?: string): EntityRow {
+  const row = store.entities.get(entityId);
+  if (row === undefined || (customerId !== undefined && row.customerId !== customerId)) fail('entity_not_found', `Entity ${entityId} not found`);
+  return row;
+}
+
+export function getEntity(ctx: DomainContext, input: InputOf<'entities.get'>): OutputOf<'entities.get'> {
+  return entityDetailView(ctx.store, requireEntity(ctx.store, input.entity_id, input.customer_id));
+}
+
+export function deleteEntity(ctx: DomainContext, input: InputOf<'entities.delete'>): OutputOf<'entities.delete'> {
+  const { store } = ctx;
+  const row = requireEntity(store, input.entity_id, input.customer_id);
+  if (store.assignmentsOf(row.customerId).some((a) => a.entityId === row.id && a.endedAt === null)) {
+    fail('invalid_request', `Entity ${row.id} holds a license; release it first.`);
+  }
+  allocate(ctx, row, -1);
+  store.removeEntity(row);
+  return { success: true };
+}
+
+function matchesPlanFilter(store: TenantStore, row: EntityRow, filter: NonNullable<InputOf<'entities.list'>['plans']>, statuses: readonly RecordStatus[]): boolean {
+  const held = recordsHeldBy(store, { customerId: row.customerId, entityId: row.id }, statuses);
+  return filter.some((plan) => held.some((record) => record.planId === plan.id && (plan.versions === undefined || plan.versions.includes(record.planVersion))));
+}
+
+function matchesSearch(row: EntityRow, search: string): boolean {
+  const needle = search.trim().toLowerCase();
+  return needle === '' || row.id.toLowerCase().includes(needle) || (row.name ?? '').toLowerCase().includes(needle);
+}
+
+export function listEntities(ctx: DomainContext, input: InputOf<'entities.list'>): OutputOf<'entities.list'> {
+  const { store } = ctx;
+  // `active` also hydrates past-due records, which read as active (States rule 1).
+  const statuses: readonly RecordStatus[] = input.statuses;
+  const index = input.customer_id === undefined ? store.entityIndex : store.entitiesOf(input.customer_id);
+  const keys = index.newestFirst(decodeCursor(input.start_cursor));
+  const page: EntityRow[] = [];
+  let next = keys.next();
+  for (; !next.done && page.length < input.limit; next = keys.next()) {
+    const row = store.entities.get(next.value.id)!;
+    if (input.search !== undefined && !matchesSearch(row, input.search)) continue;
+    if (input.plans !== undefined && !matchesPlanFilter(store, row, input.plans, statuses)) continue;
+    if (input.processors !== undefined && !input.processors.some((processor) => customerUses(store, row.customerId, processor))) continue;
+    page.push(row);
+  }
+  // Entity pages are filled up to `limit`; `next_cursor` is null exactly when nothing is left to look at.
+  const last = page.at(-1);
+  return {
+    list: page.map((row) => entityView(store, row, statuses)),
+    next_cursor: next.done || last === undefined ? null : encodeCursor({ t: last.createdAt, id: last.id }),
+  };
+}
+
+/** The fake simulates one processor, Stripe; customers get a processor id on their first attach. */
+function customerUses(store: TenantStore, customerId: string, processor: string): boolean {
+  return processor === 'stripe' && store.customers.get(customerId)?.processorCustomerId !== null;
+}

@@ -1,0 +1,24 @@
+/**
+ * A fault breaks one rule of the catalogue on purpose, so the suite can prove it notices. Faults
+ * stay out of the domain code: each is a small override at one of these hook points, registered by
+ * rule ID in faults/index.ts and chosen when the fake starts.
+ */
+import type { OperationName } from '../../spec/operations.ts';
+import type { OperationHandler } from '../domain/context.ts';
+
+export type HandlerOverrides = { readonly [N in OperationName]?: (real: OperationHandler<N>) => OperationHandler<N> };
+
+export interface Fault {
+  /** The rule this fault breaks. */
+  readonly rule: string;
+  /** What the broken fake does instead, in one sentence. */
+  readonly breaks: string;
+  /** Rewrites the incoming HTTP request before anything looks at it (auth, version, routing faults). */
+  readonly request?: (request: Request) => Request;
+  /** Rewrites a parsed JSON body before validation (bounds and enum faults). */
+  readonly input?: (operation: OperationName, body: unknown) => unknown;
+  /** Replaces domain functions, usually by wrapping the real one. */
+  readonly handlers?: HandlerOverrides;
+  /** Rewrites a successful response body before it is sent (shape faults). */
+  readonly output?: (operation: OperationName, body: unknown) => unknown;
+}

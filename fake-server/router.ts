@@ -1,0 +1,101 @@
+/**
+ * The /v1 router, built from the operation table: for each `POST /v1/<resource>.<action>` it checks
+ * the key, reads `x-api-version`, validates the body with the spec's request schema, runs what the
+ * clock has made due, calls the domain function and writes the response. No path or shape is
+ * restated here.
+ */
+import type { z } from 'zod';
+import type { Env } from '../spec/common.ts';
+import { operationForPath, type OperationName } from '../spec/operations.ts';
+import type { Clock } from './clock.ts';
+import { type DomainContext, DomainError, type OperationHandlers } from './domain/context.ts';
+import { runDue } from './domain/lifecycle.ts';
+import type { Fault } from './faults/fault.ts';
+import { errorResponse, jsonResponse, readJsonBody } from './http/json.ts';
+import type { IdGenerator } from './ids.ts';
+import type { Tenants } from './tenants.ts';
+
+export interface RouterOptions {
+  readonly tenants: Tenants;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly handlers: OperationHandlers;
+  readonly faults: readonly Fault[];
+  readonly bodyLimit: number;
+  /** Check every response against the spec before sending it; a mismatch is a fake bug, answered 500. */
+  readonly validateResponses: boolean;
+}
+
+export const DEFAULT_API_VERSION = '2.4.0';
+
+/** Decision 4: 2.4.0 and the earlier 2.x versions behave alike; partial forms pad ("2.3" is 2.3.0). */
+export function parseApiVersion(header: string | null): string | undefined {
+  if (header === null) return DEFAULT_API_VERSION;
+  const match = /^2(?:\.(\d+))?(?:\.(\d+))?$/.exec(header.trim());
+  if (!match || Number(match[1] ?? 0) > 4) return undefined;
+  return `2.${Number(match[1] ?? 0)}.${Number(match[2] ?? 0)}`;
+}
+
+/** `path: message` per issue, as the reference formats zod errors. */
+export function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
+  const parts = issues.map((issue) => `${issue.path.length === 0 ? 'input' : issue.path.join('.')}: ${issue.message}`);
+  return parts.length === 1 ? parts[0]! : `[Validation Errors] ${parts.join('; ')}`;
+}
+
+/** Masks all but the first 15 characters of an unknown key, as the reference does. */
+function maskKey(key: string): string {
+  return key.slice(0, 15) + '*'.repeat(Math.max(0, key.length - 15));
+}
+
+export function bearerToken(request: Request): string | undefined {
+  const match = /^bearer\s+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '');
+  return match?.[1];
+}
+
+export function createRouter(options: RouterOptions): (request: Request) => Promise<Response> {
+  const { tenants, clock, ids, handlers, faults, bodyLimit, validateResponses } = options;
+
+  return async function route(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const op = operationForPath(url.pathname);
+    // Before a key is checked, errors say sandbox, as in the reference.
+    let env: Env = 'sandbox';
+    if (op === undefined) return errorResponse('route_not_found', `No operation at ${url.pathname}`, env);
+    if (request.method !== 'POST') return errorResponse('method_not_allowed', `${op.path} takes POST, not ${request.method}`, env, { allow: 'POST' });
+
+    const key = bearerToken(request);
+    if (key === undefined) return errorResponse('no_secret_key', 'Secret key not found in Authorization header', env);
+    const store = tenants.storeFor(key);
+    if (store === undefined) return errorResponse('invalid_secret_key', `Invalid secret key: ${maskKey(key)}`, env);
+    env = store.env;
+
+    const version = request.headers.get('x-api-version');
+    if (parseApiVersion(version) === undefined) return errorResponse('invalid_api_version', `"${version}" is not a valid API version`, env);
+
+    const body = await readJsonBody(request, bodyLimit);
+    if (!body.ok) return errorResponse(body.code, body.message, env);
+    const name = op.name as OperationName;
+    const raw = faults.reduce((value, fault) => (fault.input ? fault.input(name, value) : value), body.value);
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+      return errorResponse('invalid_inputs', `input: Invalid input: expected object, received ${Array.isArray(raw) ? 'array' : raw === null ? 'null' : typeof raw}`, env);
+    }
+    const parsed = op.request.safeParse(raw);
+    if (!parsed.success) return errorResponse('invalid_inputs', formatIssues(parsed.error.issues), env);
+
+    const ctx: DomainContext = { store, clock, ids };
+    try {
+      runDue(ctx);
+      const handler = handlers[name] as (ctx: DomainContext, input: unknown) => unknown;
+      let output = handler(ctx, parsed.data);
+      output = faults.reduce((value, fault) => (fault.output ? fault.output(name, value) : value), output);
+      if (validateResponses) {
+        const checked = op.response.safeParse(output);
+        if (!checked.success) return errorResponse('internal_error', `The fake answered ${name} off-spec: ${formatIssues(checked.error.issues)}`, env);
+      }
+      return jsonResponse(200, output);
+    } catch (error) {
+      if (error instanceof DomainError) return errorResponse(error.code, error.message, env);
+      throw error;
+    }
+  };
+}
