@@ -39,7 +39,7 @@ async function post(path: string, body: unknown, headers: Record<string, string>
 
 describe('authentication [AUTH-BEARER-REQUIRED, AUTH-NO-KEY-CODE, AUTH-UNKNOWN-KEY-CODE, AUTH-SECRET-KEY]', () => {
   it('answers 401 no_secret_key without an Authorization header, and with another scheme', async () => {
-    for (const headers of [{}, { authorization: `Basic ${SANDBOX_KEY}` }, { authorization: 'Bearer' }]) {
+    for (const headers of [{}, { authorization: `Basic ${SANDBOX_KEY}` }, { authorization: 'Bearer' }] as Record<string, string>[]) {
       const result = await post('/v1/features.list', {}, headers);
       expect(result.status).toBe(401);
       expect(result.body).toEqual({ message: 'Secret key not found in Authorization header', code: 'no_secret_key', env: 'sandbox' });
