@@ -1,7 +1,27 @@
 import { defineConfig } from 'vitest/config';
+import { RULES } from './spec/rules/catalogue.ts';
+import { ConformanceReporter } from './suites/framework/reporter.ts';
 
 export default defineConfig({
   test: {
-    include: ['spec/**/*.test.ts', 'fake-server/**/*.test.ts', 'suites/**/*.test.ts'],
+    reporters: ['default', new ConformanceReporter({ catalogue: RULES }), 'junit'],
+    outputFile: { junit: 'reports/junit.xml' },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['spec/**/*.test.ts', 'fake-server/**/*.test.ts', 'fixtures/**/*.test.ts', 'suites/framework/**/*.test.ts', 'suites/meta/**/*.test.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'conformance',
+          include: ['suites/scenarios/**/*.test.ts'],
+          globalSetup: ['suites/global-setup.ts'],
+        },
+      },
+    ],
   },
 });

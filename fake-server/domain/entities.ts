@@ -8,6 +8,7 @@ import type { Entity, EntityDetail } from '../../spec/entities.ts';
 import type { RecordStatus } from '../../spec/listings.ts';
 import type { EntityRow, RecordRow, TenantStore } from '../store/tenant-store.ts';
 import { balanceOf, deduct, flagOf } from './balances.ts';
+import { endRecord } from './billing.ts';
 import { type DomainContext, fail, type InputOf, type OutputOf } from './context.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { createCustomer } from './customers.ts';
@@ -101,9 +102,12 @@ export function getEntity(ctx: DomainContext, input: InputOf<'entities.get'>): O
 export function deleteEntity(ctx: DomainContext, input: InputOf<'entities.delete'>): OutputOf<'entities.delete'> {
   const { store } = ctx;
   const row = requireEntity(store, input.entity_id, input.customer_id);
-  if (store.assignmentsOf(row.customerId).some((a) => a.entityId === row.id && a.endedAt === null)) {
-    fail('invalid_request', `Entity ${row.id} holds a license; release it first.`);
+  // Deleting an entity ends what it holds: its own plans, license seats included (the seat returns to its pool).
+  const now = ctx.clock.now();
+  for (const assignment of store.assignmentsOf(row.customerId).filter((a) => a.entityId === row.id && a.endedAt === null)) {
+    store.endAssignment(assignment, now);
   }
+  for (const record of store.recordsOf(row.customerId).filter((r) => r.entityId === row.id && r.status !== 'expired')) endRecord(ctx, record);
   allocate(ctx, row, -1);
   store.removeEntity(row);
   return { success: true };

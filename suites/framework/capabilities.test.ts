@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { capabilitySet, resolveCapabilities } from './capabilities.ts';
+import { createClient } from './client.ts';
+import type { ResolvedProfile } from './config.ts';
+import { EvidenceLog } from './evidence.ts';
+import { json, startServer, TEST_KEY, TestErrorBody, testOperations, type TestServer } from './testing.ts';
+
+let fake: TestServer;
+let deployment: TestServer;
+
+beforeAll(async () => {
+  fake = await startServer((req, res) =>
+    req.url === '/_fake/health' ? json(res, 200, { fake: true, api_version: '2.4.0', faults: [] }) : json(res, 404, {}),
+  );
+  deployment = await startServer((_req, res) => json(res, 404, { message: 'Not found', code: 'route_not_found', env: 'live' }));
+});
+afterAll(() => Promise.all([fake.close(), deployment.close()]));
+
+function clientFor(url: string) {
+  return createClient({ baseUrl: url, apiKey: TEST_KEY, apiVersion: '2.4.0', timeoutMs: 5_000, operations: testOperations, errorBody: TestErrorBody, evidence: new EvidenceLog() });
+}
+
+function profile(overrides: Partial<ResolvedProfile> = {}): ResolvedProfile {
+  return { name: 'test', path: '/dev/null', readOnly: false, capabilities: ['control-plane'], fixtures: {}, ...overrides };
+}
+
+describe('resolveCapabilities', () => {
+  it('grants the control plane and mutation on a fake with the default profile', async () => {
+    const caps = await resolveCapabilities({ profile: profile(), timeoutMs: 10_000 }, clientFor(fake.url));
+    expect([...caps.available].sort()).toEqual(['control-plane', 'mutation']);
+    expect(caps.missing(['control-plane', 'mutation'])).toBeUndefined();
+  });
+
+  it('says what the probe got when the target has no control plane', async () => {
+    const caps = await resolveCapabilities({ profile: profile(), timeoutMs: 10_000 }, clientFor(deployment.url));
+    expect(caps.has('control-plane')).toBe(false);
+    expect(caps.missing(['control-plane'])).toBe("needs the fake's control plane (POST /_fake/health answered 404)");
+  });
+
+  it('does not even probe when the profile does not grant the control plane', async () => {
+    const before = fake.requests.length;
+    const caps = await resolveCapabilities({ profile: profile({ name: 'staging', capabilities: [] }), timeoutMs: 10_000 }, clientFor(fake.url));
+    expect(fake.requests.length).toBe(before);
+    expect(caps.missing(['control-plane'])).toBe("needs the fake's control plane, which profile staging does not grant");
+  });
+
+  it('grants fixtures the profile supplies, and refuses mutation in a read-only profile', async () => {
+    const caps = await resolveCapabilities(
+      { profile: profile({ name: 'ro', readOnly: true, capabilities: [], fixtures: { past_due_subscription: { customer_id: 'c', plan_id: 'p' } } }), timeoutMs: 10_000 },
+      clientFor(deployment.url),
+    );
+    expect([...caps.available]).toEqual(['fixture:past_due_subscription']);
+    expect(caps.missing(['mutation'])).toBe('needs to change data, but profile ro is read-only');
+    expect(caps.missing([['control-plane', 'fixture:past_due_subscription']])).toBeUndefined();
+    expect(caps.missing(['fixture:expired_purchase'])).toBe('needs fixture expired_purchase; supply fixture expired_purchase in the profile to run this against a deployment');
+  });
+});
+
+describe('CapabilitySet.missing', () => {
+  const why = new Map([['control-plane', "the fake's control plane (POST /_fake/health answered 404)"]] as const);
+
+  it('explains an unmet set of alternatives, with the hint for the fixture', () => {
+    expect(capabilitySet(new Set(['mutation']), why).missing([['control-plane', 'fixture:past_due_subscription']])).toBe(
+      "needs the fake's control plane (POST /_fake/health answered 404) or fixture past_due_subscription; supply fixture past_due_subscription in the profile to run this against a deployment",
+    );
+  });
+
+  it('lists every unmet need and nothing that is met', () => {
+    const caps = capabilitySet(new Set(['mutation', 'fixture:expired_subscription']), why);
+    expect(caps.missing(['mutation', 'fixture:expired_subscription', 'control-plane', 'fixture:scheduled_purchase'])).toBe(
+      "needs the fake's control plane (POST /_fake/health answered 404); needs fixture scheduled_purchase; supply fixture scheduled_purchase in the profile to run this against a deployment",
+    );
+    expect(caps.missing([])).toBeUndefined();
+  });
+});

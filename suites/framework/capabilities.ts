@@ -1,0 +1,73 @@
+/**
+ * What a target lets the suite do. A scenario declares what it needs; when the target lacks it, the
+ * scenario is skipped with the reason, never passed silently.
+ * - `control-plane`: the profile grants it and the target answers `POST /_fake/health` (probed once).
+ * - `mutation`: the profile is not read-only.
+ * - `fixture:<name>`: the profile supplies that pre-provisioned record.
+ * A need is one capability, or a list of alternatives of which any one suffices (for example, the
+ * control plane to force a past-due subscription, or a fixture that already is one).
+ */
+import type { ConformanceConfig, FixtureName } from './config.ts';
+import { ControlClient } from './control-client.ts';
+import type { Transport } from './http.ts';
+
+export type Capability = 'control-plane' | 'mutation' | `fixture:${FixtureName}`;
+export type Need = Capability | readonly Capability[];
+
+export interface CapabilitySet {
+  readonly available: ReadonlySet<Capability>;
+  has(capability: Capability): boolean;
+  /** Why a scenario with these needs cannot run on this target; undefined when it can. */
+  missing(needs: readonly Need[]): string | undefined;
+}
+
+/** The longest the control-plane probe may take. */
+export const PROBE_TIMEOUT_MS = 2_000;
+
+export async function resolveCapabilities(
+  config: Pick<ConformanceConfig, 'profile' | 'timeoutMs'>,
+  client: { readonly transport: Transport },
+): Promise<CapabilitySet> {
+  const { profile } = config;
+  const available = new Set<Capability>();
+  const why = new Map<Capability, string>();
+
+  if (profile.readOnly) why.set('mutation', `to change data, but profile ${profile.name} is read-only`);
+  else available.add('mutation');
+
+  for (const [name, fixture] of Object.entries(profile.fixtures)) {
+    if (fixture) available.add(`fixture:${name as FixtureName}`);
+  }
+
+  if (!profile.capabilities.includes('control-plane')) {
+    why.set('control-plane', `the fake's control plane, which profile ${profile.name} does not grant`);
+  } else {
+    const probe = await new ControlClient(client.transport).probe(Math.min(PROBE_TIMEOUT_MS, config.timeoutMs));
+    if (probe.available) available.add('control-plane');
+    else why.set('control-plane', `the fake's control plane (${probe.reason})`);
+  }
+
+  return capabilitySet(available, why);
+}
+
+/** A capability set from what is available and why the rest is not (exported for tests and fixed targets). */
+export function capabilitySet(available: ReadonlySet<Capability>, why: ReadonlyMap<Capability, string> = new Map()): CapabilitySet {
+  const describe = (c: Capability) => why.get(c) ?? (c.startsWith('fixture:') ? `fixture ${c.slice('fixture:'.length)}` : c);
+  return {
+    available,
+    has: (c) => available.has(c),
+    missing(needs) {
+      const reasons: string[] = [];
+      const hints = new Set<string>();
+      for (const need of needs) {
+        const alternatives: readonly Capability[] = typeof need === 'string' ? [need] : need;
+        if (alternatives.some((c) => available.has(c))) continue;
+        reasons.push(`needs ${alternatives.map(describe).join(' or ')}`);
+        for (const c of alternatives) {
+          if (c.startsWith('fixture:')) hints.add(`supply fixture ${c.slice('fixture:'.length)} in the profile to run this against a deployment`);
+        }
+      }
+      return reasons.length === 0 ? undefined : [...reasons, ...hints].join('; ');
+    },
+  };
+}

@@ -1,0 +1,151 @@
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import { Client, createClient, normaliseSpellings, ReadOnlyViolation, WireSchemaError } from './client.ts';
+import { EvidenceLog } from './evidence.ts';
+import { json, startServer, TEST_KEY, TestErrorBody, testOperations, type TestServer } from './testing.ts';
+
+let server: TestServer;
+/** What `things.get` answers next, by thing_id. */
+const answers = new Map<string, { status: number; body: unknown }>();
+
+beforeAll(async () => {
+  server = await startServer((req, res) => {
+    if (req.url === '/v1/things.get') {
+      const { thing_id } = JSON.parse(req.body) as { thing_id: string };
+      const answer = answers.get(thing_id);
+      if (!answer) return json(res, 404, { message: `Thing ${thing_id} not found`, code: 'thing_not_found', env: 'sandbox' });
+      return json(res, answer.status, answer.body);
+    }
+    if (req.url === '/v1/things.create') return json(res, 200, { id: 'new' });
+    json(res, 404, 'Not Found');
+  });
+});
+afterAll(() => server.close());
+
+function client(evidence = new EvidenceLog()) {
+  return createClient({
+    baseUrl: server.url,
+    apiKey: TEST_KEY,
+    apiVersion: '2.4.0',
+    timeoutMs: 5_000,
+    retry: false,
+    operations: testOperations,
+    errorBody: TestErrorBody,
+    evidence,
+  });
+}
+
+describe('call: 200 responses', () => {
+  it('validates the body and returns it typed, with a clean wire-schema record', async () => {
+    answers.set('ok', { status: 200, body: { id: 'ok', add_on: false, items: [{ created_at: 5 }] } });
+    const result = await client().call('things.get', { thing_id: 'ok' });
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expectTypeOf(result.body).toEqualTypeOf<{ id: string; add_on: boolean; items: { created_at: number }[] }>();
+    expect(result.body).toEqual({ id: 'ok', add_on: false, items: [{ created_at: 5 }] });
+    expect(result.exchange).toMatchObject({ label: 'things.get', shapeRule: 'THING-GET-SHAPE', schemaIssues: [], spellings: { add_on: 'wire', created_at: 'wire' } });
+  });
+
+  it('throws WireSchemaError naming the operation, the shape rule and each zod issue', async () => {
+    answers.set('bad', { status: 200, body: { id: 7, add_on: false, items: [{ created_at: 'yesterday' }] } });
+    const evidence = new EvidenceLog();
+    const error = await client(evidence).call('things.get', { thing_id: 'bad' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WireSchemaError);
+    const message = (error as WireSchemaError).message;
+    expect(message).toContain('things.get');
+    expect(message).toContain('THING-GET-SHAPE');
+    expect(message).toMatch(/- id: Invalid input: expected string, received number/);
+    expect(message).toMatch(/- items\[0\]\.created_at: Invalid input: expected number, received string/);
+    expect((error as WireSchemaError).shapeRule).toBe('THING-GET-SHAPE');
+    expect(evidence.entries()[0]?.schemaIssues).toEqual((error as WireSchemaError).issues);
+    expect((error as WireSchemaError).exchange.seq).toBe(1);
+  });
+
+  it('throws WireSchemaError for a 200 that is not JSON', async () => {
+    answers.set('text', { status: 200, body: 'surprise' });
+    await expect(client().call('things.get', { thing_id: 'text' })).rejects.toThrow(/THING-GET-SHAPE[\s\S]*\(root\): the body is not JSON: "surprise"/);
+  });
+
+  it('accepts the documented spelling (addOn, createdAt) at any depth and records that it saw it', async () => {
+    answers.set('camel', { status: 200, body: { id: 'c', addOn: true, items: [{ createdAt: 1 }, { created_at: 2 }] } });
+    const result = await client().call('things.get', { thing_id: 'camel' });
+    expect(result.ok && result.body).toEqual({ id: 'c', add_on: true, items: [{ created_at: 1 }, { created_at: 2 }] });
+    expect(result.exchange.spellings).toEqual({ add_on: 'documented', created_at: 'mixed' });
+    expect(result.exchange.response?.body).toEqual({ id: 'c', addOn: true, items: [{ createdAt: 1 }, { created_at: 2 }] });
+  });
+
+  it('rejects any third spelling', async () => {
+    answers.set('kebab', { status: 200, body: { id: 'k', 'add-on': true, items: [] } });
+    await expect(client().call('things.get', { thing_id: 'kebab' })).rejects.toThrow(/add_on: Invalid input: expected boolean, received undefined/);
+  });
+});
+
+describe('call: error responses', () => {
+  it('returns ok: false with the parsed error body and no issues', async () => {
+    const result = await client().call('things.get', { thing_id: 'missing' });
+    expect(result).toMatchObject({ ok: false, status: 404, error: { code: 'thing_not_found', env: 'sandbox' }, errorBodyIssues: [] });
+    expect(result.exchange.errorBodyIssues).toEqual([]);
+  });
+
+  it('never throws over an error body of the wrong shape, and reports why', async () => {
+    answers.set('odd', { status: 400, body: { error: 'nope' } });
+    const result = await client().call('things.get', { thing_id: 'odd' });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.error).toBeUndefined();
+    expect(result.body).toEqual({ error: 'nope' });
+    expect(result.errorBodyIssues.map((i) => i.path)).toEqual(['message', 'code', 'env']);
+    expect(result.exchange.errorBodyIssues).toEqual(result.errorBodyIssues);
+  });
+});
+
+describe('raw', () => {
+  it('sends the body text as given (malformed JSON, another method) and returns what came back', async () => {
+    const c = client();
+    const before = server.requests.length;
+    const malformed = await c.raw({ path: '/v1/things.get', body: '{"thing_id":' });
+    expect(malformed.status).toBe(500);
+    const wrongMethod = await c.raw({ method: 'GET', path: '/v1/nowhere', body: undefined, headers: { authorization: null } });
+    expect(wrongMethod).toMatchObject({ status: 404, body: 'Not Found', text: 'Not Found' });
+    expect(server.requests.slice(before).map((r) => [r.method, r.body, r.headers['authorization']])).toEqual([
+      ['POST', '{"thing_id":', `Bearer ${TEST_KEY}`],
+      ['GET', '', undefined],
+    ]);
+    expect(wrongMethod.exchange.request.headers).not.toHaveProperty('authorization');
+  });
+});
+
+describe('read-only clients', () => {
+  it('refuse a mutating operation, by call or by raw path, without sending anything', async () => {
+    const readOnly = client().with({ readOnly: true });
+    const before = server.requests.length;
+    await expect(readOnly.call('things.create', { thing_id: 'a', name: 'A' })).rejects.toThrow(ReadOnlyViolation);
+    await expect(readOnly.raw({ path: '/v1/things.create', body: '{}' })).rejects.toThrow(/things.create mutates data/);
+    expect(server.requests.length).toBe(before);
+    answers.set('ro', { status: 200, body: { id: 'ro', add_on: true, items: [] } });
+    expect((await readOnly.call('things.get', { thing_id: 'ro' })).ok).toBe(true);
+  });
+
+  it('keep their pool and settings: a with() client is a Client of the same table', () => {
+    const c = client();
+    const scoped = c.with({ evidence: new EvidenceLog() });
+    expect(scoped).toBeInstanceOf(Client);
+    expect(scoped.operations).toBe(c.operations);
+    expect(scoped.readOnly).toBe(false);
+  });
+});
+
+describe('normaliseSpellings', () => {
+  it('keeps the wire value when an object carries both spellings', () => {
+    const { value, seen } = normaliseSpellings({ add_on: true, addOn: false }, { add_on: 'addOn' });
+    expect(value).toEqual({ add_on: true });
+    expect(seen).toEqual({ add_on: 'mixed' });
+  });
+
+  it('leaves other keys, scalars and nulls untouched', () => {
+    expect(normaliseSpellings({ a: null, b: [1, 'x'], free_trial: null }, { free_trial: 'free trial' })).toEqual({
+      value: { a: null, b: [1, 'x'], free_trial: null },
+      seen: { free_trial: 'wire' },
+    });
+    expect(normaliseSpellings({ 'free trial': { d: 1 } }, { free_trial: 'free trial' }).value).toEqual({ free_trial: { d: 1 } });
+  });
+});

@@ -1,0 +1,246 @@
+/**
+ * The suite's typed client, built from an operation table. `call` sends `POST /v1/<name>` and
+ * checks the answer against the spec: a 200 body must match the operation's response schema
+ * (else WireSchemaError, naming the operation's shape rule), an error body is checked against the
+ * error-body schema but only reported (`errorBodyIssues`), never thrown. `raw` sends anything, for
+ * negative tests.
+ */
+import { z } from 'zod';
+import type { OperationDef } from '../../spec/operation.ts';
+import type { EvidenceLog, Exchange, Issue, Spelling } from './evidence.ts';
+import { Transport, type ExchangeAnnotations, type HeaderOverrides, type HttpResponse, type TransportOptions } from './http.ts';
+import type { RetryPolicy } from './retry.ts';
+
+export type OperationTable = Readonly<Record<string, OperationDef>>;
+
+export interface ClientOptions<Ops extends OperationTable, E extends z.ZodType> extends TransportOptions {
+  readonly operations: Ops;
+  /** Schema of an error response's body (`{message, code, env}`). */
+  readonly errorBody: E;
+}
+
+export interface RequestOptions {
+  readonly headers?: HeaderOverrides;
+  readonly timeoutMs?: number;
+  readonly retry?: Partial<RetryPolicy> | false;
+  readonly signal?: AbortSignal;
+}
+
+export interface CallSuccess<Out> {
+  readonly ok: true;
+  readonly status: 200;
+  readonly headers: Readonly<Record<string, string>>;
+  /** The response, validated, with documented spellings renamed to their wire form. */
+  readonly body: Out;
+  readonly exchange: Exchange;
+}
+
+export interface CallFailure<Err> {
+  readonly ok: false;
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  /** Parsed JSON, or the raw text when the body was not JSON. */
+  readonly body: unknown;
+  /** The body parsed by the error-body schema; undefined when it does not match. */
+  readonly error: Err | undefined;
+  /** Why the body does not match the error-body schema; empty when it does. */
+  readonly errorBodyIssues: readonly Issue[];
+  readonly exchange: Exchange;
+}
+
+/** A 200 is a success; any other status is a failure, its body checked against the error-body schema. */
+export type CallResult<Op extends OperationDef, E extends z.ZodType> = CallSuccess<z.output<Op['response']>> | CallFailure<z.output<E>>;
+
+export interface RawRequest extends RequestOptions {
+  readonly method?: string;
+  readonly path: string;
+  readonly body: string | undefined;
+}
+
+export interface RawResult {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: unknown;
+  readonly text: string;
+  readonly exchange: Exchange;
+}
+
+/** A 200 whose body does not match the operation's response schema: a failure of the operation's shape rule. */
+export class WireSchemaError extends Error {
+  override readonly name = 'WireSchemaError';
+  constructor(
+    readonly operation: string,
+    readonly shapeRule: string,
+    readonly issues: readonly Issue[],
+    readonly exchange: Exchange,
+  ) {
+    super(
+      [
+        `${operation}: the 200 response does not match the response schema (rule ${shapeRule})`,
+        ...issues.slice(0, 20).map((i) => `  - ${i.path === '' ? '(root)' : i.path}: ${i.message}`),
+        ...(issues.length > 20 ? [`  … and ${issues.length - 20} more`] : []),
+      ].join('\n'),
+    );
+  }
+}
+
+/** A read-only scenario tried to call an operation that mutates. Nothing was sent. */
+export class ReadOnlyViolation extends Error {
+  override readonly name = 'ReadOnlyViolation';
+}
+
+export interface ClientScope {
+  readonly evidence?: EvidenceLog;
+  readonly signal?: AbortSignal;
+  /** Refuse (throw ReadOnlyViolation, send nothing) any call to an operation with `mutates: true`. */
+  readonly readOnly?: boolean;
+}
+
+/** What `call` learns from a response before the exchange is recorded. */
+type Interpreted<Err> =
+  | ({ readonly kind: 'success'; readonly res: HttpResponse } & ReturnType<typeof checkResponse>)
+  | { readonly kind: 'failure'; readonly res: HttpResponse; readonly error: Err | undefined; readonly errorBodyIssues: readonly Issue[] };
+
+export class Client<Ops extends OperationTable, E extends z.ZodType> {
+  readonly operations: Ops;
+  readonly errorBody: E;
+  readonly transport: Transport;
+  readonly readOnly: boolean;
+  readonly #byPath: ReadonlyMap<string, OperationDef>;
+
+  constructor(operations: Ops, errorBody: E, transport: Transport, readOnly: boolean) {
+    this.operations = operations;
+    this.errorBody = errorBody;
+    this.transport = transport;
+    this.readOnly = readOnly;
+    this.#byPath = new Map(Object.values(operations).map((op) => [op.path, op]));
+  }
+
+  /** Same pool and settings; evidence into `scope.evidence`, cancelled by `scope.signal`, optionally read-only. */
+  with(scope: ClientScope): Client<Ops, E> {
+    return new Client(this.operations, this.errorBody, this.transport.with(scope), scope.readOnly ?? this.readOnly);
+  }
+
+  async call<N extends keyof Ops & string>(
+    name: N,
+    body: z.input<Ops[N]['request']>,
+    options: RequestOptions = {},
+  ): Promise<CallResult<Ops[N], E>> {
+    const op = this.operations[name];
+    if (!op) throw new Error(`unknown operation ${name}`);
+    this.#guard(op);
+    const { value: seen, exchange } = await this.transport.send<Interpreted<z.output<E>>>(
+      { label: op.name, path: op.path, body: JSON.stringify(body), ...options },
+      (res) => {
+        if (res.status === 200) {
+          const checked = checkResponse(op, res);
+          return { value: { kind: 'success', res, ...checked }, annotations: checked.annotations };
+        }
+        const parsed = this.errorBody.safeParse(res.body);
+        const errorBodyIssues = parsed.success ? [] : toIssues(parsed.error);
+        const error = parsed.success ? parsed.data : undefined;
+        return { value: { kind: 'failure', res, error, errorBodyIssues }, annotations: { errorBodyIssues } };
+      },
+    );
+    const { res } = seen;
+    if (seen.kind === 'success') {
+      if (seen.data === undefined) throw new WireSchemaError(op.name, op.shapeRule, seen.annotations.schemaIssues, exchange);
+      const success: CallSuccess<unknown> = { ok: true, status: 200, headers: res.headers, body: seen.data.value, exchange };
+      return success as CallResult<Ops[N], E>;
+    }
+    const failure: CallFailure<z.output<E>> = {
+      ok: false,
+      status: res.status,
+      headers: res.headers,
+      body: res.body,
+      error: seen.error,
+      errorBodyIssues: seen.errorBodyIssues,
+      exchange,
+    };
+    return failure;
+  }
+
+  async raw(req: RawRequest): Promise<RawResult> {
+    const op = this.#byPath.get(req.path);
+    if (op) this.#guard(op);
+    const { value, exchange } = await this.transport.send({ label: 'raw', ...req }, (res) => ({ value: res }));
+    return { status: value.status, headers: value.headers, body: value.body, text: value.text, exchange };
+  }
+
+  /** Closes the connection pool shared by this client and every client made from it with `with`. */
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+
+  #guard(op: OperationDef): void {
+    if (this.readOnly && op.mutates) {
+      throw new ReadOnlyViolation(`${op.name} mutates data, but this client is read-only (the scenario declares mutates: false)`);
+    }
+  }
+}
+
+export function createClient<Ops extends OperationTable, E extends z.ZodType>(options: ClientOptions<Ops, E>): Client<Ops, E> {
+  return new Client(options.operations, options.errorBody, new Transport(options), false);
+}
+
+/**
+ * The wire-schema check of a 200: documented spellings renamed, then the body parsed by the response
+ * schema. `data` is undefined when the check failed; `annotations` go into the evidence either way.
+ */
+function checkResponse(
+  op: OperationDef,
+  res: HttpResponse,
+): { readonly data: { readonly value: unknown } | undefined; readonly annotations: ExchangeAnnotations & { readonly schemaIssues: readonly Issue[] } } {
+  const spellings = op.documentedSpellings ? normaliseSpellings(res.body, op.documentedSpellings) : undefined;
+  const recorded = spellings && Object.keys(spellings.seen).length > 0 ? { spellings: spellings.seen } : {};
+  if (!res.isJson) {
+    const issue = { path: '', message: `the body is not JSON: ${JSON.stringify(res.text.slice(0, 120))}` };
+    return { data: undefined, annotations: { shapeRule: op.shapeRule, schemaIssues: [issue], ...recorded } };
+  }
+  const parsed = op.response.safeParse(spellings ? spellings.value : res.body);
+  return {
+    data: parsed.success ? { value: parsed.data } : undefined,
+    annotations: { shapeRule: op.shapeRule, schemaIssues: parsed.success ? [] : toIssues(parsed.error), ...recorded },
+  };
+}
+
+export function toIssues(error: z.ZodError): Issue[] {
+  return error.issues.map((issue) => ({ path: z.core.toDotPath(issue.path), message: issue.message }));
+}
+
+/**
+ * Renames, at every depth, keys spelled as the document spells them (`addOn`) to their wire form
+ * (`add_on`), and records per wire key which spelling the body used. When an object carries both
+ * spellings of a key, the wire one wins and the key is recorded as `mixed`.
+ */
+export function normaliseSpellings(
+  body: unknown,
+  documentedSpellings: Readonly<Record<string, string>>,
+): { value: unknown; seen: Record<string, Spelling> } {
+  const wireOf = new Map(Object.entries(documentedSpellings).map(([wire, documented]) => [documented, wire]));
+  const seen: Record<string, Spelling> = {};
+  const note = (wire: string, spelling: Spelling) => {
+    const before = seen[wire];
+    seen[wire] = before === undefined || before === spelling ? spelling : 'mixed';
+  };
+  const walk = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(walk);
+    if (value === null || typeof value !== 'object') return value;
+    const out: Record<string, unknown> = {};
+    const entries = Object.entries(value);
+    for (const [key, inner] of entries) {
+      const wire = wireOf.get(key);
+      if (wire === undefined) {
+        if (key in documentedSpellings) note(key, 'wire');
+        out[key] = walk(inner);
+      } else if (Object.hasOwn(value, wire)) {
+        note(wire, 'mixed');
+      } else {
+        note(wire, 'documented');
+        out[wire] = walk(inner);
+      }
+    }
+    return out;
+  };
+  return { value: walk(body), seen };
+}

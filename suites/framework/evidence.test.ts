@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { EvidenceLog, REDACTED, redactSecrets, truncate, type ExchangeDraft } from './evidence.ts';
+
+const SECRET = 'am_sk_test_0123456789secret';
+
+function draft(overrides: Partial<ExchangeDraft> = {}): ExchangeDraft {
+  return {
+    label: 'plans.get',
+    startedAt: '2026-01-01T00:00:00.000Z',
+    durationMs: 3,
+    attempts: 1,
+    retries: [],
+    request: { method: 'POST', url: 'http://x/v1/plans.get', headers: { authorization: `Bearer ${SECRET}` }, body: { plan_id: 'p' } },
+    response: { status: 200, headers: {}, body: { id: 'p' } },
+    ...overrides,
+  };
+}
+
+describe('EvidenceLog', () => {
+  it('scrubs the secret from headers, bodies, object keys and error text before storing', () => {
+    const log = new EvidenceLog({ secrets: [SECRET] });
+    log.append(
+      draft({
+        request: { method: 'POST', url: 'http://x/v1/a', headers: { authorization: `Bearer ${SECRET}` }, body: { echo: SECRET, [SECRET]: 1 } },
+        response: { status: 401, headers: { 'x-key': SECRET }, body: `Invalid secret key: ${SECRET}` },
+        error: `failed with ${SECRET}`,
+      }),
+    );
+    const stored = JSON.stringify(log.entries());
+    expect(stored).not.toContain(SECRET);
+    expect(log.entries()[0]?.request.headers['authorization']).toBe(`Bearer ${REDACTED}`);
+    expect(log.entries()[0]?.request.body).toEqual({ echo: REDACTED, [REDACTED]: 1 });
+  });
+
+  it('redacts before truncating, so a cut cannot leave the start of the secret behind', () => {
+    const log = new EvidenceLog({ secrets: [SECRET], maxBodyChars: 14 });
+    log.append(draft({ response: { status: 200, headers: {}, body: `0123456789${SECRET}` } }));
+    const body = log.entries()[0]?.response?.body;
+    expect(body).toMatch(/^0123456789\[RED… \[truncated, \d+ chars\]$/);
+    expect(String(body)).not.toContain('am_s');
+  });
+
+  it('stores a long JSON body as truncated text and keeps a short one as it was', () => {
+    const log = new EvidenceLog({ maxBodyChars: 20 });
+    log.append(draft({ response: { status: 200, headers: {}, body: { list: ['a'.repeat(50)] } } }));
+    log.append(draft());
+    expect(log.entries()[0]?.response?.body).toMatch(/^\{"list":\["a+… \[truncated, 63 chars\]$/);
+    expect(log.entries()[1]?.response?.body).toEqual({ id: 'p' });
+  });
+
+  it('gives a child its own entries and copies them to the parent', () => {
+    const root = new EvidenceLog({ secrets: [SECRET] });
+    const a = root.child();
+    const b = root.child();
+    a.append(draft({ label: 'a' }));
+    b.append(draft({ label: 'b' }));
+    a.append(draft({ label: 'a2' }));
+    expect(a.entries().map((e) => e.label)).toEqual(['a', 'a2']);
+    expect(b.entries().map((e) => e.label)).toEqual(['b']);
+    expect(root.entries().map((e) => [e.label, e.seq])).toEqual([['a', 1], ['b', 2], ['a2', 3]]);
+    expect(JSON.stringify(root.entries())).not.toContain(SECRET);
+  });
+
+  it('drops the oldest entries beyond its capacity', () => {
+    const log = new EvidenceLog({ capacity: 2 });
+    for (const label of ['1', '2', '3']) log.append(draft({ label }));
+    expect(log.entries().map((e) => e.label)).toEqual(['2', '3']);
+  });
+});
+
+describe('redactSecrets / truncate', () => {
+  it('ignores empty secrets instead of redacting between every character', () => {
+    expect(redactSecrets({ a: 'abc' }, [''])).toEqual({ a: 'abc' });
+  });
+
+  it('leaves non-string leaves alone', () => {
+    expect(redactSecrets({ n: 1, b: true, z: null, l: [SECRET, 2] }, [SECRET])).toEqual({ n: 1, b: true, z: null, l: [REDACTED, 2] });
+  });
+
+  it('truncates only beyond the limit', () => {
+    expect(truncate('abcdef', 6)).toBe('abcdef');
+    expect(truncate('abcdefg', 6)).toBe('abcdef… [truncated, 7 chars]');
+  });
+});

@@ -1,0 +1,151 @@
+/**
+ * The evidence log: every HTTP exchange the suite makes, redacted before it is stored, so a report
+ * can show what a failing scenario actually sent and received.
+ *
+ * Secrets (the API key) are scrubbed from every string of an exchange (URL, header values, bodies,
+ * error text) when it is appended; the raw key is never stored. A log can have child logs (one per
+ * scenario): an exchange appended to a child is also appended to its ancestors.
+ */
+
+/** One schema problem: where (`list[0].add_on`, empty for the root) and what. */
+export interface Issue {
+  readonly path: string;
+  readonly message: string;
+}
+
+/** Which spelling of a documented-differently key a response used (DESIGN.md decision 2). */
+export type Spelling = 'wire' | 'documented' | 'mixed';
+
+export interface ExchangeRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  /** Parsed JSON when the body was JSON, else the raw text; undefined when no body was sent. */
+  readonly body: unknown;
+}
+
+export interface ExchangeResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  /** Parsed JSON when the body was JSON, else the raw text; undefined when empty. */
+  readonly body: unknown;
+}
+
+/** A retried attempt: what came back (a status or an error) and how long the client waited before the next try. */
+export interface RetriedAttempt {
+  readonly status?: number;
+  readonly error?: string;
+  readonly waitedMs: number;
+}
+
+export interface Exchange {
+  /** Order of the exchange in the log it was first appended to. */
+  readonly seq: number;
+  /** Operation name (`plans.get`), `control:<call>` or `raw`. */
+  readonly label: string;
+  readonly startedAt: string;
+  readonly durationMs: number;
+  readonly attempts: number;
+  readonly retries: readonly RetriedAttempt[];
+  readonly request: ExchangeRequest;
+  /** Absent when no response arrived (timeout, connection failure). */
+  readonly response?: ExchangeResponse;
+  /** Transport failure, when no response arrived. */
+  readonly error?: string;
+  /** The rule a 200's wire-schema check proves, and the check's problems (empty when it passed). */
+  readonly shapeRule?: string;
+  readonly schemaIssues?: readonly Issue[];
+  /** Problems of an error response's body against the error-body schema (empty when it matched). */
+  readonly errorBodyIssues?: readonly Issue[];
+  /** Wire key → spelling the response used, for keys the document spells differently. */
+  readonly spellings?: Readonly<Record<string, Spelling>>;
+}
+
+export type ExchangeDraft = Omit<Exchange, 'seq'>;
+
+export const REDACTED = '[REDACTED]';
+
+export interface EvidenceLogOptions {
+  /** Strings that must never be stored (the API key). */
+  readonly secrets?: readonly string[];
+  /** Bodies whose JSON text is longer are stored as a truncated string. Default 64 KiB. */
+  readonly maxBodyChars?: number;
+  /** Oldest exchanges are dropped beyond this many. Default: unbounded. */
+  readonly capacity?: number;
+}
+
+export class EvidenceLog {
+  readonly #secrets: readonly string[];
+  readonly #maxBodyChars: number;
+  readonly #capacity: number;
+  readonly #parent: EvidenceLog | undefined;
+  readonly #entries: Exchange[] = [];
+  #seq = 0;
+
+  constructor(options: EvidenceLogOptions = {}, parent?: EvidenceLog) {
+    this.#secrets = options.secrets ?? [];
+    this.#maxBodyChars = options.maxBodyChars ?? 64 * 1024;
+    this.#capacity = options.capacity ?? Number.POSITIVE_INFINITY;
+    this.#parent = parent;
+  }
+
+  /** A log scoped to one scenario: same redaction, its own entries, and everything it gets also goes to this log. */
+  child(): EvidenceLog {
+    return new EvidenceLog({ secrets: this.#secrets, maxBodyChars: this.#maxBodyChars }, this);
+  }
+
+  /** Redacts and stores an exchange (here and in every ancestor); returns the stored form. */
+  append(draft: ExchangeDraft): Exchange {
+    // Redact before truncating, so a cut can never leave part of a secret behind.
+    const redacted = this.redact(draft);
+    const clean: ExchangeDraft = {
+      ...redacted,
+      request: { ...redacted.request, body: this.#bounded(redacted.request.body) },
+      ...(redacted.response ? { response: { ...redacted.response, body: this.#bounded(redacted.response.body) } } : {}),
+    };
+    return this.#store(clean);
+  }
+
+  #store(clean: ExchangeDraft): Exchange {
+    const exchange: Exchange = { seq: ++this.#seq, ...clean };
+    this.#entries.push(exchange);
+    if (this.#entries.length > this.#capacity) this.#entries.splice(0, this.#entries.length - this.#capacity);
+    if (this.#parent) this.#parent.#store(clean);
+    return exchange;
+  }
+
+  entries(): readonly Exchange[] {
+    return [...this.#entries];
+  }
+
+  /** Deep copy of `value` with every secret replaced by `[REDACTED]`, in keys and string values alike. */
+  redact<T>(value: T): T {
+    return redactSecrets(value, this.#secrets);
+  }
+
+  #bounded(body: unknown): unknown {
+    if (body === undefined) return undefined;
+    const text = typeof body === 'string' ? body : JSON.stringify(body);
+    return text.length > this.#maxBodyChars ? truncate(text, this.#maxBodyChars) : body;
+  }
+}
+
+export function redactSecrets<T>(value: T, secrets: readonly string[]): T {
+  secrets = secrets.filter((s) => s.length > 0);
+  if (secrets.length === 0) return value;
+  const scrub = (text: string): string => secrets.reduce((acc, secret) => acc.replaceAll(secret, REDACTED), text);
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return scrub(v);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v !== null && typeof v === 'object') {
+      return Object.fromEntries(Object.entries(v).map(([k, inner]) => [scrub(k), walk(inner)]));
+    }
+    return v;
+  };
+  return walk(value) as T;
+}
+
+/** `text` cut to `max` characters, saying how long it was. */
+export function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… [truncated, ${text.length} chars]`;
+}

@@ -1,0 +1,63 @@
+/**
+ * The conformance framework's public surface, for test files and scenario modules.
+ *
+ * Two modules are meant for vitest's main process and are imported directly, not through here:
+ * `suites/framework/reporter.ts` (in vitest.config.ts) and `suites/framework/run.ts` (in the
+ * global setup). This index loads vitest's runtime, which only a test worker has.
+ */
+export { capabilitySet, PROBE_TIMEOUT_MS, resolveCapabilities, type Capability, type CapabilitySet, type Need } from './capabilities.ts';
+export {
+  Client,
+  createClient,
+  normaliseSpellings,
+  ReadOnlyViolation,
+  WireSchemaError,
+  type CallFailure,
+  type CallResult,
+  type CallSuccess,
+  type ClientOptions,
+  type ClientScope,
+  type OperationTable,
+  type RawRequest,
+  type RawResult,
+  type RequestOptions,
+} from './client.ts';
+export {
+  ConfigError,
+  DEFAULT_API_VERSION,
+  ENV_VARS,
+  Fixtures,
+  loadConfig,
+  loadProfile,
+  Profile,
+  RecordFixture,
+  type ConformanceConfig,
+  type FixtureName,
+  type LoadConfigOptions,
+  type ResolvedProfile,
+} from './config.ts';
+export { ControlClient, ControlPlaneError, createControlClient, type ControlRequest, type ControlResponse, type ProbeResult } from './control-client.ts';
+export { EvidenceLog, REDACTED, redactSecrets, type Exchange, type Issue, type Spelling } from './evidence.ts';
+export { Transport, TransportError, type HeaderOverrides, type TransportFailure } from './http.ts';
+export { Ledger, type CleanupAction, type CleanupReport, type LedgerEntry, type RecordedEntry, type ScenarioLedger } from './ledger.ts';
+export { createNamespace, type Namespace } from './namespace.ts';
+export { defaultRetryPolicy, type RetryPolicy } from './retry.ts';
+export type { RunInfo, StartedFake } from './run.ts';
+export {
+  classifyFailure,
+  defineScenario,
+  registerScenarios,
+  runScenario,
+  ScenarioTimeoutError,
+  testName,
+  type ExpectedError,
+  type RegisterOptions,
+  type RunOptions,
+  type Scenario,
+  type ScenarioContext,
+  type ScenarioDef,
+  type ScenarioMeta,
+  type ScenarioOutcome,
+  type ScenarioStatus,
+} from './scenario.ts';
+export { createTarget, type CreateTargetOptions, type Target, type TargetInfo } from './target.ts';

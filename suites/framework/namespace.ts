@@ -1,0 +1,73 @@
+/**
+ * The per-run namespace. Every ID the suite creates is `<prefix>_<run>_<scope>_<kind>_<n>`:
+ * - `<run>`: 6 base-36 characters hashed from the seed (and a salt, see below), so concurrent runs
+ *   against a shared target never collide;
+ * - `<scope>`: 5 base-36 characters hashed from the scenario ID, so scenarios running in different
+ *   vitest workers (each with its own counters) never collide either;
+ * - `<kind>_<n>`: what it is and a counter.
+ * Only letters, digits and `_`, so the IDs suit every ID field (plan IDs allow `[a-zA-Z0-9_-]`,
+ * customer IDs `[a-zA-Z0-9_:-]`). `owns(id)` tells whether an ID belongs to this run.
+ *
+ * The salt: with the same seed and salt a run makes the same IDs, which is what reproduces a run
+ * against a fresh fake. Against a deployment, a re-run with the same seed would collide with the
+ * first run's leftovers (plans can only be archived), so the target passes a fresh salt there.
+ */
+import { createHash } from 'node:crypto';
+
+const NAME = /^[a-zA-Z0-9]+$/;
+
+export interface Namespace {
+  /** `<prefix>_<run>`: every ID of the run starts with this and `_`. */
+  readonly root: string;
+  /** A new ID for a record of `kind` (letters and digits). */
+  id(kind: string): string;
+  /** Whether `id` was (or could have been) made by this run's namespace. */
+  owns(id: string): boolean;
+  /** The namespace of one scenario: same run, its own scope and counters. The same name gives the same scope. */
+  scope(name: string): Namespace;
+}
+
+export interface NamespaceOptions {
+  /** Letters and digits (default `conf`). */
+  readonly prefix: string;
+  readonly seed: number;
+  readonly salt?: string;
+}
+
+export function createNamespace({ prefix, seed, salt = '' }: NamespaceOptions): Namespace {
+  if (!NAME.test(prefix)) throw new Error(`namespace prefix must be letters and digits: ${JSON.stringify(prefix)}`);
+  const root = `${prefix}_${shortHash(`${seed}:${salt}`, 6)}`;
+  const pattern = new RegExp(`^${root}_[a-z0-9]{5}_[a-zA-Z0-9]+_\\d+$`);
+  const owns = (id: string) => pattern.test(id);
+  const scopes = new Map<string, Namespace>();
+
+  const make = (scopeTag: string): Namespace => {
+    const counters = new Map<string, number>();
+    return {
+      root,
+      id(kind) {
+        if (!NAME.test(kind)) throw new Error(`ID kind must be letters and digits: ${JSON.stringify(kind)}`);
+        const n = (counters.get(kind) ?? 0) + 1;
+        counters.set(kind, n);
+        return `${root}_${scopeTag}_${kind}_${n}`;
+      },
+      owns,
+      scope,
+    };
+  };
+  function scope(name: string): Namespace {
+    let ns = scopes.get(name);
+    if (!ns) {
+      ns = make(shortHash(name, 5));
+      scopes.set(name, ns);
+    }
+    return ns;
+  }
+  return scope('');
+}
+
+/** `length` base-36 characters of the SHA-256 of `text`. */
+function shortHash(text: string, length: number): string {
+  const digest = createHash('sha256').update(text).digest();
+  return BigInt(`0x${digest.subarray(0, 8).toString('hex')}`).toString(36).padStart(length, '0').slice(-length);
+}

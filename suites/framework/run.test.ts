@@ -1,0 +1,58 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, expectTypeOf, it } from 'vitest';
+import type { TestProject } from 'vitest/node';
+import { setupRun, type RunInfo } from './run.ts';
+
+const cwd = mkdtempSync(join(tmpdir(), 'conformance-run-'));
+afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+
+function project() {
+  const provided = new Map<string, RunInfo | undefined>();
+  return { provided, provide: (key: 'conformance:run', value: RunInfo | undefined) => void provided.set(key, value) };
+}
+
+describe('setupRun', () => {
+  it('accepts the TestProject a vitest global setup receives', () => {
+    expectTypeOf<TestProject>().toExtend<Parameters<typeof setupRun>[0]>();
+  });
+
+  it('boots the fake when no target is given, provides its URL, key and the seed, and stops it on teardown', async () => {
+    const p = project();
+    let closed = false;
+    const teardown = await setupRun(p, {
+      env: { CONFORMANCE_SEED: '31' },
+      cwd,
+      startFake: async () => ({ url: 'http://127.0.0.1:5555', apiKey: 'am_sk_test_fake', close: async () => void (closed = true) }),
+    });
+    expect(p.provided.get('conformance:run')).toEqual({ baseUrl: 'http://127.0.0.1:5555', apiKey: 'am_sk_test_fake', seed: 31, salt: '', kind: 'fake' });
+    expect(closed).toBe(false);
+    await teardown();
+    expect(closed).toBe(true);
+  });
+
+  it('with a target, boots nothing, keeps the key out of what it provides, and salts the namespace with the start time', async () => {
+    const p = project();
+    let booted = false;
+    await setupRun(p, {
+      env: { BASE_URL: 'https://staging.example', API_KEY: 'am_sk_live_secret', CONFORMANCE_SEED: '5' },
+      cwd,
+      startFake: async () => {
+        booted = true;
+        return { url: '', apiKey: '', close: async () => {} };
+      },
+    });
+    const info = p.provided.get('conformance:run');
+    expect(booted).toBe(false);
+    expect(info).toMatchObject({ baseUrl: 'https://staging.example', seed: 5, kind: 'deployment' });
+    expect(info).not.toHaveProperty('apiKey');
+    expect(Number.isNaN(Date.parse(info?.salt ?? ''))).toBe(false);
+  });
+
+  it('fails before booting anything when the configuration is invalid', async () => {
+    await expect(setupRun(project(), { env: { CONFORMANCE_TIMEOUT_MS: '0' }, cwd, startFake: () => Promise.reject(new Error('must not boot')) })).rejects.toThrow(
+      /CONFORMANCE_TIMEOUT_MS/,
+    );
+  });
+});

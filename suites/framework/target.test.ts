@@ -1,0 +1,69 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.ts';
+import { createNamespace } from './namespace.ts';
+import { createTarget } from './target.ts';
+import { json, startServer, TEST_KEY, TestErrorBody, testOperations, type TestServer } from './testing.ts';
+
+let fake: TestServer;
+const cwd = mkdtempSync(join(tmpdir(), 'conformance-target-'));
+
+beforeAll(async () => {
+  fake = await startServer((req, res) => {
+    if (req.url === '/_fake/health') return json(res, 200, { fake: true, api_version: '2.4.0', faults: [] });
+    if (req.url === '/v1/things.delete') return json(res, 200, { success: true });
+    json(res, 404, { message: 'no', code: 'route_not_found', env: 'sandbox' });
+  });
+});
+afterAll(async () => {
+  await fake.close();
+  rmSync(cwd, { recursive: true, force: true });
+});
+
+const options = { operations: testOperations, errorBody: TestErrorBody, retry: false } as const;
+
+describe('createTarget', () => {
+  it('uses the fake the global setup booted: its URL, its key, the run seed, reproducible IDs', async () => {
+    const config = loadConfig({ env: { CONFORMANCE_SEED: '1' }, cwd });
+    const target = await createTarget({ ...options, config, run: { baseUrl: fake.url, apiKey: TEST_KEY, seed: 808, salt: '', kind: 'fake' } });
+    expect(target.info).toEqual({ baseUrl: fake.url, kind: 'fake', apiVersion: '2.4.0', seed: 808, profile: 'default', readOnly: false });
+    expect(target.capabilities.has('control-plane')).toBe(true);
+    expect(target.control).toBeDefined();
+    expect(target.ns.root).toBe(createNamespace({ prefix: 'conf', seed: 808 }).root);
+    expect(fake.requests.at(-1)?.headers['authorization']).toBe(`Bearer ${TEST_KEY}`);
+    expect(JSON.stringify(target.evidence.entries())).not.toContain(TEST_KEY);
+    await target.close();
+  });
+
+  it('prefers BASE_URL and API_KEY from the configuration over what the run provided', async () => {
+    const config = loadConfig({ env: { BASE_URL: fake.url, API_KEY: 'am_sk_test_from_env', CONFORMANCE_PROFILE: 'read-only.example' }, cwd });
+    const target = await createTarget({ ...options, config, run: { baseUrl: 'http://elsewhere.invalid', apiKey: 'other', seed: 3, salt: 'x', kind: 'deployment' } });
+    expect(target.info).toMatchObject({ baseUrl: fake.url, kind: 'deployment', seed: 3, readOnly: true, profile: 'read-only.example' });
+    expect(target.control).toBeUndefined();
+    expect(target.capabilities.missing(['control-plane'])).toMatch(/does not grant/);
+    await target.close();
+  });
+
+  it('cleans up the ledger when closed', async () => {
+    const config = loadConfig({ env: {}, cwd });
+    const target = await createTarget({
+      ...options,
+      config,
+      run: { baseUrl: fake.url, apiKey: TEST_KEY, seed: 4, salt: '', kind: 'fake' },
+      cleanup: { thing: (entry, client) => client.call('things.delete', { thing_id: entry.id }) },
+    });
+    const id = target.ns.scope('S').id('thing');
+    target.ledger.record({ kind: 'thing', id }, 'S');
+    const report = await target.close();
+    expect(report.undone.map((r) => r.entry.id)).toEqual([id]);
+    expect(JSON.parse(fake.requests.at(-1)?.body ?? '{}')).toEqual({ thing_id: id });
+  });
+
+  it('without BASE_URL and without a global setup, says there is no target', async () => {
+    const config = loadConfig({ env: {}, cwd });
+    await expect(createTarget({ ...options, config })).rejects.toThrow(ConfigError);
+    await expect(createTarget({ ...options, config })).rejects.toThrow(/no target: set BASE_URL, or run the suite with its global setup/);
+  });
+});

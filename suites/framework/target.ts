@@ -1,0 +1,100 @@
+/**
+ * The target a test file talks to: clients, capability set, namespace and ledger, built from the
+ * configuration and from what the run's global setup decided (see run.ts), read back with `inject`.
+ */
+import { inject } from 'vitest';
+import type { z } from 'zod';
+import { resolveCapabilities, type CapabilitySet } from './capabilities.ts';
+import { createClient, type Client, type OperationTable } from './client.ts';
+import { ConfigError, ENV_VARS, loadConfig, type ConformanceConfig } from './config.ts';
+import { ControlClient } from './control-client.ts';
+import { EvidenceLog } from './evidence.ts';
+import { Ledger, type CleanupAction, type CleanupReport } from './ledger.ts';
+import { createNamespace, type Namespace } from './namespace.ts';
+import type { RetryPolicy } from './retry.ts';
+import type { RunInfo } from './run.ts';
+
+/** Identifies the target in reports; carries no secret. */
+export interface TargetInfo {
+  readonly baseUrl: string;
+  readonly kind: 'fake' | 'deployment';
+  readonly apiVersion: string;
+  readonly seed: number;
+  readonly profile: string;
+  readonly readOnly: boolean;
+}
+
+export interface Target<Ops extends OperationTable, E extends z.ZodType> {
+  readonly config: ConformanceConfig;
+  readonly info: TargetInfo;
+  readonly client: Client<Ops, E>;
+  /** Present when the capability set has `control-plane`. */
+  readonly control: ControlClient | undefined;
+  readonly capabilities: CapabilitySet;
+  /** The run's namespace; each scenario gets `ns.scope(scenario.id)`. */
+  readonly ns: Namespace;
+  readonly ledger: Ledger<Client<Ops, E>>;
+  /** Every exchange of this target (most recent 1000); scenarios log into children of it. */
+  readonly evidence: EvidenceLog;
+  /** Cleans up what the ledger recorded, then closes the connection pool. */
+  close(): Promise<CleanupReport>;
+}
+
+export interface CreateTargetOptions<Ops extends OperationTable, E extends z.ZodType> {
+  readonly operations: Ops;
+  readonly errorBody: E;
+  /** Default: `loadConfig()`. */
+  readonly config?: ConformanceConfig;
+  /** Default: what the global setup provided (`inject('conformance:run')`). */
+  readonly run?: RunInfo;
+  /** Cleanup action per ledger kind. */
+  readonly cleanup?: Readonly<Record<string, CleanupAction<Client<Ops, E>>>>;
+  readonly retry?: Partial<RetryPolicy> | false;
+}
+
+export async function createTarget<Ops extends OperationTable, E extends z.ZodType>(
+  options: CreateTargetOptions<Ops, E>,
+): Promise<Target<Ops, E>> {
+  const config = options.config ?? loadConfig();
+  const run = options.run ?? inject('conformance:run');
+  const baseUrl = config.baseUrl ?? run?.baseUrl;
+  if (baseUrl === undefined) {
+    throw new ConfigError(`no target: set ${ENV_VARS.baseUrl}, or run the suite with its global setup, which boots the fake`);
+  }
+  const apiKey = config.baseUrl === undefined ? run?.apiKey : config.apiKey;
+  if (apiKey === undefined) throw new ConfigError(`no API key for ${baseUrl}: set ${ENV_VARS.apiKey}`);
+  const seed = run?.seed ?? config.seed;
+  const kind = run?.kind ?? (config.baseUrl === undefined ? 'fake' : 'deployment');
+
+  const evidence = new EvidenceLog({ secrets: [apiKey], capacity: 1000 });
+  const client = createClient({
+    baseUrl,
+    apiKey,
+    apiVersion: config.apiVersion,
+    timeoutMs: config.timeoutMs,
+    operations: options.operations,
+    errorBody: options.errorBody,
+    evidence,
+    ...(options.retry === undefined ? {} : { retry: options.retry }),
+  });
+  const capabilities = await resolveCapabilities(config, client);
+  // Without a global setup, a deployment still gets a fresh salt, so a re-run with the same seed cannot collide.
+  const salt = run?.salt ?? (kind === 'deployment' ? new Date().toISOString() : '');
+  const ns = createNamespace({ prefix: config.namespacePrefix, seed, salt });
+  const ledger = new Ledger<Client<Ops, E>>(ns, options.cleanup);
+  return {
+    config,
+    info: { baseUrl, kind, apiVersion: config.apiVersion, seed, profile: config.profile.name, readOnly: config.profile.readOnly },
+    client,
+    control: capabilities.has('control-plane') ? new ControlClient(client.transport) : undefined,
+    capabilities,
+    ns,
+    ledger,
+    evidence,
+    async close() {
+      const report = await ledger.cleanup(client);
+      await client.close();
+      return report;
+    },
+  };
+}

@@ -1,0 +1,109 @@
+/**
+ * What every scenario module shares: the scenario constructor bound to the operation table, the
+ * target factory with its cleanup actions, and builders that create state through the public
+ * setup endpoints under the run's namespace (recording what can be undone in the ledger).
+ */
+import type { z } from 'zod';
+import { person, seededFaker } from '../fixtures/factories.ts';
+import { ErrorBody } from '../spec/common.ts';
+import type { Customer } from '../spec/customers.ts';
+import type { EntityDetail } from '../spec/entities.ts';
+import type { Feature } from '../spec/features.ts';
+import { operations } from '../spec/operations.ts';
+import type { Plan, PlansCreateRequest } from '../spec/plans.ts';
+import { createTarget, defineScenario, type ScenarioContext, type Target } from './framework/index.ts';
+
+export type Ops = typeof operations;
+export type T = ScenarioContext<Ops, typeof ErrorBody>;
+export type ConformanceTarget = Target<Ops, typeof ErrorBody>;
+
+/** `scenario({ id, title, rules, needs?, mutates? }, async (t) => …)`, typed by the operation table. */
+export const scenario = defineScenario<Ops, typeof ErrorBody>;
+
+/** The target of a scenario file; cleanup deletes entities and archives plans (the API cannot delete plans). */
+export function conformanceTarget(): Promise<ConformanceTarget> {
+  return createTarget({
+    operations,
+    errorBody: ErrorBody,
+    cleanup: {
+      entity: (entry, client) => client.call('entities.delete', { customer_id: entry['customer_id']!, entity_id: entry.id }),
+      plan: (entry, client) => client.call('plans.update', { plan_id: entry.id, archived: true }),
+    },
+  });
+}
+
+// ── Builders ─────────────────────────────────────────────────────────────────
+
+export type FeatureKind = 'boolean' | 'consumable' | 'allocated';
+
+/** Creates a feature: a boolean flag, a consumable (resetting) metered feature, or an allocated (persistent) one. */
+export async function createFeature(t: T, kind: FeatureKind, extra: Partial<z.input<Ops['features.create']['request']>> = {}): Promise<Feature> {
+  const featureId = t.ns.id(`feat${kind}`);
+  const body: z.input<Ops['features.create']['request']> =
+    kind === 'boolean'
+      ? { feature_id: featureId, name: `Flag ${featureId}`, type: 'boolean' }
+      : { feature_id: featureId, name: `Units ${featureId}`, type: 'metered', consumable: kind === 'consumable', display: { singular: 'unit', plural: 'units' } };
+  return t.expectOk(await t.client.call('features.create', { ...body, ...extra }));
+}
+
+/** Creates a plan with a namespaced id; it is archived at cleanup. */
+export async function createPlan(t: T, body: Omit<z.input<typeof PlansCreateRequest>, 'plan_id' | 'name'> & { name?: string } = {}): Promise<Plan> {
+  const planId = t.ns.id('plan');
+  const plan = t.expectOk(await t.client.call('plans.create', { name: `Plan ${planId}`, ...body, plan_id: planId }));
+  t.ledger.record({ kind: 'plan', id: plan.id });
+  return plan;
+}
+
+/** Creates a customer with a seeded name and email (customers cannot be deleted through the API). */
+export async function createCustomer(t: T, extra: Partial<z.input<Ops['customers.get_or_create']['request']>> = {}): Promise<Customer> {
+  const customerId = t.ns.id('cus');
+  const who = person(seededFaker(t.seed, customerId));
+  return t.expectOk(await t.client.call('customers.get_or_create', { customer_id: customerId, name: who.name, email: who.email, ...extra }));
+}
+
+/** Attaches a plan; requires that it takes effect at once (free plans, or a target that attaches paid plans without checkout). */
+export async function attach(t: T, customerId: string, planId: string, extra: Partial<z.input<Ops['billing.attach']['request']>> = {}): Promise<void> {
+  const result = t.expectOk(await t.client.call('billing.attach', { customer_id: customerId, plan_id: planId, ...extra }));
+  if (result.payment_url !== null) throw new Error(`billing.attach of ${planId} asked for a payment (${result.payment_url}); this scenario needs it attached at once`);
+}
+
+/** Creates an entity of a customer, tied to an allocated feature; it is deleted at cleanup. */
+export async function createEntity(t: T, customerId: string, featureId: string, name?: string): Promise<z.output<typeof EntityDetail>> {
+  const entityId = t.ns.id('ent');
+  const entity = t.expectOk(await t.client.call('entities.create', { customer_id: customerId, entity_id: entityId, feature_id: featureId, name: name ?? `Entity ${entityId}` }));
+  t.ledger.record({ kind: 'entity', id: entity.id, customer_id: customerId });
+  return entity;
+}
+
+export interface LicenseSetup {
+  readonly customerId: string;
+  readonly licensePlan: Plan;
+  readonly parentPlan: Plan;
+  /** The allocated feature new license entities are created with. */
+  readonly seatFeature: Feature;
+  /** A boolean feature the license plan grants. */
+  readonly flag: Feature;
+}
+
+/**
+ * The reference's recipe for a license pool without a payment processor: a free license plan, a free
+ * parent plan offering it with `seats` included, a customer, and the parent attached.
+ */
+export async function createLicensePool(t: T, seats: number): Promise<LicenseSetup> {
+  const seatFeature = await createFeature(t, 'allocated');
+  const flag = await createFeature(t, 'boolean');
+  const licensePlan = await createPlan(t, { items: [{ feature_id: flag.id }] });
+  const parentPlan = await createPlan(t, { group: t.ns.id('grp'), licenses: [{ license_plan_id: licensePlan.id, included: seats }] });
+  const customer = await createCustomer(t);
+  await attach(t, customer.id, parentPlan.id);
+  return { customerId: customer.id, licensePlan, parentPlan, seatFeature, flag };
+}
+
+/** Entity items for licenses.attach; new ones carry the feature so the target creates them. */
+export function licenseEntities(t: T, setup: LicenseSetup, count: number): { entity_id: string; name: string; feature_id: string }[] {
+  return Array.from({ length: count }, () => {
+    const entityId = t.ns.id('seat');
+    t.ledger.record({ kind: 'entity', id: entityId, customer_id: setup.customerId });
+    return { entity_id: entityId, name: `Seat ${entityId}`, feature_id: setup.seatFeature.id };
+  });
+}
