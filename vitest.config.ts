@@ -4,7 +4,7 @@ import { ConformanceReporter } from './suites/framework/reporter.ts';
 
 export default defineConfig({
   test: {
-    reporters: ['default', new ConformanceReporter({ catalogue: RULES }), 'junit'],
+    reporters: ['default', new ConformanceReporter({ catalogue: RULES, projects: ['conformance'] }), 'junit'],
     outputFile: { junit: 'reports/junit.xml' },
     projects: [
       {

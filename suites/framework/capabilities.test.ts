@@ -37,6 +37,14 @@ describe('resolveCapabilities', () => {
     expect(caps.missing(['control-plane'])).toBe("needs the fake's control plane (POST /_fake/health answered 404)");
   });
 
+  it('grants paid-attach only when the profile says paid plans attach without a checkout', async () => {
+    const granted = await resolveCapabilities({ profile: profile({ capabilities: ['paid-attach'] }), timeoutMs: 10_000 }, clientFor(deployment.url));
+    expect(granted.has('paid-attach')).toBe(true);
+    const withheld = await resolveCapabilities({ profile: profile({ capabilities: [] }), timeoutMs: 10_000 }, clientFor(deployment.url));
+    expect(withheld.has('paid-attach')).toBe(false);
+    expect(withheld.missing(['paid-attach'])).toContain('paid plans to attach without a checkout');
+  });
+
   it('does not even probe when the profile does not grant the control plane', async () => {
     const before = fake.requests.length;
     const caps = await resolveCapabilities({ profile: profile({ name: 'staging', capabilities: [] }), timeoutMs: 10_000 }, clientFor(fake.url));

@@ -3,6 +3,7 @@
  * scenario is skipped with the reason, never passed silently.
  * - `control-plane`: the profile grants it and the target answers `POST /_fake/health` (probed once).
  * - `mutation`: the profile is not read-only.
+ * - `paid-attach`: the profile says paid plans attach at once, without a checkout.
  * - `fixture:<name>`: the profile supplies that pre-provisioned record.
  * A need is one capability, or a list of alternatives of which any one suffices (for example, the
  * control plane to force a past-due subscription, or a fixture that already is one).
@@ -11,7 +12,7 @@ import type { ConformanceConfig, FixtureName } from './config.ts';
 import { ControlClient } from './control-client.ts';
 import type { Transport } from './http.ts';
 
-export type Capability = 'control-plane' | 'mutation' | `fixture:${FixtureName}`;
+export type Capability = 'control-plane' | 'paid-attach' | 'mutation' | `fixture:${FixtureName}`;
 export type Need = Capability | readonly Capability[];
 
 export interface CapabilitySet {
@@ -38,6 +39,9 @@ export async function resolveCapabilities(
   for (const [name, fixture] of Object.entries(profile.fixtures)) {
     if (fixture) available.add(`fixture:${name as FixtureName}`);
   }
+
+  if (profile.capabilities.includes('paid-attach')) available.add('paid-attach');
+  else why.set('paid-attach', `paid plans to attach without a checkout, which profile ${profile.name} does not grant (add "paid-attach" to its capabilities if the target charges a default payment method)`);
 
   if (!profile.capabilities.includes('control-plane')) {
     why.set('control-plane', `the fake's control plane, which profile ${profile.name} does not grant`);

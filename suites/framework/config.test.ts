@@ -42,7 +42,7 @@ describe('loadConfig', () => {
       reportDir: join(cwd, 'reports'),
       seedSource: 'random',
       configFile: undefined,
-      profile: { name: 'default', readOnly: false, capabilities: ['control-plane'], fixtures: {} },
+      profile: { name: 'default', readOnly: false, capabilities: ['control-plane', 'paid-attach'], fixtures: {} },
     });
     expect(Number.isInteger(config.seed) && config.seed >= 0 && config.seed < 2 ** 31).toBe(true);
   });
@@ -64,6 +64,11 @@ describe('loadConfig', () => {
       configFile: join(cwd, 'conformance.config.json'),
     });
     expect(loadConfig({ env: { API_KEY: 'k' }, cwd })).toMatchObject({ seed: 11, seedSource: 'file', baseUrl: 'http://file.example' });
+  });
+
+  it('refuses an API key in the config file, so the file can be committed', () => {
+    const cwd = workdir({ 'conformance.config.json': { baseUrl: 'http://file.example', apiKey: 'am_sk_test_secret' } });
+    expect(configError(() => loadConfig({ env: {}, cwd }))).toMatch(/key "apiKey": the key is read from API_KEY only/);
   });
 
   it('reads the file named by CONFORMANCE_CONFIG, and names the variable when it is missing', () => {

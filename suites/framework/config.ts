@@ -40,8 +40,12 @@ export const Fixtures = z.strictObject({
 export type Fixtures = z.infer<typeof Fixtures>;
 export type FixtureName = keyof Fixtures;
 
-/** Capabilities a profile can grant. The control plane is also probed: it must be granted and answer. */
-export const ProfileCapability = z.enum(['control-plane']);
+/**
+ * Capabilities a profile grants. `control-plane`: the fake's /_fake/ calls (also probed).
+ * `paid-attach`: billing.attach of a paid plan takes effect at once, without a checkout (the fake,
+ * or a test deployment whose processor charges a default payment method).
+ */
+export const ProfileCapability = z.enum(['control-plane', 'paid-attach']);
 export type ProfileCapability = z.infer<typeof ProfileCapability>;
 
 export const Profile = z.strictObject({
@@ -67,8 +71,11 @@ const fields = {
 };
 type Fields = { [K in keyof typeof fields]: z.output<(typeof fields)[K]> };
 
-/** The config file: any subset of the settings, and nothing else (a misspelt key is an error). */
-export const ConfigFile = z.strictObject(fields).partial();
+/**
+ * The config file: any subset of the settings except the key, and nothing else (a misspelt key is an
+ * error). The API key comes from the environment only, so a config file can be committed safely.
+ */
+export const ConfigFile = z.strictObject(fields).omit({ apiKey: true }).partial();
 export type ConfigFile = z.infer<typeof ConfigFile>;
 
 export const ENV_VARS = {
@@ -170,7 +177,10 @@ function readConfigFile(
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       const keys = issue.code === 'unrecognized_keys' ? issue.keys : [issue.path.map(String).join('.')];
-      for (const key of keys) problems.push(`${path}: key "${key}": ${issue.code === 'unrecognized_keys' ? 'unknown key' : issue.message}`);
+      for (const key of keys) {
+        const why = key === 'apiKey' ? `the key is read from ${ENV_VARS.apiKey} only, never from a file` : issue.code === 'unrecognized_keys' ? 'unknown key' : issue.message;
+        problems.push(`${path}: key "${key}": ${why}`);
+      }
     }
     return { path, values: {} };
   }

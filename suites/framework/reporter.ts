@@ -192,6 +192,8 @@ export interface ConformanceReporterOptions {
   readonly catalogue?: readonly Pick<RuleDef, 'id' | 'level' | 'excluded'>[];
   /** Where the summary lines go. Default: vitest's logger. */
   readonly print?: (line: string) => void;
+  /** Report only the test files of these vitest projects (by name); default: every project. */
+  readonly projects?: readonly string[];
 }
 
 export class ConformanceReporter implements Reporter {
@@ -221,7 +223,9 @@ export class ConformanceReporter implements Reporter {
     const tests: FinishedTest[] = [];
     const errors: { file?: string; message: string }[] = unhandledErrors.map((e) => ({ message: `unhandled: ${e.message}` }));
     const cleanup: ({ file: string } & CleanupSummary)[] = [];
+    const reported = this.#options.projects;
     for (const module of testModules) {
+      if (reported !== undefined && !reported.includes(module.project.name)) continue;
       const file = relative(root, module.moduleId);
       for (const e of module.errors()) errors.push({ file, message: e.message });
       const summary = module.meta().conformanceCleanup;
