@@ -2,6 +2,7 @@
  * The envelope of the fake over real HTTP: routing, auth, tenants, version header, body parsing and
  * validation, error bodies. Rule IDs proven are named in each test.
  */
+import { request as httpRequest } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testSeed } from '../fixtures/random.ts';
@@ -140,5 +141,200 @@ describe('robustness', () => {
       }),
       { seed: testSeed(), numRuns: 300 },
     );
+  });
+});
+
+describe('methods and paths', () => {
+  it('answers every other method on a known path with 405 and a JSON error body', async () => {
+    for (const method of ['GET', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']) {
+      const response = await fetch(`${fake.url}/v1/features.list`, { method, headers: { authorization: `Bearer ${SANDBOX_KEY}` } });
+      expect(response.status, method).toBe(405);
+      expect(ErrorBody.safeParse(await response.json()).success).toBe(true);
+    }
+  });
+
+  it('finds operations by path only: a query string is ignored, prototype names and sub-paths are unknown', async () => {
+    expect((await post('/v1/features.list?limit=1', {})).status).toBe(200);
+    for (const path of ['/v1/', '/v1/__proto__', '/v1/constructor', '/v1/features.list/extra', '/v2/features.list', '/_fake/__proto__', '/_fake/', '/']) {
+      expect((await post(path, {})).status, path).toBe(404);
+    }
+  });
+});
+
+describe('request size', () => {
+  it('refuses a chunked body (no Content-Length) once it passes the limit', async () => {
+    const chunk = new TextEncoder().encode(`"${'x'.repeat(8 * 1024)}",`);
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent++ === 0) controller.enqueue(new TextEncoder().encode('{"feature_id":"big","name":['));
+        if (sent > 10) controller.close();
+        else controller.enqueue(chunk);
+      },
+    });
+    const response = await fetch(`${fake.url}/v1/features.create`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${SANDBOX_KEY}`, 'content-type': 'application/json' },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    expect(response.status).toBe(413);
+    expect(await response.json()).toMatchObject({ code: 'payload_too_large' });
+  });
+});
+
+describe('control plane', () => {
+  const T0 = Date.UTC(2030, 0, 15);
+  const DAY = 86_400_000;
+  let cp: FakeServer;
+
+  beforeAll(async () => {
+    cp = await createFakeServer({
+      now: T0,
+      frozen: true,
+      validateResponses: true,
+      seed: [
+        { operation: 'features.create', body: { feature_id: 'messages', name: 'Messages', type: 'metered', consumable: true } },
+        { operation: 'plans.create', body: { plan_id: 'monthly', name: 'Monthly', price: { amount: 10, interval: 'month' }, items: [{ feature_id: 'messages', included: 10, reset: { interval: 'month' } }] } },
+        { operation: 'customers.get_or_create', body: { customer_id: 'acme' } },
+        { operation: 'billing.attach', body: { customer_id: 'acme', plan_id: 'monthly' } },
+      ],
+    });
+  });
+  afterAll(() => cp.close());
+
+  async function call(path: string, body: unknown, key: string | null = SANDBOX_KEY, method = 'POST') {
+    const response = await fetch(`${cp.url}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', ...(key !== null && { authorization: `Bearer ${key}` }) },
+      ...(method === 'GET' ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  }
+
+  async function recordId(): Promise<string> {
+    const { body } = await call('/v1/subscriptions.list', { customer_id: 'acme', statuses: ['active', 'scheduled', 'expired'] });
+    return (body['list'] as { id: string }[])[0]!.id;
+  }
+
+  it('clock: reads the frozen start, refuses to go backwards, and advancing runs what falls due in time order', async () => {
+    expect(await call('/_fake/clock.get', {})).toEqual({ status: 200, body: { now: T0, frozen: true } });
+    expect(await call('/_fake/clock.set', { now: T0 - 1 })).toMatchObject({ status: 400, body: { code: 'invalid_request' } });
+    const advanced = await call('/_fake/clock.advance', { ms: 31 * DAY });
+    expect(advanced.body).toMatchObject({ now: T0 + 31 * DAY, frozen: true });
+    const events = advanced.body['events'] as { at: number; kind: string }[];
+    expect(events.map((event) => event.kind)).toEqual(expect.arrayContaining(['grant.reset', 'billing.period_end']));
+    expect(events.map((event) => event.at)).toEqual([...events.map((event) => event.at)].sort((a, b) => a - b));
+    expect(await call('/_fake/clock.set', { now: T0 + 40 * DAY })).toEqual({ status: 200, body: { now: T0 + 40 * DAY, frozen: true } });
+    expect(await call('/_fake/clock.advance', { ms: 0 })).toMatchObject({ status: 400, body: { code: 'invalid_inputs' } });
+  });
+
+  it('records.force_state: past due reads active with past_due, expired is final, and an unknown record is 404', async () => {
+    const id = await recordId();
+    expect(await call('/_fake/records.force_state', { record_id: id, state: 'past_due' })).toEqual({ status: 200, body: { record_id: id, status: 'active', past_due: true } });
+    const pastDue = await call('/v1/subscriptions.list', { customer_id: 'acme', statuses: ['past_due'] });
+    expect((pastDue.body['list'] as { id: string }[]).map((record) => record.id)).toEqual([id]);
+    expect(await call('/_fake/records.force_state', { record_id: id, state: 'active' })).toMatchObject({ body: { status: 'active', past_due: false } });
+    expect(await call('/_fake/records.force_state', { record_id: id, state: 'past_due', at: T0 })).toMatchObject({ status: 400, body: { code: 'invalid_inputs' } });
+    expect(await call('/_fake/records.force_state', { record_id: id, state: 'expired' })).toMatchObject({ status: 200, body: { status: 'expired' } });
+    expect(await call('/_fake/records.force_state', { record_id: id, state: 'active' })).toMatchObject({ status: 400, body: { code: 'invalid_request' } });
+    expect(await call('/_fake/records.force_state', { record_id: 'cus_prod_none', state: 'expired' })).toMatchObject({ status: 404, body: { code: 'cus_product_not_found' } });
+  });
+
+  it('events.list: the usage events of the key tenant, filtered by customer', async () => {
+    await call('/v1/customers.get_or_create', { customer_id: 'globex' });
+    await call('/v1/billing.attach', { customer_id: 'globex', plan_id: 'monthly' });
+    expect((await call('/v1/balances.check', { customer_id: 'globex', feature_id: 'messages', required_balance: 2, send_event: true })).status).toBe(200);
+    expect((await call('/v1/balances.track', { customer_id: 'globex', feature_id: 'messages', value: 3 })).status).toBe(200);
+    const { body } = await call('/_fake/events.list', { customer_id: 'globex' });
+    expect(body['list']).toMatchObject([
+      { customer_id: 'globex', feature_id: 'messages', value: 2 },
+      { customer_id: 'globex', feature_id: 'messages', value: 3 },
+    ]);
+    expect(await call('/_fake/events.list', { customer_id: 'acme' })).toEqual({ status: 200, body: { list: [] } });
+    expect(await call('/_fake/events.list', {}, LIVE_KEY)).toEqual({ status: 200, body: { list: [] } });
+  });
+
+  it('reset: back to the seed in every tenant, with the same IDs', async () => {
+    const seededRecord = await recordId();
+    await call('/v1/features.create', { feature_id: 'extra', name: 'Extra', type: 'boolean' });
+    await call('/v1/features.create', { feature_id: 'live_only', name: 'Live', type: 'boolean' }, LIVE_KEY);
+    expect(await call('/_fake/reset', {})).toEqual({ status: 200, body: { success: true } });
+    expect((await call('/v1/features.get', { feature_id: 'extra' })).status).toBe(404);
+    expect((await call('/v1/features.get', { feature_id: 'live_only' }, LIVE_KEY)).status).toBe(404);
+    expect((await call('/v1/customers.get', { customer_id: 'globex' })).status).toBe(404);
+    expect((await call('/v1/customers.get', { customer_id: 'acme' })).status).toBe(200);
+    expect(await recordId(), 'the seed replays with the IDs it had').toBe(seededRecord);
+  });
+
+  it('refuses an unknown call (404), a missing or unknown key (401), another method (405) and an invalid body (400)', async () => {
+    expect(await call('/_fake/time.travel', {})).toMatchObject({ status: 404, body: { code: 'route_not_found' } });
+    expect(await call('/_fake/clock.get', {}, null)).toMatchObject({ status: 401, body: { code: 'no_secret_key' } });
+    expect(await call('/_fake/clock.get', {}, 'am_sk_test_unknown')).toMatchObject({ status: 401, body: { code: 'invalid_secret_key' } });
+    expect(await call('/_fake/clock.get', undefined, SANDBOX_KEY, 'GET')).toMatchObject({ status: 405, body: { code: 'method_not_allowed' } });
+    expect(await call('/_fake/health', undefined, SANDBOX_KEY, 'GET')).toMatchObject({ status: 200, body: { fake: true } });
+    expect(await call('/_fake/clock.set', { now: 'soon' })).toMatchObject({ status: 400, body: { code: 'invalid_inputs' } });
+    expect(await call('/_fake/records.force_state', { record_id: 'x', state: 'cancelled' })).toMatchObject({ status: 400, body: { code: 'invalid_inputs' } });
+  });
+});
+
+describe('robustness over raw HTTP', () => {
+  let fuzzed: FakeServer;
+  const internalErrors: unknown[] = [];
+  beforeAll(async () => {
+    fuzzed = await createFakeServer({ validateResponses: true, bodyLimit: 4 * 1024, onInternalError: (error) => void internalErrors.push(error) });
+  });
+  afterAll(() => fuzzed.close());
+
+  /** One request with any bytes, any method, path and header values node:http lets through. */
+  function send(request: { method: string; path: string; headers: Record<string, string>; body: Uint8Array }) {
+    return new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const { port, hostname } = new URL(fuzzed.url);
+      // An explicit length: node sends DELETE and OPTIONS bodies unframed otherwise, which is not HTTP.
+      const headers = { ...request.headers, 'content-length': String(request.body.byteLength) };
+      const outgoing = httpRequest({ host: hostname, port, method: request.method, path: request.path, headers }, (incoming) => {
+        const chunks: Buffer[] = [];
+        incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+        incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      });
+      outgoing.on('error', reject);
+      outgoing.end(request.body);
+    });
+  }
+
+  const printable = (max: number) => fc.stringMatching(new RegExp(`^[ -~]{0,${max}}$`));
+  const paths = fc.oneof(
+    fc.constantFrom(...OPERATION_NAMES.map((name) => `/v1/${name}`), '/_fake/health', '/_fake/clock.get', '/_fake/events.list', '/v1/'),
+    fc.stringMatching(/^\/[A-Za-z0-9._~%-]{0,30}$/),
+  );
+  const bodies = fc.oneof(
+    fc.uint8Array({ maxLength: 6 * 1024 }),
+    fc.json().map((text) => new TextEncoder().encode(text)),
+    fc.constantFrom('{"customer_id":', '\uFEFF{}', '[]', 'null', '{"__proto__":{"x":1}}').map((text) => new TextEncoder().encode(text)),
+  );
+
+  it('never answers 5xx, and answers every error with a JSON error body, whatever bytes, method, path and headers arrive (property, seeded)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('POST', 'POST', 'POST', 'GET', 'PUT', 'DELETE', 'PATCH'),
+        paths,
+        fc.option(fc.oneof(fc.constant(`Bearer ${SANDBOX_KEY}`), printable(80)), { nil: undefined }),
+        fc.option(fc.oneof(fc.constantFrom('2.4.0', '2.3', '9.9.9'), printable(20)), { nil: undefined }),
+        fc.option(fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1'), { nil: undefined }),
+        bodies,
+        async (method, path, authorization, version, contentType, body) => {
+          const headers: Record<string, string> = {
+            ...(authorization !== undefined && { authorization }),
+            ...(version !== undefined && { 'x-api-version': version }),
+            ...(contentType !== undefined && { 'content-type': contentType }),
+          };
+          const { status, text } = await send({ method, path, headers, body: method === 'GET' ? new Uint8Array() : body });
+          expect(status, `${method} ${path} ${JSON.stringify(headers)}: ${text.slice(0, 200)}`).toBeLessThan(500);
+          if (status >= 400) expect(ErrorBody.safeParse(JSON.parse(text)).success, text.slice(0, 200)).toBe(true);
+        },
+      ),
+      { seed: testSeed(), numRuns: 300 },
+    );
+    expect(internalErrors).toEqual([]);
   });
 });

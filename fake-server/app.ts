@@ -90,7 +90,10 @@ export function createFakeApp(options: FakeAppOptions = {}): FakeApp {
   async function fetch(incoming: Request): Promise<Response> {
     try {
       const request = faults.reduce((current, fault) => (fault.request ? fault.request(current) : current), incoming);
-      return await (isControlPath(new URL(request.url).pathname) ? control(request) : router(request));
+      if (isControlPath(new URL(request.url).pathname)) return await control(request);
+      let response = await router(request);
+      for (const fault of faults) if (fault.response) response = await fault.response(response, request);
+      return response;
     } catch (error) {
       onInternalError(error);
       return errorResponse('internal_error', 'Internal error in the fake; this is a bug, please report it', 'sandbox');

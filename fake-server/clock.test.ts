@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addInterval, Clock } from './clock.ts';
+import { addInterval, Clock, nextOccurrence } from './clock.ts';
 
 describe('Clock', () => {
   it('follows its source until frozen, then stands still until advanced', () => {
@@ -21,6 +21,14 @@ describe('Clock', () => {
     expect(clock.now()).toBe(10_000);
     real = 10;
     expect(clock.now()).toBe(10_003);
+  });
+
+  it('starts and freezes exactly at the time asked for, even when its source ticks between readings', () => {
+    let real = 0;
+    const ticking = () => (real += 1);
+    expect(new Clock({ now: 5_000, frozen: true, source: ticking }).now()).toBe(5_000);
+    const running = new Clock({ now: 5_000, source: ticking });
+    expect(running.set({ now: 9_000, frozen: true })).toEqual({ now: 9_000, frozen: true });
   });
 
   it('jumps forward but refuses to move backwards', () => {
@@ -48,5 +56,21 @@ describe('addInterval', () => {
   });
   it('refuses intervals that do not recur', () => {
     expect(() => addInterval(0, 'one_off')).toThrow(RangeError);
+  });
+});
+
+describe('nextOccurrence', () => {
+  const at = (iso: string) => Date.parse(iso);
+  const anchor = at('2026-01-31T10:00:00Z');
+  it('steps from the anchor, so a month-end cycle keeps its day after a short month', () => {
+    expect(nextOccurrence(anchor, 'month', 1, anchor)).toBe(at('2026-02-28T10:00:00Z'));
+    expect(nextOccurrence(anchor, 'month', 1, at('2026-02-28T10:00:00Z'))).toBe(at('2026-03-31T10:00:00Z'));
+    expect(nextOccurrence(anchor, 'month', 1, at('2026-03-31T09:59:59Z'))).toBe(at('2026-03-31T10:00:00Z'));
+    expect(nextOccurrence(anchor, 'month', 2, at('2026-06-01T00:00:00Z'))).toBe(at('2026-07-31T10:00:00Z'));
+  });
+  it('is the first occurrence strictly after the given time, however far ahead', () => {
+    expect(nextOccurrence(anchor, 'day', 1, anchor + 86_400_000 * 1000)).toBe(anchor + 86_400_000 * 1001);
+    expect(nextOccurrence(anchor, 'year', 1, at('2040-01-31T10:00:00Z'))).toBe(at('2041-01-31T10:00:00Z'));
+    expect(nextOccurrence(anchor, 'hour', 3, anchor - 1)).toBe(anchor + 3 * 3_600_000);
   });
 });

@@ -14,8 +14,11 @@ export class Clock {
 
   constructor(options: { now?: number; frozen?: boolean; source?: () => number } = {}) {
     this.#source = options.source ?? Date.now;
-    if (options.now !== undefined) this.#offset = options.now - this.#source();
-    this.#frozenAt = options.frozen ? this.now() : null;
+    // One reading of the source: a second one may fall in the next millisecond and start the clock off by one.
+    const reading = this.#source();
+    const start = options.now ?? reading;
+    this.#offset = start - reading;
+    this.#frozenAt = options.frozen ? start : null;
   }
 
   now(): number {
@@ -33,7 +36,8 @@ export class Clock {
       if (change.now < current) throw new RangeError(`the clock cannot move backwards (now ${current}, asked ${change.now})`);
       this.#move(change.now - current);
     }
-    if (change.frozen === true && this.#frozenAt === null) this.#frozenAt = this.now();
+    // Freezing at a requested time stops exactly there, not wherever a running source has got to since.
+    if (change.frozen === true && this.#frozenAt === null) this.#frozenAt = change.now ?? this.now();
     if (change.frozen === false && this.#frozenAt !== null) {
       this.#offset = this.#frozenAt - this.#source();
       this.#frozenAt = null;
@@ -87,4 +91,18 @@ function addMonths(at: number, months: number): number {
   const lastDay = new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 0)).getUTCDate();
   date.setUTCDate(Math.min(day, lastDay));
   return date.getTime();
+}
+
+/**
+ * The first `anchor` + k·(count × interval), k ≥ 1, strictly after `after`. Stepping from the anchor
+ * rather than from the previous occurrence keeps the day of the month: a cycle anchored on 31 January
+ * falls on 28 February and then on 31 March, not on 28 March.
+ */
+export function nextOccurrence(anchor: number, interval: string, count: number, after: number): number {
+  const at = (steps: number) => addInterval(anchor, interval, count * steps);
+  // An estimate from the first step's length, then exact steps either way.
+  let steps = Math.max(1, Math.floor((after - anchor) / (at(1) - anchor)));
+  while (steps > 1 && at(steps - 1) > after) steps--;
+  while (at(steps) <= after) steps++;
+  return at(steps);
 }

@@ -23,6 +23,17 @@ export function envOfKey(key: string): Env {
   return key.startsWith('am_sk_test_') ? 'sandbox' : 'live';
 }
 
+/** The tenant a key opens: its organisation in the environment its prefix names. */
+function tenantOf({ key, org }: ApiKeyConfig): string {
+  return `${org}\u0000${envOfKey(key)}`;
+}
+
+/** The first configured key that opens another tenant than `key` (the default keys: the live key of the same organisation). */
+export function otherTenantKey(keys: readonly ApiKeyConfig[], key: string): string | undefined {
+  const own = keys.find((config) => config.key === key);
+  return own === undefined ? undefined : keys.find((config) => tenantOf(config) !== tenantOf(own))?.key;
+}
+
 export class Tenants {
   readonly #orgByKey = new Map<string, string>();
   readonly #stores = new Map<string, TenantStore>();
@@ -42,10 +53,9 @@ export class Tenants {
   storeFor(key: string): TenantStore | undefined {
     const org = this.#orgByKey.get(key);
     if (org === undefined) return undefined;
-    const env = envOfKey(key);
-    const name = `${org}\u0000${env}`;
+    const name = tenantOf({ key, org });
     let store = this.#stores.get(name);
-    if (!store) this.#stores.set(name, (store = new TenantStore(org, env)));
+    if (!store) this.#stores.set(name, (store = new TenantStore(org, envOfKey(key))));
     return store;
   }
 

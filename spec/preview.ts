@@ -4,7 +4,7 @@
  * and `lineItems` are listed in `PREVIEW_DOCUMENTED_SPELLINGS` and accepted by the suite.
  */
 import { z } from 'zod';
-import { JsonObject, Money } from './common.ts';
+import { JsonObject, Money, Timestamp } from './common.ts';
 import { fromReference } from './meta.ts';
 import { CurrencyCode } from './plans.ts';
 
@@ -41,7 +41,24 @@ export const PreviewLineItem = z.object({
   subtotal: Money,
   total: Money,
   discounts: z.array(JsonObject),
+  // Not listed by interface.md; the reference sends them and the published client requires them.
+  plan_id: fromReference(z.string().optional(), 'observed-behaviour §3.6', 'autumn-js PreviewMultiUpdateLineItem'),
+  feature_id: fromReference(z.string().nullable().optional(), 'observed-behaviour §3.6', 'autumn-js PreviewMultiUpdateLineItem'),
+  quantity: fromReference(z.number().optional(), 'observed-behaviour §3.6', 'autumn-js PreviewMultiUpdateLineItem'),
 });
+
+/** A plan a previewed update brings in (`incoming`) or takes out (`outgoing`). */
+export const PreviewPlanChange = fromReference(
+  z.object({
+    plan_id: z.string(),
+    feature_quantities: z.array(z.object({ feature_id: z.string(), quantity: z.number() })),
+    effective_at: Timestamp.nullable(),
+    canceled_at: Timestamp.nullable(),
+    expires_at: Timestamp.nullable(),
+  }),
+  'observed-behaviour §3.6',
+  'autumn-js PreviewMultiUpdateOutgoing',
+);
 
 /** One entry per affected payment-processor subscription. */
 export const PreviewSubscription = z.object({
@@ -51,6 +68,9 @@ export const PreviewSubscription = z.object({
   total: Money,
   currency: CurrencyCode,
   plan_ids: z.array(z.string()),
+  // Not listed by interface.md; the reference sends them and the published client requires them.
+  incoming: z.array(PreviewPlanChange).optional(),
+  outgoing: z.array(PreviewPlanChange).optional(),
 });
 
 export const PreviewMultiUpdateResult = z

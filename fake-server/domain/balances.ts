@@ -4,7 +4,9 @@
  * synchronous call, so concurrent checks can never spend the same units twice.
  */
 import type { z } from 'zod';
-import type { Balance, BreakdownEntry, Flag } from '../../spec/balances.ts';
+import type { Balance, BreakdownEntry, Flag, LockSettings } from '../../spec/balances.ts';
+import type { JsonObject as Json } from '../../spec/common.ts';
+import type { Feature } from '../../spec/features.ts';
 import type { GrantRow, LockRow, TenantStore } from '../store/tenant-store.ts';
 import { type DomainContext, fail, type InputOf, type OutputOf } from './context.ts';
 import { creditSystemsCovering, requireFeature } from './features.ts';
@@ -164,43 +166,99 @@ function relatedBalances(store: TenantStore, grants: readonly GrantRow[], featur
   return map;
 }
 
-function creditCost(store: TenantStore, systemId: string, featureId: string): number {
-  return store.features.get(systemId)!.credit_schema!.find((entry) => entry.metered_feature_id === featureId)!.credit_cost;
+/** Credits one unit of a metered feature costs in a credit system (its flat `credit_cost`). */
+function creditCost(system: Feature, featureId: string): number {
+  return system.credit_schema!.find((entry) => entry.metered_feature_id === featureId)!.credit_cost;
 }
 
-/** interface.md: `allowed` is true "when balance suffices, the feature is unlimited", and false when the balance is below `required_balance`. */
-export function balanceAllows(balance: BalanceView | null, grants: readonly GrantRow[], featureId: string, required: number): boolean {
+/**
+ * interface.md: `allowed` is true "when balance suffices, the feature is unlimited", and false when
+ * the balance is below `required_balance`. No balance at all never suffices; a required balance of
+ * zero or less is always met by an existing one (as in the reference).
+ */
+function balanceAllows(grants: readonly GrantRow[], featureId: string, required: number): boolean {
+  const balance = balanceOf(grants, featureId);
   if (balance === null) return false;
   if (balance.unlimited || required <= 0) return true;
   const room = grants.filter((grant) => grant.featureId === featureId && !grant.isFlag).reduce((sum, grant) => sum + overageRoom(grant), 0);
   return balance.remaining + room >= required;
 }
 
+/** The balance that pays for a feature's units, and how many of its units one feature unit costs. */
+interface BalanceChoice {
+  readonly featureId: string;
+  readonly rate: number;
+}
+
 /**
  * Which balance a check or track uses: the feature's own when it suffices, otherwise the first
  * credit system pricing the feature that suffices, otherwise the first one the subject holds,
- * otherwise the feature's own (which then denies). Amounts on a credit system are in credits.
+ * otherwise the feature's own (which then denies).
  */
-function chooseBalance(store: TenantStore, grants: readonly GrantRow[], featureId: string, required: number): { featureId: string; amount: number } {
-  const own = balanceOf(grants, featureId);
-  if (balanceAllows(own, grants, featureId, required)) return { featureId, amount: required };
+function chooseBalance(store: TenantStore, grants: readonly GrantRow[], featureId: string, required: number): BalanceChoice {
+  if (balanceAllows(grants, featureId, required)) return { featureId, rate: 1 };
   const held = creditSystemsCovering(store, featureId)
-    .map((system) => ({ featureId: system.id, amount: required * creditCost(store, system.id, featureId) }))
+    .map((system) => ({ featureId: system.id, rate: creditCost(system, featureId) }))
     .filter((choice) => balanceOf(grants, choice.featureId) !== null);
-  return held.find((choice) => balanceAllows(balanceOf(grants, choice.featureId), grants, choice.featureId, choice.amount)) ?? held[0] ?? { featureId, amount: required };
+  return held.find((choice) => balanceAllows(grants, choice.featureId, required * choice.rate)) ?? held[0] ?? { featureId, rate: 1 };
 }
 
-function recordEvent(ctx: DomainContext, subject: Subject, featureId: string, value: number, properties: Record<string, unknown>, eventName: string | null = null): void {
+interface UsageEvent {
+  readonly featureId: string;
+  readonly value: number;
+  readonly properties: Json;
+  readonly eventName: string | null;
+  readonly timestamp?: number | undefined;
+}
+
+function recordEvent(ctx: DomainContext, subject: Subject, event: UsageEvent): void {
   ctx.store.events.push({
     id: ctx.ids.next('evt'),
     customerId: subject.customerId,
     entityId: subject.entityId,
-    featureId,
-    eventName,
-    value,
-    properties,
-    timestamp: ctx.clock.now(),
+    featureId: event.featureId,
+    eventName: event.eventName,
+    value: event.value,
+    properties: event.properties,
+    timestamp: event.timestamp ?? ctx.clock.now(),
   });
+}
+
+type Lock = z.output<typeof LockSettings>;
+
+/** A lock holds units of a resetting feature, under an id not already holding any. */
+function requireLockable(store: TenantStore, feature: Feature, lockId: string): void {
+  if (!feature.consumable) fail('invalid_request', 'Lock is not supported for allocated features');
+  if (store.locks.has(lockId)) fail('invalid_request', `Lock ${lockId} already exists`);
+}
+
+/**
+ * Uses `event.value` units of a feature from the chosen balance (in its units), all at once: records
+ * the usage event, or with a lock holds the units until `balances.finalize` or the lock's expiry.
+ * Null when `reject` refused it; then nothing changed.
+ */
+function useUnits(ctx: DomainContext, subject: Subject, grants: readonly GrantRow[], choice: BalanceChoice, mode: OverageMode, event: UsageEvent, lock?: Lock): Deduction[] | null {
+  const { store } = ctx;
+  const deductions = deduct(grants.filter((grant) => grant.featureId === choice.featureId), event.value * choice.rate, mode);
+  if (deductions === null) return null;
+  if (lock === undefined) {
+    recordEvent(ctx, subject, event);
+    return deductions;
+  }
+  store.locks.set(lock.lock_id, {
+    lockId: lock.lock_id,
+    customerId: subject.customerId,
+    entityId: subject.entityId,
+    featureId: event.featureId,
+    value: event.value,
+    balanceFeatureId: choice.featureId,
+    rate: choice.rate,
+    deductions,
+    properties: event.properties,
+    expiresAt: lock.expires_at ?? null,
+  });
+  if (lock.expires_at !== undefined) store.due.schedule(lock.expires_at, 'lock.expire', lock.lock_id);
+  return deductions;
 }
 
 /** Upgrade information for a denied check: the plans the subject does not hold that grant the feature. */
@@ -238,32 +296,20 @@ export function check(ctx: DomainContext, input: InputOf<'balances.check'>): Out
     const flag = flagOf(grants, feature.id);
     return { allowed: flag !== null, ...base, required_balance: input.required_balance, balance: null, flag, balances: { [feature.id]: null }, ...withPreview(flag !== null) };
   }
-  if (input.lock && !feature.consumable) fail('invalid_request', 'Lock is not supported for allocated features');
-  if (input.lock && store.locks.has(input.lock.lock_id)) fail('invalid_request', `Lock ${input.lock.lock_id} already exists`);
+  if (input.lock) requireLockable(store, feature, input.lock.lock_id);
 
   const choice = chooseBalance(store, grants, feature.id, input.required_balance);
-  let allowed = balanceAllows(balanceOf(grants, choice.featureId), grants, choice.featureId, choice.amount);
-  if (allowed && (input.send_event || input.lock) && choice.amount !== 0) {
-    const deductions = deduct(grants.filter((grant) => grant.featureId === choice.featureId), choice.amount, 'reject');
-    if (deductions === null) allowed = false;
-    else if (input.lock) {
-      store.locks.set(input.lock.lock_id, {
-        lockId: input.lock.lock_id,
-        customerId: subject.customerId,
-        entityId: subject.entityId,
-        featureId: choice.featureId,
-        value: choice.amount,
-        deductions,
-        properties: input.properties ?? {},
-        expiresAt: input.lock.expires_at ?? null,
-      });
-      if (input.lock.expires_at !== undefined) store.due.schedule(input.lock.expires_at, 'lock.expire', input.lock.lock_id);
-    } else recordEvent(ctx, subject, choice.featureId, choice.amount, input.properties ?? {});
+  let allowed = balanceAllows(grants, choice.featureId, input.required_balance * choice.rate);
+  if (allowed && (input.send_event || input.lock)) {
+    // interface.md: send_event "atomically records a usage event of `required_balance` units".
+    const event = { featureId: feature.id, value: input.required_balance, properties: input.properties ?? {}, eventName: null };
+    allowed = useUnits(ctx, subject, grants, choice, 'reject', event, input.lock) !== null;
   }
   return {
     allowed,
     ...base,
-    required_balance: choice.amount,
+    // As in the reference, a check paid by a credit system states its amount and balance in credits.
+    required_balance: input.required_balance * choice.rate,
     balance: balanceOf(grants, choice.featureId),
     flag: null,
     balances: relatedBalances(store, grants, feature.id),
@@ -277,58 +323,66 @@ function deductionView(store: TenantStore, deduction: Deduction) {
   return { balance_id: grant.id, feature_id: grant.featureId, plan_id: grant.planId, reset, value: deduction.value };
 }
 
+/** The features a track names: the one feature, or every feature declaring the event name. */
+export function trackedFeatures(store: TenantStore, input: Pick<InputOf<'balances.track'>, 'feature_id' | 'event_name'>): Feature[] {
+  if (input.feature_id !== undefined) return [requireFeature(store, input.feature_id)];
+  const features = [...store.features.values()].filter((feature) => (feature.event_names ?? []).includes(input.event_name!));
+  if (features.length === 0) fail('feature_not_found', `No feature is triggered by event ${input.event_name}`);
+  return features;
+}
+
 export function track(ctx: DomainContext, input: InputOf<'balances.track'>): OutputOf<'balances.track'> {
   const { store } = ctx;
   const subject = requireSubject(store, input.customer_id, input.entity_id);
-  const features =
-    input.feature_id !== undefined
-      ? [requireFeature(store, input.feature_id)]
-      : [...store.features.values()].filter((feature) => (feature.event_names ?? []).includes(input.event_name!));
-  if (features.length === 0) fail('feature_not_found', `No feature is triggered by event ${input.event_name}`);
+  const features = trackedFeatures(store, input);
   const flagFeature = features.find((feature) => feature.type === 'boolean');
   if (flagFeature !== undefined) fail('invalid_request', `Feature ${flagFeature.id} is a boolean feature; usage cannot be tracked for it.`);
-  const grants = grantsHeldBy(store, subject);
-  const deductions: Deduction[] = [];
-  for (const feature of features) {
-    const choice = chooseBalance(store, grants, feature.id, input.value);
-    deductions.push(...deduct(grants.filter((grant) => grant.featureId === choice.featureId), choice.amount, input.overage_behavior ?? 'cap')!);
-    recordEvent(ctx, subject, feature.id, input.value, input.properties ?? {}, input.event_name ?? null);
+  if (input.lock) {
+    if (features.length > 1) fail('invalid_request', `A lock holds units of one feature; event ${input.event_name} drives ${features.length}.`);
+    requireLockable(store, features[0]!, input.lock.lock_id);
   }
-  const first = features[0]!;
+  const grants = grantsHeldBy(store, subject);
+  const deductions = features.flatMap((feature) => {
+    const event = { featureId: feature.id, value: input.value, properties: input.properties ?? {}, eventName: input.event_name ?? null, timestamp: input.timestamp };
+    // `cap` and `overflow` never refuse, so there is always a list.
+    return useUnits(ctx, subject, grants, chooseBalance(store, grants, feature.id, input.value), input.overage_behavior ?? 'cap', event, input.lock)!;
+  });
   return {
     customer_id: subject.customerId,
     ...(subject.entityId !== null && { entity_id: subject.entityId }),
     ...(input.event_name !== undefined && { event_name: input.event_name }),
     value: input.value,
-    balance: balanceOf(grants, first.id),
+    balance: balanceOf(grants, features[0]!.id),
     balances: Object.assign({}, ...features.map((feature) => relatedBalances(store, grants, feature.id))),
     deductions: deductions.map((deduction) => deductionView(store, deduction)),
   };
 }
 
-/** Gives back what a lock reserved. */
+/** Gives back what a lock held (never below zero usage: a reset may have cleared it meanwhile). */
 export function releaseLock(store: TenantStore, lock: LockRow): void {
   for (const deduction of lock.deductions) {
     const grant = store.grants.get(deduction.grantId);
-    if (grant !== undefined) grant.usage -= deduction.value;
+    if (grant !== undefined) grant.usage = Math.max(0, grant.usage - deduction.value);
   }
   store.locks.delete(lock.lockId);
 }
 
-export function finalize(ctx: DomainContext, input: InputOf<'balances.finalize'>): OutputOf<'balances.finalize'> {
+/** Commits what a lock held, adjusted to `override_value` when given, and records the usage event. */
+function confirmLock(ctx: DomainContext, lock: LockRow, overrideValue?: number, properties: Json = {}): void {
   const { store } = ctx;
-  const lock = store.locks.get(input.lock_id) ?? fail('lock_not_found', `Lock ${input.lock_id} not found`);
   const subject = { customerId: lock.customerId, entityId: lock.entityId };
-  if (input.action === 'release') {
-    releaseLock(store, lock);
-    return { success: true };
-  }
-  const value = input.override_value ?? lock.value;
+  const value = overrideValue ?? lock.value;
   if (value !== lock.value) {
-    const grants = grantsHeldBy(store, subject).filter((grant) => grant.featureId === lock.featureId);
-    deduct(grants, value - lock.value, 'overflow');
+    const grants = grantsHeldBy(store, subject).filter((grant) => grant.featureId === lock.balanceFeatureId);
+    deduct(grants, (value - lock.value) * lock.rate, 'overflow');
   }
   store.locks.delete(lock.lockId);
-  recordEvent(ctx, subject, lock.featureId, value, { ...lock.properties, ...input.properties });
+  recordEvent(ctx, subject, { featureId: lock.featureId, value, properties: { ...lock.properties, ...properties }, eventName: null });
+}
+
+export function finalize(ctx: DomainContext, input: InputOf<'balances.finalize'>): OutputOf<'balances.finalize'> {
+  const lock = ctx.store.locks.get(input.lock_id) ?? fail('lock_not_found', `Lock ${input.lock_id} not found`);
+  if (input.action === 'release') releaseLock(ctx.store, lock);
+  else confirmLock(ctx, lock, input.override_value, input.properties);
   return { success: true };
 }

@@ -158,6 +158,23 @@ export function planOfRecord(ctx: DomainContext, record: RecordRow): Plan {
   return requirePlanVersion(ctx.store, record.planId, record.planVersion);
 }
 
+/**
+ * The seat totals `license_quantities` asks for, by license plan. Each entry must name a license the
+ * plan offers, once. Seats beyond a link's `included` are paid seats (`paid_quantity`); the fake takes
+ * no payment, so they are granted at once whether or not the parent plan has a price (the reference
+ * would bill them through the processor; a free plan's paid seats simply cost nothing here).
+ */
+function licenseQuantitiesOf(plan: Plan, entries: NonNullable<InputOf<'billing.attach'>['license_quantities']>): Map<string, number> {
+  const offered = new Set((plan.licenses ?? []).map((link) => link.license_plan_id));
+  const quantities = new Map<string, number>();
+  for (const { license_plan_id: licensePlanId, quantity } of entries) {
+    if (!offered.has(licensePlanId)) fail('invalid_request', `Plan ${plan.id} does not offer license ${licensePlanId}.`);
+    if (quantities.has(licensePlanId)) fail('invalid_request', `Duplicate license ${licensePlanId} in license_quantities.`);
+    quantities.set(licensePlanId, quantity);
+  }
+  return quantities;
+}
+
 export function attach(ctx: DomainContext, input: InputOf<'billing.attach'>): OutputOf<'billing.attach'> {
   const { store } = ctx;
   const subject = requireSubject(store, input.customer_id, input.entity_id);
@@ -176,9 +193,10 @@ export function attach(ctx: DomainContext, input: InputOf<'billing.attach'>): Ou
     const other = planOfRecord(ctx, record);
     return !plan.add_on && !other.add_on && other.group === plan.group;
   });
+  const licenseQuantities = licenseQuantitiesOf(plan, input.license_quantities ?? []);
   for (const record of replaced) endRecord(ctx, record);
   holdPlan(ctx, subject, plan, {
-    licenseQuantities: new Map((input.license_quantities ?? []).map((entry) => [entry.license_plan_id, entry.quantity])),
+    licenseQuantities,
     featureQuantities: new Map((input.feature_quantities ?? []).map((entry) => [entry.feature_id, entry.quantity])),
   });
   return { customer_id: subject.customerId, ...(subject.entityId !== null && { entity_id: subject.entityId }), payment_url: null };

@@ -6,14 +6,20 @@ import type { z } from 'zod';
 import type { Feature } from '../../spec/features.ts';
 import type { BasePriceInput, ItemPrice, PriceTier } from '../../spec/plans.ts';
 
-const INTERVAL_WORDS: Readonly<Record<string, string>> = {
-  one_off: 'one-off',
-  week: 'per week',
-  month: 'per month',
-  quarter: 'per quarter',
-  semi_annual: 'per half year',
-  year: 'per year',
+/** Each recurring interval as a noun, singular and plural ("per month", "per 3 months"). */
+const INTERVAL_NOUNS: Readonly<Record<string, readonly [string, string]>> = {
+  week: ['week', 'weeks'],
+  month: ['month', 'months'],
+  quarter: ['quarter', 'quarters'],
+  semi_annual: ['half year', 'half years'],
+  year: ['year', 'years'],
 };
+
+function intervalText(interval: string, count = 1): string {
+  const nouns = INTERVAL_NOUNS[interval];
+  if (nouns === undefined) return interval === 'one_off' ? 'one-off' : interval;
+  return count === 1 ? `per ${nouns[0]}` : `per ${count} ${nouns[1]}`;
+}
 
 export function formatMoney(amount: number): string {
   return `$${amount.toLocaleString('en-US', { maximumFractionDigits: 2 })}`;
@@ -24,7 +30,7 @@ function formatCount(count: number): string {
 }
 
 export function basePriceDisplay(price: z.infer<typeof BasePriceInput>): { primary_text: string; secondary_text: string } {
-  return { primary_text: formatMoney(price.amount), secondary_text: INTERVAL_WORDS[price.interval] ?? price.interval };
+  return { primary_text: formatMoney(price.amount), secondary_text: intervalText(price.interval, price.interval_count) };
 }
 
 function unitPrice(price: ItemPrice): string {

@@ -4,7 +4,7 @@
  * balances those plans grant.
  */
 import type { z } from 'zod';
-import type { Entity, EntityDetail } from '../../spec/entities.ts';
+import type { Entity, EntityDetail, EntityPlanFilter } from '../../spec/entities.ts';
 import type { RecordStatus } from '../../spec/listings.ts';
 import type { EntityRow, RecordRow, TenantStore } from '../store/tenant-store.ts';
 import { balanceOf, deduct, flagOf } from './balances.ts';
@@ -51,15 +51,12 @@ export function entityView(store: TenantStore, row: EntityRow, statuses: readonl
     feature_id: row.featureId,
     created_at: row.createdAt,
     env: store.env,
-    subscriptions: ordered.filter((r) => r.kind === 'subscription').map((r) => ({ id: r.id, ...embeddedSubscriptionView(store, r), scope: scopeOf(r) })),
+    // interface.md: a subscription embedded in an entity carries the documented fields "only" (the reference adds id and scope).
+    subscriptions: ordered.filter((r) => r.kind === 'subscription').map((r) => embeddedSubscriptionView(store, r)),
     purchases: ordered.filter((r) => r.kind === 'purchase').map(embeddedPurchaseView),
     balances,
     invoices: [],
   };
-}
-
-function scopeOf(record: RecordRow): 'customer' | 'entity' {
-  return record.entityId === null ? 'customer' : 'entity';
 }
 
 function entityDetailView(store: TenantStore, row: EntityRow): z.input<typeof EntityDetail> {
@@ -113,40 +110,66 @@ export function deleteEntity(ctx: DomainContext, input: InputOf<'entities.delete
   return { success: true };
 }
 
-function matchesPlanFilter(store: TenantStore, row: EntityRow, filter: NonNullable<InputOf<'entities.list'>['plans']>, statuses: readonly RecordStatus[]): boolean {
-  const held = recordsHeldBy(store, { customerId: row.customerId, entityId: row.id }, statuses);
-  return filter.some((plan) => held.some((record) => record.planId === plan.id && (plan.versions === undefined || plan.versions.includes(record.planVersion))));
+type ListInput = InputOf<'entities.list'>;
+type PlanFilter = z.output<typeof EntityPlanFilter>;
+
+/** The records plan matching looks at: the entity's own and those it inherits from its customer, in the selected statuses. */
+export function recordsForPlanMatching(store: TenantStore, row: EntityRow, statuses: readonly RecordStatus[]): RecordRow[] {
+  return recordsHeldBy(store, { customerId: row.customerId, entityId: row.id }, statuses);
 }
 
+/** Whether any record holds one of the plans (in one of its versions, when given); the plans are OR-ed. */
+export function holdsAnyPlan(records: readonly RecordRow[], filter: PlanFilter): boolean {
+  return filter.some((plan) => records.some((record) => record.planId === plan.id && (plan.versions === undefined || plan.versions.includes(record.planVersion))));
+}
+
+/** Case-insensitive substring of the entity id or name; a blank search matches everything (as in the reference). */
 function matchesSearch(row: EntityRow, search: string): boolean {
   const needle = search.trim().toLowerCase();
   return needle === '' || row.id.toLowerCase().includes(needle) || (row.name ?? '').toLowerCase().includes(needle);
 }
 
-export function listEntities(ctx: DomainContext, input: InputOf<'entities.list'>): OutputOf<'entities.list'> {
-  const { store } = ctx;
-  // `active` also hydrates past-due records, which read as active (States rule 1).
-  const statuses: readonly RecordStatus[] = input.statuses;
-  const index = input.customer_id === undefined ? store.entityIndex : store.entitiesOf(input.customer_id);
-  const keys = index.newestFirst(decodeCursor(input.start_cursor));
-  const page: EntityRow[] = [];
-  let next = keys.next();
-  for (; !next.done && page.length < input.limit; next = keys.next()) {
-    const row = store.entities.get(next.value.id)!;
-    if (input.search !== undefined && !matchesSearch(row, input.search)) continue;
-    if (input.plans !== undefined && !matchesPlanFilter(store, row, input.plans, statuses)) continue;
-    if (input.processors !== undefined && !input.processors.some((processor) => customerUses(store, row.customerId, processor))) continue;
-    page.push(row);
-  }
-  // Entity pages are filled up to `limit`; `next_cursor` is null exactly when nothing is left to look at.
-  const last = page.at(-1);
-  return {
-    list: page.map((row) => entityView(store, row, statuses)),
-    next_cursor: next.done || last === undefined ? null : encodeCursor({ t: last.createdAt, id: last.id }),
-  };
+/** The fake simulates one processor, Stripe: a customer has it from its first attach on. */
+function customerUses(store: TenantStore, customerId: string, processor: string): boolean {
+  return processor === 'stripe' && (store.customers.get(customerId)?.processorCustomerId ?? null) !== null;
 }
 
-/** The fake simulates one processor, Stripe; customers get a processor id on their first attach. */
-function customerUses(store: TenantStore, customerId: string, processor: string): boolean {
-  return processor === 'stripe' && store.customers.get(customerId)?.processorCustomerId !== null;
+/** The filters of entities.list other than customer_id (which picks the index), as one predicate. */
+export function listFilter(store: TenantStore, input: ListInput): (row: EntityRow) => boolean {
+  const { search, plans, processors, statuses } = input;
+  return (row) =>
+    (search === undefined || matchesSearch(row, search)) &&
+    (plans === undefined || holdsAnyPlan(recordsForPlanMatching(store, row, statuses), plans)) &&
+    (processors === undefined || processors.some((processor) => customerUses(store, row.customerId, processor)));
+}
+
+export function listEntities(ctx: DomainContext, input: ListInput): OutputOf<'entities.list'> {
+  return listEntitiesMatching(ctx, input, listFilter(ctx.store, input));
+}
+
+/**
+ * One page of the entities `accepts` lets through, newest first (created_at DESC, id DESC), from
+ * the position `start_cursor` names. Pages are filled up to `limit`, and `next_cursor` is null
+ * exactly when no further entity would be accepted, as in the reference (which fetches limit + 1).
+ */
+export function listEntitiesMatching(ctx: DomainContext, input: ListInput, accepts: (row: EntityRow) => boolean): OutputOf<'entities.list'> {
+  const { store } = ctx;
+  const index = input.customer_id === undefined ? store.entityIndex : store.entitiesOf(input.customer_id);
+  const page: EntityRow[] = [];
+  let more = false;
+  for (const key of index.newestFirst(decodeCursor(input.start_cursor))) {
+    const row = store.entities.get(key.id)!;
+    if (!accepts(row)) continue;
+    if (page.length === input.limit) {
+      more = true;
+      break;
+    }
+    page.push(row);
+  }
+  const last = page.at(-1);
+  return {
+    // `active` also hydrates past-due records, which read as active (States rule 1).
+    list: page.map((row) => entityView(store, row, input.statuses)),
+    next_cursor: more && last !== undefined ? encodeCursor({ t: last.createdAt, id: last.id }) : null,
+  };
 }

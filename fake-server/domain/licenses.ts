@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod';
 import type { LicensePool } from '../../spec/licenses.ts';
-import type { PoolRow, TenantStore } from '../store/tenant-store.ts';
+import type { AssignmentRow, PoolRow, TenantStore } from '../store/tenant-store.ts';
 import { endRecord, holdPlan } from './billing.ts';
 import { type DomainContext, fail, type InputOf, type OutputOf } from './context.ts';
 import { createEntityRow } from './entities.ts';
@@ -57,20 +57,32 @@ function firstDuplicate(ids: readonly string[]): string | undefined {
   return ids.find((id, i) => ids.indexOf(id) !== i);
 }
 
-export function attachLicenses(ctx: DomainContext, input: InputOf<'licenses.attach'>): OutputOf<'licenses.attach'> {
-  const { store } = ctx;
-  const { customerId } = requireSubject(store, input.customer_id);
-  const pools = livePoolsOf(store, customerId).filter((pool) => pool.licensePlanId === input.plan_id);
-  if (pools.length === 0) fail('invalid_request', `No plan on this customer offers license ${input.plan_id}.`);
-  if (pools.length > 1) fail('invalid_request', `Multiple plans offer license ${input.plan_id}.`);
-  const pool = pools[0]!;
-  const licensePlan = requireActivePlan(store, input.plan_id);
-  if (licensePlan.archived) fail('invalid_request', `License plan ${input.plan_id} is archived and cannot be assigned.`);
+/** The one live pool of the customer that offers this license plan, as `licenses.attach` requires. */
+export function poolOffering(store: TenantStore, customerId: string, licensePlanId: string): PoolRow {
+  const pools = livePoolsOf(store, customerId).filter((pool) => pool.licensePlanId === licensePlanId);
+  if (pools.length === 0) fail('invalid_request', `No plan on this customer offers license ${licensePlanId}.`);
+  if (pools.length > 1) fail('invalid_request', `Multiple plans offer license ${licensePlanId}.`);
+  if (requireActivePlan(store, licensePlanId).archived) fail('invalid_request', `License plan ${licensePlanId} is archived and cannot be assigned.`);
+  return pools[0]!;
+}
 
+export type AttachItem = InputOf<'licenses.attach'>['entities'][number];
+
+/** A `licenses.attach` that passed every check but capacity: its pool and the entities that need a seat. */
+export interface AttachPlan {
+  readonly customerId: string;
+  readonly pool: PoolRow;
+  /** The requested entities without an active assignment of the license plan (skip-on-reassign). */
+  readonly unassigned: readonly AttachItem[];
+}
+
+/** Runs the checks of `licenses.attach` except capacity, in the reference's order, and splits the batch. */
+export function planAttach(store: TenantStore, input: InputOf<'licenses.attach'>): AttachPlan {
+  const { customerId } = requireSubject(store, input.customer_id);
+  const pool = poolOffering(store, customerId, input.plan_id);
+  // Duplicates are checked over the whole batch, already-assigned entities included.
   const duplicate = firstDuplicate(input.entities.map((entity) => entity.entity_id));
   if (duplicate !== undefined) fail('invalid_request', `Duplicate entity ${duplicate} in entities.`);
-
-  // Skip-on-reassign: an entity that already holds an active assignment of this license plan is left alone.
   const unassigned = input.entities.filter((requested) => activeAssignmentOf(store, customerId, requested.entity_id, input.plan_id) === undefined);
   for (const requested of unassigned) {
     const existing = store.entities.get(requested.entity_id);
@@ -79,17 +91,38 @@ export function attachLicenses(ctx: DomainContext, input: InputOf<'licenses.atta
       fail('invalid_request', `Entity ${requested.entity_id} does not exist. Pass feature_id to create it.`);
     }
   }
-  const remaining = poolView(store, pool).remaining;
-  if (unassigned.length > remaining) fail('invalid_request', 'No available licenses for this plan.');
+  return { customerId, pool, unassigned };
+}
 
-  // All checks passed: only now is anything written, so a refused batch changes nothing.
-  const toCreate = unassigned.filter((requested) => !store.entities.has(requested.entity_id));
-  const created = toCreate.map((requested) =>
-    createEntityRow(ctx, { customerId, entityId: requested.entity_id, featureId: requested.feature_id!, name: requested.name }),
-  );
-  created.forEach((row) => store.insertEntity(row));
-  for (const requested of unassigned) assignSeat(ctx, pool, requested.entity_id);
+/** Whether the pool can still give this many seats. */
+export function hasCapacity(store: TenantStore, pool: PoolRow, seats: number): boolean {
+  return seats <= poolView(store, pool).remaining;
+}
+
+/** A batch needing more seats than the pool has left is refused as a whole. */
+export function requireCapacity(store: TenantStore, pool: PoolRow, seats: number): void {
+  if (!hasCapacity(store, pool, seats)) fail('invalid_request', 'No available licenses for this plan.');
+}
+
+export function attachLicenses(ctx: DomainContext, input: InputOf<'licenses.attach'>): OutputOf<'licenses.attach'> {
+  const plan = planAttach(ctx.store, input);
+  requireCapacity(ctx.store, plan.pool, plan.unassigned.length);
+  assignEntities(ctx, plan.customerId, plan.pool, plan.unassigned);
   return { success: true };
+}
+
+/**
+ * The writes of an attach, once every check passed (so a refused batch changes nothing): creates the
+ * entities that do not exist yet (without allocating their feature, as in the reference) and gives
+ * each entity a seat.
+ */
+export function assignEntities(ctx: DomainContext, customerId: string, pool: PoolRow, entities: readonly AttachItem[]): void {
+  const { store } = ctx;
+  const created = entities
+    .filter((requested) => !store.entities.has(requested.entity_id))
+    .map((requested) => createEntityRow(ctx, { customerId, entityId: requested.entity_id, featureId: requested.feature_id!, name: requested.name }));
+  created.forEach((row) => store.insertEntity(row));
+  for (const requested of entities) assignSeat(ctx, pool, requested.entity_id);
 }
 
 /** Gives an entity a seat of a pool: its own record of the license plan, and the assignment. */
@@ -107,8 +140,8 @@ export function assignSeat(ctx: DomainContext, pool: PoolRow, entityId: string):
   });
 }
 
-export function releaseLicenses(ctx: DomainContext, input: InputOf<'licenses.release'>): OutputOf<'licenses.release'> {
-  const { store } = ctx;
+/** Runs the checks of `licenses.release` (all before any write) and returns the assignments it ends. */
+export function releasableAssignments(store: TenantStore, input: InputOf<'licenses.release'>): AssignmentRow[] {
   const { customerId } = requireSubject(store, input.customer_id);
   const assignments = input.entity_ids.map((entityId) => {
     requireSubject(store, customerId, entityId);
@@ -119,10 +152,15 @@ export function releaseLicenses(ctx: DomainContext, input: InputOf<'licenses.rel
   });
   const duplicate = firstDuplicate(input.entity_ids);
   if (duplicate !== undefined) fail('invalid_request', `Duplicate entity ${duplicate} in entity_ids.`);
+  return assignments;
+}
+
+export function releaseLicenses(ctx: DomainContext, input: InputOf<'licenses.release'>): OutputOf<'licenses.release'> {
   const now = ctx.clock.now();
-  for (const assignment of assignments) {
-    store.endAssignment(assignment, now);
-    endRecord(ctx, store.records.get(assignment.id)!);
+  for (const assignment of releasableAssignments(ctx.store, input)) {
+    // The seat returns to the pool, and the entity no longer holds the license plan.
+    ctx.store.endAssignment(assignment, now);
+    endRecord(ctx, ctx.store.records.get(assignment.id)!);
   }
   return { success: true };
 }

@@ -6,11 +6,21 @@
  */
 import type { z } from 'zod';
 import type { ForcedState } from '../../spec/control-plane.ts';
-import { addInterval } from '../clock.ts';
+import { addInterval, nextOccurrence } from '../clock.ts';
 import type { DueEntry } from '../store/due-queue.ts';
+import type { TenantStore } from '../store/tenant-store.ts';
 import { releaseLock } from './balances.ts';
 import { endRecord } from './billing.ts';
 import { type DomainContext, fail } from './context.ts';
+
+/** Units of a grant that outstanding locks hold; they stay held across a reset, so a later release cannot push usage below zero. */
+function heldByLocks(store: TenantStore, grantId: string): number {
+  let held = 0;
+  for (const lock of store.locks.values()) {
+    for (const deduction of lock.deductions) if (deduction.grantId === grantId) held += deduction.value;
+  }
+  return held;
+}
 
 function apply(ctx: DomainContext, entry: DueEntry): boolean {
   const { store } = ctx;
@@ -19,8 +29,9 @@ function apply(ctx: DomainContext, entry: DueEntry): boolean {
       const grant = store.grants.get(entry.id);
       const record = grant && store.records.get(grant.recordId);
       if (!grant || !record || record.status === 'expired' || grant.reset === null || grant.nextResetAt !== entry.at) return false;
-      grant.usage = 0;
-      grant.nextResetAt = addInterval(grant.nextResetAt, grant.reset.interval, grant.reset.intervalCount);
+      grant.usage = heldByLocks(store, grant.id);
+      // Resets count from the grant's start, so a month-end start keeps its day after a short month.
+      grant.nextResetAt = nextOccurrence(grant.createdAt, grant.reset.interval, grant.reset.intervalCount, entry.at);
       store.due.schedule(grant.nextResetAt, 'grant.reset', grant.id);
       return true;
     }
@@ -89,7 +100,7 @@ export function forceState(ctx: DomainContext, recordId: string, state: z.infer<
         record.expiresAt = at;
         record.canceledAt ??= ctx.clock.now();
         ctx.store.due.schedule(at, 'record.expire', record.id);
-      } else endRecord(ctx, record);
+      } else endRecord(ctx, record, at);
       break;
     case 'scheduled':
       if (record.status === 'expired') fail('invalid_request', `Record ${recordId} has expired and cannot be scheduled`);

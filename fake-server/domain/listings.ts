@@ -69,7 +69,14 @@ export function recordMatchesStatuses(record: RecordRow, statuses: readonly List
   return statuses.some((status) => (status === 'past_due' ? record.status === 'active' && record.pastDue : record.status === status));
 }
 
-function pageOfRecords(store: TenantStore, kind: RecordKind, input: InputOf<'subscriptions.list'>): { rows: RecordRow[]; hasMore: boolean; nextCursor: string | null } {
+export interface RecordPage {
+  readonly rows: RecordRow[];
+  readonly hasMore: boolean;
+  readonly nextCursor: string | null;
+}
+
+/** One page of records of a kind: a window of `limit` index rows from the cursor, then the filters. */
+export function recordPage(store: TenantStore, kind: RecordKind, input: InputOf<'subscriptions.list'>): RecordPage {
   const keys = store.recordIndex(kind, input.customer_id).newestFirst(decodeCursor(input.start_cursor));
   const window: IndexKey[] = [];
   let next = keys.next();
@@ -88,11 +95,11 @@ function pageOfRecords(store: TenantStore, kind: RecordKind, input: InputOf<'sub
 }
 
 export function listSubscriptions(ctx: DomainContext, input: InputOf<'subscriptions.list'>): OutputOf<'subscriptions.list'> {
-  const page = pageOfRecords(ctx.store, 'subscription', input);
+  const page = recordPage(ctx.store, 'subscription', input);
   return { list: page.rows.map((record) => subscriptionRecordView(ctx.store, record)), has_more: page.hasMore, next_cursor: page.nextCursor };
 }
 
 export function listPurchases(ctx: DomainContext, input: InputOf<'purchases.list'>): OutputOf<'purchases.list'> {
-  const page = pageOfRecords(ctx.store, 'purchase', input);
+  const page = recordPage(ctx.store, 'purchase', input);
   return { list: page.rows.map(purchaseRecordView), has_more: page.hasMore, next_cursor: page.nextCursor };
 }

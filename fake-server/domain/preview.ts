@@ -13,9 +13,25 @@ import { requireSubject } from './subjects.ts';
 
 type Update = InputOf<'billing.preview_multi_update'>['updates'][number];
 type LineItem = z.input<typeof PreviewSubscription>['line_items'][number];
+type PlanChange = NonNullable<z.input<typeof PreviewSubscription>['outgoing']>[number];
 
-function roundMoney(amount: number): number {
-  return Math.round(amount * 100) / 100 || 0;
+export interface PreviewTarget {
+  readonly update: Update;
+  readonly record: RecordRow;
+}
+
+/**
+ * Rounds to cents, half away from zero, so that a credit rounds like the charge it returns. The
+ * product is cut to 12 significant digits first, so binary noise (1.005 * 100 = 100.49999…) does
+ * not decide the rounding.
+ */
+export function roundMoney(amount: number): number {
+  const cents = Math.round(Number((Math.abs(amount) * 100).toPrecision(12)));
+  return (Math.sign(amount) * cents) / 100 || 0;
+}
+
+function share(part: number, whole: number): number {
+  return whole <= 0 ? 1 : Math.min(1, Math.max(0, part / whole));
 }
 
 function findTarget(ctx: DomainContext, customerId: string, entityId: string | null, update: Update): RecordRow {
@@ -31,45 +47,19 @@ function findTarget(ctx: DomainContext, customerId: string, entityId: string | n
   return record ?? fail('cus_product_not_found', `No active subscription found for plan '${update.plan_id}' on customer '${customerId}'`);
 }
 
-/** What the holder paid for the current period of a record: the base price plus prepaid item units. */
-function periodCharge(ctx: DomainContext, record: RecordRow): number {
-  const plan = planOfRecord(ctx, record);
-  const prepaid = ctx.store
-    .grantsOfRecord(record.id)
-    .filter((grant) => grant.price?.billing_method === 'prepaid' && grant.price.amount !== undefined)
-    .reduce((sum, grant) => sum + Math.ceil(grant.prepaid / grant.price!.billing_units) * grant.price!.amount!, 0);
-  return (plan.price?.amount ?? 0) * record.quantity + prepaid;
-}
-
-/** The credit for cancelling now: the unused share of the period (`prorated`) or the whole last payment (`full`). */
-function refundLine(ctx: DomainContext, record: RecordRow, billing: ProcessorSubscriptionRow, mode: 'prorated' | 'full'): LineItem | null {
-  const now = ctx.clock.now();
-  // Nothing has been paid during a free trial, so nothing is refunded.
-  if (record.trialEndsAt !== null && record.trialEndsAt > now) return null;
-  const plan = planOfRecord(ctx, record);
-  const period = billing.currentPeriodEnd - billing.currentPeriodStart;
-  const unusedShare = mode === 'full' || period <= 0 ? 1 : Math.min(1, Math.max(0, (billing.currentPeriodEnd - now) / period));
-  const amount = roundMoney(-periodCharge(ctx, record) * unusedShare);
-  if (amount === 0) return null;
-  return {
-    display_name: plan.name,
-    description: mode === 'full' ? `Refund of the last payment for ${plan.name}` : `Unused time on ${plan.name}`,
-    subtotal: amount,
-    total: amount,
-    discounts: [],
-  };
-}
-
-export function previewMultiUpdate(ctx: DomainContext, input: InputOf<'billing.preview_multi_update'>): OutputOf<'billing.preview_multi_update'> {
+/**
+ * The record each update targets, refusing what the update itself would refuse: an unknown
+ * customer, entity or plan, a billing-cycle action on a plan without a cycle, two updates of one plan.
+ */
+export function resolveTargets(ctx: DomainContext, input: InputOf<'billing.preview_multi_update'>): { customerId: string; targets: PreviewTarget[] } {
   const { store } = ctx;
   const { customerId } = requireSubject(store, input.customer_id, input.entity_id);
-  const refundMode = input.refund_last_payment ?? 'prorated';
   const targets = input.updates.map((update) => {
     // An update may name its own entity, overriding the request's.
     const entityId = requireSubject(store, customerId, update.entity_id ?? input.entity_id).entityId;
     const record = findTarget(ctx, customerId, entityId, update);
-    const plan = planOfRecord(ctx, record);
     if (update.cancel_action === 'cancel_end_of_cycle' && record.processorSubscriptionId === null) {
+      const plan = planOfRecord(ctx, record);
       fail('invalid_request', isOneOff(plan) ? 'One-off products do not have billing cycles.' : "Free products do not have billing cycles; use cancel: 'immediately' instead.");
     }
     return { update, record };
@@ -79,22 +69,91 @@ export function previewMultiUpdate(ctx: DomainContext, input: InputOf<'billing.p
     if (seen.has(record.id)) fail('invalid_request', `Multiple updates target the same plan (${record.planId}). Combine them into a single update.`);
     seen.add(record.id);
   }
+  return { customerId, targets };
+}
 
-  const entries = new Map<string, { billing: ProcessorSubscriptionRow; lines: LineItem[]; planIds: string[] }>();
+/** What the holder is charged for a whole period of a record: the base price plus prepaid item units. */
+function periodCharge(ctx: DomainContext, record: RecordRow): number {
+  const plan = planOfRecord(ctx, record);
+  const prepaid = ctx.store
+    .grantsOfRecord(record.id)
+    .filter((grant) => grant.price?.billing_method === 'prepaid' && grant.price.amount !== undefined)
+    .reduce((sum, grant) => sum + Math.ceil(grant.prepaid / grant.price!.billing_units) * grant.price!.amount!, 0);
+  return (plan.price?.amount ?? 0) * record.quantity + prepaid;
+}
+
+/**
+ * What the holder paid for the current period: nothing during a free trial; a record that joined
+ * the subscription mid-period paid only for the rest of that period.
+ */
+function lastPayment(ctx: DomainContext, record: RecordRow, billing: ProcessorSubscriptionRow): number {
+  if (record.trialEndsAt !== null && record.trialEndsAt > ctx.clock.now()) return 0;
+  const period = billing.currentPeriodEnd - billing.currentPeriodStart;
+  const paidFrom = Math.max(billing.currentPeriodStart, record.startedAt);
+  return periodCharge(ctx, record) * share(billing.currentPeriodEnd - paidFrom, period);
+}
+
+/**
+ * The credit for cancelling now, as a negative amount: the unused share of the period's charge
+ * (`prorated`), or the whole last payment (`full`).
+ */
+function refundAmount(ctx: DomainContext, record: RecordRow, billing: ProcessorSubscriptionRow, mode: 'prorated' | 'full'): number {
+  const paid = lastPayment(ctx, record, billing);
+  if (mode === 'full') return roundMoney(-paid);
+  const unused = periodCharge(ctx, record) * share(billing.currentPeriodEnd - ctx.clock.now(), billing.currentPeriodEnd - billing.currentPeriodStart);
+  return roundMoney(-Math.min(paid, unused));
+}
+
+function refundLine(ctx: DomainContext, record: RecordRow, billing: ProcessorSubscriptionRow, mode: 'prorated' | 'full'): LineItem | null {
+  const amount = refundAmount(ctx, record, billing, mode);
+  if (amount === 0) return null;
+  const plan = planOfRecord(ctx, record);
+  return {
+    display_name: plan.name,
+    description: mode === 'full' ? `Refund of the last payment for ${plan.name}` : `Unused time on ${plan.name}`,
+    subtotal: amount,
+    total: amount,
+    discounts: [],
+    plan_id: plan.id,
+    feature_id: null,
+    quantity: record.quantity,
+  };
+}
+
+/** The plan an update takes out of the subscription (a cancel) or brings back into it (an uncancel), as the reference lists them. */
+function planChange(ctx: DomainContext, update: Update, record: RecordRow, billing: ProcessorSubscriptionRow): { side: 'incoming' | 'outgoing'; change: PlanChange } {
+  const now = ctx.clock.now();
+  const featureQuantities = ctx.store
+    .grantsOfRecord(record.id)
+    .filter((grant) => grant.prepaid > 0)
+    .map((grant) => ({ feature_id: grant.featureId, quantity: grant.prepaid }));
+  const base = { plan_id: record.planId, feature_quantities: featureQuantities };
+  if (update.cancel_action === 'uncancel') return { side: 'incoming', change: { ...base, effective_at: now, canceled_at: null, expires_at: null } };
+  const endsAt = update.cancel_action === 'cancel_immediately' ? now : billing.currentPeriodEnd;
+  return { side: 'outgoing', change: { ...base, effective_at: endsAt, canceled_at: now, expires_at: endsAt } };
+}
+
+export function previewMultiUpdate(ctx: DomainContext, input: InputOf<'billing.preview_multi_update'>): OutputOf<'billing.preview_multi_update'> {
+  const { store } = ctx;
+  const { customerId, targets } = resolveTargets(ctx, input);
+  const refundMode = input.refund_last_payment ?? 'prorated';
+  const entries = new Map<string, { billing: ProcessorSubscriptionRow; lines: LineItem[]; planIds: string[]; incoming: PlanChange[]; outgoing: PlanChange[] }>();
   for (const { update, record } of targets) {
     if (record.processorSubscriptionId === null) continue;
     const billing = store.processorSubscriptions.get(record.processorSubscriptionId)!;
-    const entry = entries.get(billing.id) ?? { billing, lines: [], planIds: [] };
+    const entry = entries.get(billing.id) ?? { billing, lines: [], planIds: [], incoming: [], outgoing: [] };
     entries.set(billing.id, entry);
     entry.planIds.push(record.planId);
+    const { side, change } = planChange(ctx, update, record, billing);
+    entry[side].push(change);
     if (update.cancel_action === 'cancel_immediately' && update.proration_behavior !== 'none') {
       const line = refundLine(ctx, record, billing, refundMode);
       if (line !== null) entry.lines.push(line);
     }
   }
-  const subscriptions = [...entries.values()].map(({ billing, lines, planIds }) => {
+  const subscriptions = [...entries.values()].map(({ billing, lines, planIds, incoming, outgoing }) => {
     const total = roundMoney(lines.reduce((sum, line) => sum + line.total, 0));
-    return { customer_id: customerId, line_items: lines, subtotal: total, total, currency: billing.currency, plan_ids: planIds };
+    return { customer_id: customerId, line_items: lines, subtotal: total, total, currency: billing.currency, plan_ids: planIds, incoming, outgoing };
   });
   return {
     customer_id: customerId,

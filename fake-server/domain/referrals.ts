@@ -8,11 +8,11 @@ import type { TenantStore } from '../store/tenant-store.ts';
 import { type DomainContext, fail, type InputOf, type OutputOf } from './context.ts';
 import { requireFeature } from './features.ts';
 
-function requireProgram(store: TenantStore, programId: string): ReferralProgram {
+export function requireProgram(store: TenantStore, programId: string): ReferralProgram {
   return store.referralPrograms.get(programId) ?? fail('reward_program_not_found', `Referral program ${programId} not found`);
 }
 
-function requireReward(store: TenantStore, rewardId: string): void {
+export function requireReward(store: TenantStore, rewardId: string): void {
   if (!store.rewards.has(rewardId)) fail('reward_not_found', `Reward ${rewardId} not found`);
 }
 
@@ -56,11 +56,9 @@ export function getReferralProgram(ctx: DomainContext, input: InputOf<'referral_
   return requireProgram(ctx.store, input.referral_program_id);
 }
 
-export function updateReferralProgram(ctx: DomainContext, input: InputOf<'referral_programs.update'>): OutputOf<'referral_programs.update'> {
-  const { store } = ctx;
-  const current = requireProgram(store, input.referral_program_id);
-  if (input.reward_id !== undefined) requireReward(store, input.reward_id);
-  const updated: ReferralProgram = {
+/** The program an update would leave: an omitted field keeps its value, null removes it. */
+export function mergeProgramUpdate(current: ReferralProgram, input: InputOf<'referral_programs.update'>): ReferralProgram {
+  return {
     ...current,
     ...(input.reward_id !== undefined && { reward_id: input.reward_id }),
     ...(input.redeem_on !== undefined && { redeem_on: input.redeem_on }),
@@ -70,6 +68,13 @@ export function updateReferralProgram(ctx: DomainContext, input: InputOf<'referr
     // A removed exclude_trial reads as false, its unset value.
     ...(input.exclude_trial !== undefined && { exclude_trial: input.exclude_trial ?? false }),
   };
+}
+
+export function updateReferralProgram(ctx: DomainContext, input: InputOf<'referral_programs.update'>): OutputOf<'referral_programs.update'> {
+  const { store } = ctx;
+  const current = requireProgram(store, input.referral_program_id);
+  if (input.reward_id !== undefined) requireReward(store, input.reward_id);
+  const updated = mergeProgramUpdate(current, input);
   validateProgram(updated);
   store.referralPrograms.set(updated.id, updated);
   return updated;

@@ -4,7 +4,7 @@
  * rule ID in faults/index.ts and chosen when the fake starts.
  */
 import type { OperationName } from '../../spec/operations.ts';
-import type { OperationHandler } from '../domain/context.ts';
+import type { OperationHandler, OutputOf } from '../domain/context.ts';
 
 export type HandlerOverrides = { readonly [N in OperationName]?: (real: OperationHandler<N>) => OperationHandler<N> };
 
@@ -21,4 +21,11 @@ export interface Fault {
   readonly handlers?: HandlerOverrides;
   /** Rewrites a successful response body before it is sent (shape faults). */
   readonly output?: (operation: OperationName, body: unknown) => unknown;
+  /** Rewrites any /v1 HTTP response, errors included, before it is sent (status and error-body faults). */
+  readonly response?: (response: Response, request: Request) => Response | Promise<Response>;
+}
+
+/** An `output` hook that rewrites the successful answers of one operation and leaves the others alone. */
+export function rewriteOutput<N extends OperationName>(name: N, rewrite: (body: OutputOf<N>) => unknown): NonNullable<Fault['output']> {
+  return (operation, body) => (operation === name ? rewrite(body as OutputOf<N>) : body);
 }

@@ -3,10 +3,35 @@
  * can-fail meta-test starts the fake with each of them and requires a scenario carrying that rule
  * ID to fail.
  */
+import { balancesFaults } from './balances.ts';
+import { billingFaults } from './billing.ts';
+import { customersFaults } from './customers.ts';
+import { entitiesFaults } from './entities.ts';
+import { envelopeFaults } from './envelope.ts';
 import type { Fault } from './fault.ts';
+import { featuresFaults } from './features.ts';
 import { licenseFaults } from './licenses.ts';
+import { listingsFaults } from './listings.ts';
+import { plansFaults } from './plans.ts';
+import { previewFaults } from './preview.ts';
+import { referralsFaults } from './referrals.ts';
 
-export const FAULTS: ReadonlyMap<string, Fault> = new Map([...licenseFaults].map((fault) => [fault.rule, fault]));
+const ALL_FAULTS: readonly Fault[] = [
+  ...envelopeFaults,
+  ...licenseFaults,
+  ...customersFaults,
+  ...billingFaults,
+  ...listingsFaults,
+  ...entitiesFaults,
+  ...balancesFaults,
+  ...plansFaults,
+  ...featuresFaults,
+  ...previewFaults,
+  ...referralsFaults,
+];
+
+export const FAULTS: ReadonlyMap<string, Fault> = new Map(ALL_FAULTS.map((fault) => [fault.rule, fault]));
+if (FAULTS.size !== ALL_FAULTS.length) throw new Error('two faults break the same rule; keep one fault per rule');
 
 /** The faults for these rule IDs; an unknown ID is an error, so a typo cannot pass as a green run. */
 export function faultsFor(rules: readonly string[]): Fault[] {

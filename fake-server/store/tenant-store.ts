@@ -131,8 +131,12 @@ export interface LockRow {
   readonly lockId: string;
   readonly customerId: string;
   readonly entityId: string | null;
+  /** The feature checked or tracked, and the units asked for: what the usage event records on confirm. */
   readonly featureId: string;
   readonly value: number;
+  /** The balance the units were drawn from (the feature's own, or a credit system pricing it), and its units per feature unit. */
+  readonly balanceFeatureId: string;
+  readonly rate: number;
   readonly deductions: readonly { readonly grantId: string; readonly value: number }[];
   readonly properties: Json;
   readonly expiresAt: number | null;

@@ -3,6 +3,7 @@
  * 2.4.0). The exchange test requires every mismatch it finds to be listed here, and every entry
  * here to be found, so nothing stays unexplained and nothing stale stays listed.
  */
+import type { OperationName } from '../operations.ts';
 import type { SchemaMismatch } from './exchanges.ts';
 
 export interface KnownDifference {
@@ -180,3 +181,106 @@ export function explains(difference: KnownDifference, mismatch: SchemaMismatch):
     (difference.path === '*' || difference.path === mismatch.path)
   );
 }
+
+// ── The published client ─────────────────────────────────────────────────────
+
+/**
+ * Where the published client, autumn-js 1.3.13 (generated from an OpenAPI document of API 2.4.0),
+ * disagrees with interface.md on a documented endpoint. interface.md wins; the fake follows it. The
+ * client test (fake-server/autumn-js.test.ts) drives the fake through the client and checks that
+ * each entry still holds, so nothing stale stays listed.
+ */
+export interface KnownClientDifference {
+  readonly id: string;
+  /** The rule of the catalogue the difference concerns. */
+  readonly rule: string;
+  readonly operation: OperationName;
+  /** The client's schema (type) name that differs, as the package exports it. */
+  readonly sdkSchema: string;
+  /** `missing`: the client has no call for the operation; `request`/`response`: its schema of that body differs. */
+  readonly kind: 'missing' | 'request' | 'response';
+  /** Response differences: the dotted paths (array indices as `*`) at which the client refuses the fake's answer. */
+  readonly paths?: readonly string[];
+  readonly explanation: string;
+}
+
+export const KNOWN_CLIENT_DIFFERENCES: readonly KnownClientDifference[] = [
+  {
+    id: 'CLIENT-LICENSES-LIST-MISSING',
+    rule: 'LIC-LIST-CUSTOMER-POOLS',
+    operation: 'licenses.list',
+    sdkSchema: 'Licenses',
+    kind: 'missing',
+    explanation: 'The client offers licenses.attach and licenses.release only; interface.md documents POST /v1/licenses.list.',
+  },
+  {
+    id: 'CLIENT-SUBSCRIPTIONS-LIST-MISSING',
+    rule: 'LIST-SUBSCRIPTIONS-RECURRING',
+    operation: 'subscriptions.list',
+    sdkSchema: 'Autumn',
+    kind: 'missing',
+    explanation: 'The client has no call for POST /v1/subscriptions.list, which interface.md documents (nor has the reference; observed-behaviour §0).',
+  },
+  {
+    id: 'CLIENT-PURCHASES-LIST-MISSING',
+    rule: 'LIST-PURCHASES-ONE-OFF',
+    operation: 'purchases.list',
+    sdkSchema: 'Autumn',
+    kind: 'missing',
+    explanation: 'The client has no call for POST /v1/purchases.list, which interface.md documents (nor has the reference; observed-behaviour §0).',
+  },
+  {
+    id: 'CLIENT-ENTITIES-LIST-STATUS-FILTER',
+    rule: 'ENT-STATUSES-FILTER',
+    operation: 'entities.list',
+    sdkSchema: 'ListEntitiesParams',
+    kind: 'request',
+    explanation:
+      'The client sends the reference\'s single `subscription_status` (`active` or `scheduled`); interface.md takes `statuses`, an array of those values. The fake follows the document and ignores `subscription_status`.',
+  },
+  {
+    id: 'CLIENT-ENTITY-SUBSCRIPTION-ID',
+    rule: 'ENT-EMBEDDED-SUBSCRIPTION-FIELDS',
+    operation: 'entities.list',
+    sdkSchema: 'ListEntitiesResponse',
+    kind: 'response',
+    paths: ['list.*.subscriptions.*.id', 'list.*.flags'],
+    explanation:
+      'The client requires an `id` on every subscription embedded in an entity and a `flags` map on every listed entity (both as in the reference). interface.md says an embedded subscription carries its twelve fields "only", and lists no `flags` among the Entity fields; the fake follows the document, so the client refuses its entities.list answers.',
+  },
+  {
+    id: 'CLIENT-ENTITY-DETAIL-SUBSCRIPTION-ID',
+    rule: 'ENT-EMBEDDED-SUBSCRIPTION-FIELDS',
+    operation: 'entities.get',
+    sdkSchema: 'GetEntityResponse',
+    kind: 'response',
+    paths: ['subscriptions.*.id'],
+    explanation:
+      'As for entities.list: the client requires an `id` on every embedded subscription of entities.get and entities.create (CreateEntityResponse), which interface.md\'s "only" excludes.',
+  },
+  {
+    id: 'CLIENT-LICENSE-ATTACH-NAME-OPTIONAL',
+    rule: 'LIC-ATTACH-REQUIRED-FIELDS',
+    operation: 'licenses.attach',
+    sdkSchema: 'AttachLicenseEntity',
+    kind: 'request',
+    explanation: 'The client lets `entities[].name` be omitted or null; interface.md makes it a required string. The fake refuses an item without a name.',
+  },
+  {
+    id: 'CLIENT-LICENSE-RELEASE-PLAN-OPTIONAL',
+    rule: 'LIC-RELEASE-REQUIRED-FIELDS',
+    operation: 'licenses.release',
+    sdkSchema: 'ReleaseLicenseParams',
+    kind: 'request',
+    explanation: 'The client lets `license_plan_id` be omitted; interface.md makes it required. The fake refuses a release without it.',
+  },
+  {
+    id: 'CLIENT-PREVIEW-PLAN-ID-OPTIONAL',
+    rule: 'PREV-UPDATE-FIELDS',
+    operation: 'billing.preview_multi_update',
+    sdkSchema: 'PreviewMultiUpdateUpdate',
+    kind: 'request',
+    explanation:
+      'The client lets `updates[].plan_id` be omitted (the reference then picks a plan, observed-behaviour §3.6); interface.md says each update has `plan_id`. The fake refuses an update without it.',
+  },
+];

@@ -1,0 +1,33 @@
+/**
+ * Support for the domain modules' unit tests: a tenant context on a frozen clock, handlers called
+ * with inputs parsed by the spec's request schemas (defaults applied, as the router does), and the
+ * code of a DomainError.
+ */
+import type { z } from 'zod';
+import { type OperationName, operations } from '../../spec/operations.ts';
+import { Clock } from '../clock.ts';
+import { IdGenerator } from '../ids.ts';
+import { TenantStore } from '../store/tenant-store.ts';
+import { type DomainContext, DomainError, type OutputOf } from './context.ts';
+import { handlers } from './handlers.ts';
+
+export function testContext(now: number): DomainContext {
+  return { store: new TenantStore('org', 'sandbox'), clock: new Clock({ now, frozen: true }), ids: new IdGenerator(1) };
+}
+
+/** Runs an operation's domain handler on a request body validated by the spec's request schema. */
+export function callHandler<N extends OperationName>(ctx: DomainContext, name: N, body: z.input<(typeof operations)[N]['request']>): OutputOf<N> {
+  const handler = handlers[name] as (ctx: DomainContext, input: unknown) => OutputOf<N>;
+  return handler(ctx, operations[name].request.parse(body));
+}
+
+/** The code of the DomainError `run` throws; fails when it throws none. */
+export function domainErrorCode(run: () => unknown): string {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof DomainError) return error.code;
+    throw error;
+  }
+  throw new Error('expected a DomainError');
+}

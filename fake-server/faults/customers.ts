@@ -1,0 +1,52 @@
+/** Broken variants of the customers rules. */
+import { endRecord } from '../domain/billing.ts';
+import { getCustomer, getOrCreateCustomer } from '../domain/customers.ts';
+import { type Fault, rewriteOutput } from './fault.ts';
+
+export const customersFaults: readonly Fault[] = [
+  {
+    rule: 'CUS-GET-OR-CREATE-NEW',
+    breaks: 'a customer created by customers.get_or_create does not get the auto-enable plans',
+    handlers: {
+      'customers.get_or_create': (real) => (ctx, input) => {
+        if (ctx.store.customers.has(input.customer_id)) return real(ctx, input);
+        real(ctx, input);
+        for (const record of ctx.store.recordsOf(input.customer_id)) endRecord(ctx, record);
+        return getCustomer(ctx, { customer_id: input.customer_id });
+      },
+    },
+  },
+  {
+    rule: 'CUS-GET-OR-CREATE-EXISTING',
+    breaks: 'customers.get_or_create of an existing customer overwrites its name and email with the ones sent',
+    handlers: {
+      'customers.get_or_create': (real) => (ctx, input) => {
+        const existing = ctx.store.customers.get(input.customer_id);
+        if (existing !== undefined) {
+          existing.name = input.name ?? existing.name;
+          existing.email = input.email ?? existing.email;
+        }
+        return real(ctx, input);
+      },
+    },
+  },
+  {
+    rule: 'CUS-GET',
+    breaks: 'customers.get answers the customer without its balances',
+    output: rewriteOutput('customers.get', (body) => ({ ...body, balances: {} })),
+  },
+  {
+    rule: 'CUS-GET-UNKNOWN',
+    breaks: 'customers.get of an unknown customer creates it instead of answering 404',
+    handlers: { 'customers.get': () => (ctx, input) => getOrCreateCustomer(ctx, { customer_id: input.customer_id }) },
+  },
+  {
+    rule: 'CUS-SHAPE',
+    breaks: 'customers.get and customers.get_or_create leave created_at out',
+    output: (operation, body) => {
+      if (operation !== 'customers.get' && operation !== 'customers.get_or_create') return body;
+      const { created_at: _, ...customer } = body as Record<string, unknown>;
+      return customer;
+    },
+  },
+];
