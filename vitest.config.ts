@@ -20,6 +20,9 @@ export default defineConfig({
           name: 'conformance',
           include: ['suites/scenarios/**/*.test.ts'],
           globalSetup: ['suites/global-setup.ts'],
+          // One target, one clock: scenarios that move the fake's clock or change tenant-wide settings
+          // must not interleave with others, so scenario files run one after another.
+          fileParallelism: false,
         },
       },
     ],

@@ -3,15 +3,17 @@
  * target factory with its cleanup actions, and builders that create state through the public
  * setup endpoints under the run's namespace (recording what can be undone in the ledger).
  */
+import fc from 'fast-check';
 import type { z } from 'zod';
 import { person, seededFaker } from '../fixtures/factories.ts';
+import { testSeed } from '../fixtures/random.ts';
 import { ErrorBody } from '../spec/common.ts';
 import type { Customer } from '../spec/customers.ts';
 import type { EntityDetail } from '../spec/entities.ts';
 import type { Feature } from '../spec/features.ts';
 import { operations } from '../spec/operations.ts';
 import type { Plan, PlansCreateRequest } from '../spec/plans.ts';
-import { createTarget, defineScenario, type ScenarioContext, type Target } from './framework/index.ts';
+import { classifyFailure, createTarget, defineScenario, type ScenarioContext, type Target } from './framework/index.ts';
 
 export type Ops = typeof operations;
 export type T = ScenarioContext<Ops, typeof ErrorBody>;
@@ -46,9 +48,9 @@ export async function createFeature(t: T, kind: FeatureKind, extra: Partial<z.in
   return t.expectOk(await t.client.call('features.create', { ...body, ...extra }));
 }
 
-/** Creates a plan with a namespaced id; it is archived at cleanup. */
-export async function createPlan(t: T, body: Omit<z.input<typeof PlansCreateRequest>, 'plan_id' | 'name'> & { name?: string } = {}): Promise<Plan> {
-  const planId = t.ns.id('plan');
+/** Creates a plan with a namespaced id (`plan_id`, when given, must be one: `t.ns.id(kind)`); it is archived at cleanup. */
+export async function createPlan(t: T, body: Omit<z.input<typeof PlansCreateRequest>, 'plan_id' | 'name'> & { name?: string; plan_id?: string } = {}): Promise<Plan> {
+  const planId = body.plan_id ?? t.ns.id('plan');
   const plan = t.expectOk(await t.client.call('plans.create', { name: `Plan ${planId}`, ...body, plan_id: planId }));
   t.ledger.record({ kind: 'plan', id: plan.id });
   return plan;
@@ -87,15 +89,18 @@ export interface LicenseSetup {
 
 /**
  * The reference's recipe for a license pool without a payment processor: a free license plan, a free
- * parent plan offering it with `seats` included, a customer, and the parent attached.
+ * parent plan offering it with `seats` included, a customer, and the parent attached. With
+ * `totalSeats`, the attach buys seats beyond the included ones (`license_quantities`, included seats
+ * counted).
  */
-export async function createLicensePool(t: T, seats: number): Promise<LicenseSetup> {
+export async function createLicensePool(t: T, seats: number, options: { totalSeats?: number } = {}): Promise<LicenseSetup> {
   const seatFeature = await createFeature(t, 'allocated');
   const flag = await createFeature(t, 'boolean');
   const licensePlan = await createPlan(t, { items: [{ feature_id: flag.id }] });
   const parentPlan = await createPlan(t, { group: t.ns.id('grp'), licenses: [{ license_plan_id: licensePlan.id, included: seats }] });
   const customer = await createCustomer(t);
-  await attach(t, customer.id, parentPlan.id);
+  const quantities = options.totalSeats === undefined ? {} : { license_quantities: [{ license_plan_id: licensePlan.id, quantity: options.totalSeats }] };
+  await attach(t, customer.id, parentPlan.id, quantities);
   return { customerId: customer.id, licensePlan, parentPlan, seatFeature, flag };
 }
 
@@ -106,4 +111,24 @@ export function licenseEntities(t: T, setup: LicenseSetup, count: number): { ent
     t.ledger.record({ kind: 'entity', id: entityId, customer_id: setup.customerId });
     return { entity_id: entityId, name: `Seat ${entityId}`, feature_id: setup.seatFeature.id };
   });
+}
+
+// ── Properties ───────────────────────────────────────────────────────────────
+
+/**
+ * Runs an async fast-check property against the target, without shrinking (every run costs
+ * requests). A counterexample fails the scenario by assertion, with fast-check's seed and path.
+ */
+export async function checkProperty<Ts extends [unknown, ...unknown[]]>(property: fc.IAsyncProperty<Ts>, numRuns: number): Promise<void> {
+  try {
+    await fc.assert(property, { seed: testSeed(), numRuns, endOnFailure: true });
+  } catch (error) {
+    const cause = (error as Error).cause;
+    // An assertion or wire-schema failure inside the property stays a failure of the scenario.
+    if (cause instanceof Error && classifyFailure(cause) === 'fail') {
+      cause.message = `${cause.message}\n${(error as Error).message}`;
+      throw cause;
+    }
+    throw error;
+  }
 }

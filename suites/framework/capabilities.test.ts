@@ -45,6 +45,14 @@ describe('resolveCapabilities', () => {
     expect(withheld.missing(['paid-attach'])).toContain('paid plans to attach without a checkout');
   });
 
+  it('grants other-tenant only when the run has a key of another tenant', async () => {
+    const granted = await resolveCapabilities({ profile: profile({ capabilities: [] }), timeoutMs: 10_000, otherTenantApiKey: 'am_sk_live_x' }, clientFor(deployment.url));
+    expect(granted.has('other-tenant')).toBe(true);
+    const withheld = await resolveCapabilities({ profile: profile({ capabilities: [] }), timeoutMs: 10_000 }, clientFor(deployment.url));
+    expect(withheld.has('other-tenant')).toBe(false);
+    expect(withheld.missing(['other-tenant'])).toContain('set OTHER_TENANT_API_KEY');
+  });
+
   it('does not even probe when the profile does not grant the control plane', async () => {
     const before = fake.requests.length;
     const caps = await resolveCapabilities({ profile: profile({ name: 'staging', capabilities: [] }), timeoutMs: 10_000 }, clientFor(fake.url));

@@ -4,6 +4,8 @@
  * - `control-plane`: the profile grants it and the target answers `POST /_fake/health` (probed once).
  * - `mutation`: the profile is not read-only.
  * - `paid-attach`: the profile says paid plans attach at once, without a checkout.
+ * - `other-tenant`: the run has a secret key of another tenant of the target (OTHER_TENANT_API_KEY,
+ *   or the second key of the fake the run booted).
  * - `fixture:<name>`: the profile supplies that pre-provisioned record.
  * A need is one capability, or a list of alternatives of which any one suffices (for example, the
  * control plane to force a past-due subscription, or a fixture that already is one).
@@ -12,7 +14,7 @@ import type { ConformanceConfig, FixtureName } from './config.ts';
 import { ControlClient } from './control-client.ts';
 import type { Transport } from './http.ts';
 
-export type Capability = 'control-plane' | 'paid-attach' | 'mutation' | `fixture:${FixtureName}`;
+export type Capability = 'control-plane' | 'paid-attach' | 'other-tenant' | 'mutation' | `fixture:${FixtureName}`;
 export type Need = Capability | readonly Capability[];
 
 export interface CapabilitySet {
@@ -26,7 +28,7 @@ export interface CapabilitySet {
 export const PROBE_TIMEOUT_MS = 2_000;
 
 export async function resolveCapabilities(
-  config: Pick<ConformanceConfig, 'profile' | 'timeoutMs'>,
+  config: Pick<ConformanceConfig, 'profile' | 'timeoutMs'> & { readonly otherTenantApiKey?: string | undefined },
   client: { readonly transport: Transport },
 ): Promise<CapabilitySet> {
   const { profile } = config;
@@ -42,6 +44,9 @@ export async function resolveCapabilities(
 
   if (profile.capabilities.includes('paid-attach')) available.add('paid-attach');
   else why.set('paid-attach', `paid plans to attach without a checkout, which profile ${profile.name} does not grant (add "paid-attach" to its capabilities if the target charges a default payment method)`);
+
+  if (config.otherTenantApiKey !== undefined) available.add('other-tenant');
+  else why.set('other-tenant', 'a secret key of another tenant of the target (set OTHER_TENANT_API_KEY, e.g. the live key of the same organisation)');
 
   if (!profile.capabilities.includes('control-plane')) {
     why.set('control-plane', `the fake's control plane, which profile ${profile.name} does not grant`);

@@ -71,6 +71,18 @@ describe('loadConfig', () => {
     expect(configError(() => loadConfig({ env: {}, cwd }))).toMatch(/key "apiKey": the key is read from API_KEY only/);
   });
 
+  it('reads the key of another tenant from OTHER_TENANT_API_KEY only, and refuses the main key again', () => {
+    const cwd = workdir();
+    expect(loadConfig({ env: {}, cwd }).otherTenantApiKey).toBeUndefined();
+    const env = { BASE_URL: 'http://t.example', API_KEY: 'am_sk_test_a' };
+    expect(loadConfig({ env: { ...env, OTHER_TENANT_API_KEY: 'am_sk_live_b' }, cwd }).otherTenantApiKey).toBe('am_sk_live_b');
+    expect(configError(() => loadConfig({ env: { ...env, OTHER_TENANT_API_KEY: 'am_sk_test_a' }, cwd }))).toMatch(
+      /OTHER_TENANT_API_KEY: must be a key of another tenant, not API_KEY again/,
+    );
+    const withFile = workdir({ 'conformance.config.json': { otherTenantApiKey: 'am_sk_live_b' } });
+    expect(configError(() => loadConfig({ env, cwd: withFile }))).toMatch(/key "otherTenantApiKey": the key is read from OTHER_TENANT_API_KEY only/);
+  });
+
   it('reads the file named by CONFORMANCE_CONFIG, and names the variable when it is missing', () => {
     const cwd = workdir({ 'etc/target.json': { apiVersion: '2.2.0' } });
     expect(loadConfig({ env: { CONFORMANCE_CONFIG: 'etc/target.json' }, cwd }).apiVersion).toBe('2.2.0');

@@ -62,6 +62,7 @@ export type Profile = z.infer<typeof Profile>;
 const fields = {
   baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
   apiKey: z.string().min(1),
+  otherTenantApiKey: z.string().min(1),
   apiVersion: z.string().min(1),
   profile: z.string().min(1),
   seed: z.int().min(0).max(2 ** 31 - 1),
@@ -71,16 +72,20 @@ const fields = {
 };
 type Fields = { [K in keyof typeof fields]: z.output<(typeof fields)[K]> };
 
+/** Settings that are secrets: read from the environment only, never from a file. */
+const SECRET_SETTINGS = ['apiKey', 'otherTenantApiKey'] as const;
+
 /**
- * The config file: any subset of the settings except the key, and nothing else (a misspelt key is an
- * error). The API key comes from the environment only, so a config file can be committed safely.
+ * The config file: any subset of the settings except the keys, and nothing else (a misspelt key is an
+ * error). The API keys come from the environment only, so a config file can be committed safely.
  */
-export const ConfigFile = z.strictObject(fields).omit({ apiKey: true }).partial();
+export const ConfigFile = z.strictObject(fields).omit({ apiKey: true, otherTenantApiKey: true }).partial();
 export type ConfigFile = z.infer<typeof ConfigFile>;
 
 export const ENV_VARS = {
   baseUrl: 'BASE_URL',
   apiKey: 'API_KEY',
+  otherTenantApiKey: 'OTHER_TENANT_API_KEY',
   apiVersion: 'API_VERSION',
   profile: 'CONFORMANCE_PROFILE',
   seed: 'CONFORMANCE_SEED',
@@ -107,6 +112,12 @@ export interface ConformanceConfig {
   /** Undefined: no target given, the suite boots the fake in-process. No trailing slash. */
   readonly baseUrl: string | undefined;
   readonly apiKey: string | undefined;
+  /**
+   * A secret key of another tenant of the same target (another organisation, or the other
+   * environment), for the tenant-isolation scenario; it is skipped without one. Only for a target
+   * given by BASE_URL: against the fake the run boots, the fake's own second key is used.
+   */
+  readonly otherTenantApiKey: string | undefined;
   readonly apiVersion: string;
   readonly seed: number;
   readonly seedSource: 'env' | 'file' | 'random';
@@ -138,12 +149,16 @@ export function loadConfig({ env = process.env, cwd = process.cwd() }: LoadConfi
   if (merged.baseUrl !== undefined && merged.apiKey === undefined) {
     throw new ConfigError(`invalid conformance configuration:\n  - ${ENV_VARS.apiKey}: required when a target is given (${ENV_VARS.baseUrl} or baseUrl)`);
   }
+  if (merged.otherTenantApiKey !== undefined && merged.otherTenantApiKey === merged.apiKey) {
+    throw new ConfigError(`invalid conformance configuration:\n  - ${ENV_VARS.otherTenantApiKey}: must be a key of another tenant, not ${ENV_VARS.apiKey} again`);
+  }
   // A profile path from the file is relative to the file; from the environment, to the working directory.
   const profileBase = fromEnv.profile === undefined && file.values.profile !== undefined && file.path ? dirname(file.path) : cwd;
   const seedSource = fromEnv.seed !== undefined ? 'env' : file.values.seed !== undefined ? 'file' : 'random';
   return {
     baseUrl: merged.baseUrl?.replace(/\/+$/, ''),
     apiKey: merged.apiKey,
+    otherTenantApiKey: merged.otherTenantApiKey,
     apiVersion: merged.apiVersion,
     seed: merged.seed ?? randomInt(0, 2 ** 31 - 1),
     seedSource,
@@ -178,7 +193,8 @@ function readConfigFile(
     for (const issue of parsed.error.issues) {
       const keys = issue.code === 'unrecognized_keys' ? issue.keys : [issue.path.map(String).join('.')];
       for (const key of keys) {
-        const why = key === 'apiKey' ? `the key is read from ${ENV_VARS.apiKey} only, never from a file` : issue.code === 'unrecognized_keys' ? 'unknown key' : issue.message;
+        const secret = SECRET_SETTINGS.find((setting) => setting === key);
+        const why = secret ? `the key is read from ${ENV_VARS[secret]} only, never from a file` : issue.code === 'unrecognized_keys' ? 'unknown key' : issue.message;
         problems.push(`${path}: key "${key}": ${why}`);
       }
     }

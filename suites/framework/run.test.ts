@@ -32,6 +32,16 @@ describe('setupRun', () => {
     expect(closed).toBe(true);
   });
 
+  it("provides the fake's key of another tenant when it has one", async () => {
+    const p = project();
+    await setupRun(p, {
+      env: { CONFORMANCE_SEED: '31' },
+      cwd,
+      startFake: async () => ({ url: 'http://127.0.0.1:5555', apiKey: 'am_sk_test_fake', otherTenantApiKey: 'am_sk_live_fake', close: async () => {} }),
+    });
+    expect(p.provided.get('conformance:run')).toMatchObject({ apiKey: 'am_sk_test_fake', otherTenantApiKey: 'am_sk_live_fake', kind: 'fake' });
+  });
+
   it('with a target, boots nothing, keeps the key out of what it provides, and salts the namespace with the start time', async () => {
     const p = project();
     let booted = false;

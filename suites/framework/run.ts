@@ -12,6 +12,8 @@ export interface RunInfo {
   readonly baseUrl: string;
   /** Only for a fake the run booted (its key); a deployment's key stays in the environment. */
   readonly apiKey?: string;
+  /** Only for a fake the run booted: its key of another tenant, for the tenant-isolation scenario. */
+  readonly otherTenantApiKey?: string;
   readonly seed: number;
   /** Namespace salt: empty for a fresh fake (reproducible IDs), the start time for a deployment. */
   readonly salt: string;
@@ -27,6 +29,7 @@ declare module 'vitest' {
 export interface StartedFake {
   readonly url: string;
   readonly apiKey: string;
+  readonly otherTenantApiKey?: string | undefined;
   close(): Promise<void>;
 }
 
@@ -45,6 +48,7 @@ export async function setupRun(
     return async () => {};
   }
   const fake = await options.startFake();
-  project.provide('conformance:run', { baseUrl: fake.url, apiKey: fake.apiKey, seed: config.seed, salt: '', kind: 'fake' });
+  const otherTenant = fake.otherTenantApiKey === undefined ? {} : { otherTenantApiKey: fake.otherTenantApiKey };
+  project.provide('conformance:run', { baseUrl: fake.url, apiKey: fake.apiKey, ...otherTenant, seed: config.seed, salt: '', kind: 'fake' });
   return () => fake.close();
 }

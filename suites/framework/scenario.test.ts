@@ -199,6 +199,25 @@ describe('runScenario', () => {
     expect(String(undeclared.error)).toMatch(/does not declare needs: \['control-plane'\]/);
   });
 
+  it("hands another tenant's key only to a scenario that declares it, and redacts it from the evidence", async () => {
+    const otherKey = 'am_sk_live_otherTenant123';
+    const t = await target(server.url, { OTHER_TENANT_API_KEY: otherKey });
+    const declared = await runScenario(
+      scenario({ id: 'OT-1', title: 'reads as another tenant', rules: ['X'], needs: ['other-tenant'] }, async (ctx) => {
+        const result = await ctx.client.raw({ path: '/v1/things.get', headers: { authorization: `Bearer ${ctx.otherTenantKey}` }, body: '{"thing_id":"a"}' });
+        expect(result.status).toBe(200);
+      }),
+      t,
+    );
+    expect(declared.status).toBe('pass');
+    expect(server.requests.at(-1)?.headers['authorization']).toBe(`Bearer ${otherKey}`);
+    expect(JSON.stringify(declared.evidence)).not.toContain(otherKey);
+    const undeclared = await runScenario(scenario({ id: 'OT-2', title: 'sneaks a key', rules: ['X'] }, async (ctx) => void ctx.otherTenantKey), t);
+    expect(String(undeclared.error)).toMatch(/does not declare needs: \['other-tenant'\]/);
+    const without = await runScenario(scenario({ id: 'OT-3', title: 'needs a key', rules: ['X'], needs: ['other-tenant'] }, async () => {}), await target(server.url));
+    expect(without).toMatchObject({ status: 'skip', reason: expect.stringContaining('OTHER_TENANT_API_KEY') });
+  });
+
   it('in a read-only profile: skips mutating scenarios, runs read-only ones with a client that refuses to mutate, and hands over declared fixtures only', async () => {
     const t = await target(noControl.url, { CONFORMANCE_PROFILE: './ro.json' });
     const mutating = await runScenario(scenario({ id: 'RO-1', title: 'creates', rules: ['X'] }, async () => {}), t);

@@ -52,6 +52,11 @@ export interface ScenarioContext<Ops extends OperationTable, E extends z.ZodType
   readonly client: Client<Ops, E>;
   /** The control plane. Throws unless the scenario declares `control-plane` among its needs and the target has it. */
   readonly control: ControlClient;
+  /**
+   * A secret key of another tenant of the target, for `client.raw` calls as that tenant (redacted in
+   * the evidence like the run's key). Throws unless the scenario declares `other-tenant` and the target has it.
+   */
+  readonly otherTenantKey: string;
   /** This scenario's scope of the run's namespace. */
   readonly ns: Namespace;
   readonly ledger: ScenarioLedger;
@@ -220,6 +225,11 @@ function context<Ops extends OperationTable, E extends z.ZodType>(
       if (!declared.has('control-plane')) throw new Error(`scenario ${scenario.id} uses the control plane but does not declare needs: ['control-plane']`);
       if (!target.control) throw new Error(`scenario ${scenario.id}: the control plane is not available here; check t.has('control-plane') first`);
       return target.control.with({ evidence: log, signal });
+    },
+    get otherTenantKey(): string {
+      if (!declared.has('other-tenant')) throw new Error(`scenario ${scenario.id} uses another tenant's key but does not declare needs: ['other-tenant']`);
+      if (target.otherTenantApiKey === undefined) throw new Error(`scenario ${scenario.id}: no key of another tenant here; check t.has('other-tenant') first`);
+      return target.otherTenantApiKey;
     },
     ns: target.ns.scope(scenario.id),
     ledger: target.ledger.forScenario(scenario.id),

@@ -34,7 +34,21 @@ describe('createTarget', () => {
     expect(target.ns.root).toBe(createNamespace({ prefix: 'conf', seed: 808 }).root);
     expect(fake.requests.at(-1)?.headers['authorization']).toBe(`Bearer ${TEST_KEY}`);
     expect(JSON.stringify(target.evidence.entries())).not.toContain(TEST_KEY);
+    expect(target.capabilities.has('other-tenant')).toBe(false);
     await target.close();
+  });
+
+  it("takes the other tenant's key from the run for the fake, and from OTHER_TENANT_API_KEY for a deployment", async () => {
+    const run = { baseUrl: fake.url, apiKey: TEST_KEY, otherTenantApiKey: 'am_sk_live_fromrun', seed: 1, salt: '', kind: 'fake' } as const;
+    const ofFake = await createTarget({ ...options, config: loadConfig({ env: { OTHER_TENANT_API_KEY: 'am_sk_live_ignored' }, cwd }), run });
+    expect(ofFake.otherTenantApiKey).toBe('am_sk_live_fromrun');
+    expect(ofFake.capabilities.has('other-tenant')).toBe(true);
+    expect(ofFake.evidence.redact('Bearer am_sk_live_fromrun')).toBe('Bearer [REDACTED]');
+    await ofFake.close();
+    const config = loadConfig({ env: { BASE_URL: fake.url, API_KEY: TEST_KEY, OTHER_TENANT_API_KEY: 'am_sk_live_fromenv' }, cwd });
+    const ofDeployment = await createTarget({ ...options, config, run });
+    expect(ofDeployment.otherTenantApiKey).toBe('am_sk_live_fromenv');
+    await ofDeployment.close();
   });
 
   it('prefers BASE_URL and API_KEY from the configuration over what the run provided', async () => {

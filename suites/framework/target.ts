@@ -30,6 +30,8 @@ export interface Target<Ops extends OperationTable, E extends z.ZodType> {
   readonly client: Client<Ops, E>;
   /** Present when the capability set has `control-plane`. */
   readonly control: ControlClient | undefined;
+  /** A secret key of another tenant of the target; present when the capability set has `other-tenant`. */
+  readonly otherTenantApiKey: string | undefined;
   readonly capabilities: CapabilitySet;
   /** The run's namespace; each scenario gets `ns.scope(scenario.id)`. */
   readonly ns: Namespace;
@@ -63,10 +65,11 @@ export async function createTarget<Ops extends OperationTable, E extends z.ZodTy
   }
   const apiKey = config.baseUrl === undefined ? run?.apiKey : config.apiKey;
   if (apiKey === undefined) throw new ConfigError(`no API key for ${baseUrl}: set ${ENV_VARS.apiKey}`);
+  const otherTenantApiKey = config.baseUrl === undefined ? run?.otherTenantApiKey : config.otherTenantApiKey;
   const seed = run?.seed ?? config.seed;
   const kind = run?.kind ?? (config.baseUrl === undefined ? 'fake' : 'deployment');
 
-  const evidence = new EvidenceLog({ secrets: [apiKey], capacity: 1000 });
+  const evidence = new EvidenceLog({ secrets: [apiKey, ...(otherTenantApiKey === undefined ? [] : [otherTenantApiKey])], capacity: 1000 });
   const client = createClient({
     baseUrl,
     apiKey,
@@ -77,7 +80,7 @@ export async function createTarget<Ops extends OperationTable, E extends z.ZodTy
     evidence,
     ...(options.retry === undefined ? {} : { retry: options.retry }),
   });
-  const capabilities = await resolveCapabilities(config, client);
+  const capabilities = await resolveCapabilities({ ...config, otherTenantApiKey }, client);
   // Without a global setup, a deployment still gets a fresh salt, so a re-run with the same seed cannot collide.
   const salt = run?.salt ?? (kind === 'deployment' ? new Date().toISOString() : '');
   const ns = createNamespace({ prefix: config.namespacePrefix, seed, salt });
@@ -87,6 +90,7 @@ export async function createTarget<Ops extends OperationTable, E extends z.ZodTy
     info: { baseUrl, kind, apiVersion: config.apiVersion, seed, profile: config.profile.name, readOnly: config.profile.readOnly },
     client,
     control: capabilities.has('control-plane') ? new ControlClient(client.transport) : undefined,
+    otherTenantApiKey,
     capabilities,
     ns,
     ledger,

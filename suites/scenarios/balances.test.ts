@@ -1,0 +1,5 @@
+import { registerScenarios } from '../framework/index.ts';
+import { conformanceTarget } from '../support.ts';
+import { balancesScenarios } from './balances.ts';
+
+registerScenarios(balancesScenarios, await conformanceTarget());

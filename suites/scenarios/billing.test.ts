@@ -1,0 +1,5 @@
+import { registerScenarios } from '../framework/index.ts';
+import { conformanceTarget } from '../support.ts';
+import { billingScenarios } from './billing.ts';
+
+registerScenarios(billingScenarios, await conformanceTarget());

@@ -1,0 +1,5 @@
+import { registerScenarios } from '../framework/index.ts';
+import { conformanceTarget } from '../support.ts';
+import { customersScenarios } from './customers.ts';
+
+registerScenarios(customersScenarios, await conformanceTarget());

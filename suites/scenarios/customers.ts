@@ -1,0 +1,128 @@
+/** Conformance scenarios of the customer setup endpoints (customers.get_or_create, customers.get). */
+import { expect } from 'vitest';
+import { attach, createCustomer, createFeature, createPlan, scenario } from '../support.ts';
+
+export const customersScenarios = [
+  scenario(
+    {
+      id: 'customers.get-or-create-new',
+      title: 'customers.get_or_create with a new id creates the customer with the fields sent and its auto-enable plans, and returns it',
+      rules: ['CUS-GET-OR-CREATE-NEW', 'CUS-SHAPE'],
+    },
+    async (t) => {
+      const flag = await createFeature(t, 'boolean');
+      const autoPlan = await createPlan(t, { group: t.ns.id('grp'), auto_enable: true, items: [{ feature_id: flag.id }] });
+      // Every customer created while the plan is auto-enabled gets it, in other scenarios too: archive it at once.
+      const created = await createCustomer(t, { metadata: { origin: 'conformance' } }).finally(() =>
+        t.client.call('plans.update', { plan_id: autoPlan.id, archived: true }),
+      );
+
+      expect(created.id).toMatch(new RegExp(`^${t.ns.root}_`));
+      expect(created.metadata, 'the customer keeps the metadata sent').toEqual({ origin: 'conformance' });
+      expect(typeof created.name === 'string' && typeof created.email === 'string', 'the customer keeps the name and email sent').toBe(true);
+      expect(
+        created.subscriptions.filter((subscription) => subscription.plan_id === autoPlan.id),
+        'the new customer holds the auto-enable plan',
+      ).toMatchObject([{ status: 'active', auto_enable: true }]);
+      expect(Object.keys(created.flags), "…and the auto-enable plan's feature").toContain(flag.id);
+
+      const fetched = t.expectOk(await t.client.call('customers.get', { customer_id: created.id }));
+      expect(fetched, 'customers.get finds the customer as it was created').toMatchObject({
+        id: created.id,
+        name: created.name,
+        email: created.email,
+        created_at: created.created_at,
+        metadata: created.metadata,
+      });
+    },
+  ),
+
+  scenario(
+    {
+      id: 'customers.get-or-create-existing',
+      title: 'customers.get_or_create with an existing id returns that customer unchanged, ignoring the fields sent',
+      rules: ['CUS-GET-OR-CREATE-EXISTING', 'CUS-SHAPE'],
+    },
+    async (t) => {
+      const original = await createCustomer(t, { metadata: { tier: 'first' } });
+      const again = t.expectOk(
+        await t.client.call('customers.get_or_create', {
+          customer_id: original.id,
+          name: `Renamed ${original.name}`,
+          email: `renamed.${t.ns.id('mail').toLowerCase()}@example.com`,
+          metadata: { tier: 'second' },
+        }),
+      );
+      const unchanged = { id: original.id, name: original.name, email: original.email, created_at: original.created_at, metadata: { tier: 'first' } };
+      expect(again, 'the existing customer comes back as it was').toMatchObject(unchanged);
+      expect(t.expectOk(await t.client.call('customers.get', { customer_id: original.id })), 'and it was not updated').toMatchObject(unchanged);
+    },
+  ),
+
+  scenario(
+    {
+      id: 'customers.get-plans-and-balances',
+      title: "customers.get returns the customer's subscriptions (main plan and add-on) and the balances and flags they grant",
+      rules: ['CUS-GET', 'CUS-SHAPE'],
+    },
+    async (t) => {
+      const messages = await createFeature(t, 'consumable');
+      const flag = await createFeature(t, 'boolean');
+      const main = await createPlan(t, { group: t.ns.id('grp'), items: [{ feature_id: messages.id, included: 100, reset: { interval: 'month' } }] });
+      const addOn = await createPlan(t, { add_on: true, items: [{ feature_id: messages.id, included: 20, reset: { interval: 'month' } }, { feature_id: flag.id }] });
+      const customer = await createCustomer(t);
+      await attach(t, customer.id, main.id);
+      await attach(t, customer.id, addOn.id);
+
+      const got = t.expectOk(await t.client.call('customers.get', { customer_id: customer.id }));
+      expect(got.id).toBe(customer.id);
+      const held = got.subscriptions.filter((subscription) => subscription.plan_id === main.id || subscription.plan_id === addOn.id);
+      expect(
+        held.map(({ plan_id, status, add_on, scope }) => ({ plan_id, status, add_on, scope })).sort((a, b) => a.plan_id.localeCompare(b.plan_id)),
+        'both plans, active, at customer level',
+      ).toEqual(
+        [
+          { plan_id: main.id, status: 'active', add_on: false, scope: 'customer' },
+          { plan_id: addOn.id, status: 'active', add_on: true, scope: 'customer' },
+        ].sort((a, b) => a.plan_id.localeCompare(b.plan_id)),
+      );
+      expect(got.purchases, 'recurring plans are not purchases').toEqual([]);
+      expect(got.balances[messages.id], 'the balance stacks both plans: 100 + 20').toMatchObject({ feature_id: messages.id, granted: 120, usage: 0, remaining: 120 });
+      expect(got.flags[flag.id], "the add-on's flag").toMatchObject({ feature_id: flag.id, plan_id: addOn.id });
+    },
+  ),
+
+  scenario(
+    {
+      id: 'customers.get-purchases',
+      title: "customers.get returns a one-off plan among the customer's purchases, with its balance",
+      rules: ['CUS-GET', 'CUS-SHAPE'],
+      needs: ['paid-attach'],
+    },
+    async (t) => {
+      const credits = await createFeature(t, 'allocated');
+      const pack = await createPlan(t, { add_on: true, price: { amount: 10, interval: 'one_off' }, items: [{ feature_id: credits.id, included: 50 }] });
+      const customer = await createCustomer(t);
+      await attach(t, customer.id, pack.id);
+
+      const got = t.expectOk(await t.client.call('customers.get', { customer_id: customer.id }));
+      expect(got.purchases.filter((purchase) => purchase.plan_id === pack.id), 'the one-off plan is a purchase').toHaveLength(1);
+      expect(got.subscriptions.filter((subscription) => subscription.plan_id === pack.id), '…not a subscription').toEqual([]);
+      expect(got.balances[credits.id], 'the purchase grants its balance').toMatchObject({ granted: 50, remaining: 50 });
+    },
+  ),
+
+  scenario(
+    {
+      id: 'customers.get-unknown',
+      title: 'customers.get of an unknown customer is answered with 404 customer_not_found and creates nothing',
+      rules: ['CUS-GET-UNKNOWN'],
+      mutates: false,
+    },
+    async (t) => {
+      const unknownId = t.ns.id('cus');
+      t.expectError(await t.client.call('customers.get', { customer_id: unknownId }), { status: 404, code: 'customer_not_found' });
+      t.expectError(await t.client.call('customers.get', { customer_id: unknownId }), { status: 404, code: 'customer_not_found' });
+    },
+  ),
+];

@@ -1,0 +1,5 @@
+import { registerScenarios } from '../framework/index.ts';
+import { conformanceTarget } from '../support.ts';
+import { envelopeScenarios } from './envelope.ts';
+
+registerScenarios(envelopeScenarios, await conformanceTarget());

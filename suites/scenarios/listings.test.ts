@@ -1,0 +1,5 @@
+import { registerScenarios } from '../framework/index.ts';
+import { conformanceTarget } from '../support.ts';
+import { listingsScenarios } from './listings.ts';
+
+registerScenarios(listingsScenarios, await conformanceTarget());

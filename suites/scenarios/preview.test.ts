@@ -1,0 +1,5 @@
+import { registerScenarios } from '../framework/index.ts';
+import { conformanceTarget } from '../support.ts';
+import { previewScenarios } from './preview.ts';
+
+registerScenarios(previewScenarios, await conformanceTarget());

@@ -1,0 +1,5 @@
+import { registerScenarios } from '../framework/index.ts';
+import { conformanceTarget } from '../support.ts';
+import { referralsScenarios } from './referrals.ts';
+
+registerScenarios(referralsScenarios, await conformanceTarget());
