@@ -54,6 +54,12 @@ describe('addInterval', () => {
     expect(addInterval(at('2026-01-01T00:00:00Z'), 'week', 2)).toBe(at('2026-01-15T00:00:00Z'));
     expect(addInterval(at('2026-01-01T00:00:00Z'), 'day')).toBe(at('2026-01-02T00:00:00Z'));
   });
+  it('refuses results beyond the representable time range instead of returning NaN', () => {
+    expect(() => addInterval(0, 'month', Number.MAX_SAFE_INTEGER)).toThrow(RangeError);
+    expect(() => addInterval(0, 'day', 1e15)).toThrow(RangeError);
+    expect(addInterval(0, 'day', 1)).toBe(86_400_000);
+  });
+
   it('refuses intervals that do not recur', () => {
     expect(() => addInterval(0, 'one_off')).toThrow(RangeError);
   });

@@ -59,8 +59,23 @@ export class Clock {
 
 const DAY = 86_400_000;
 
-/** Calendar arithmetic in UTC. Month steps clamp to the last day of the month (31 Jan + 1 month = 28/29 Feb). */
+/** The latest instant a JavaScript Date can hold (year 275760); later times cannot be computed on. */
+export const LATEST_TIME = 8_640_000_000_000_000;
+
+/**
+ * Calendar arithmetic in UTC. Month steps clamp to the last day of the month (31 Jan + 1 month =
+ * 28/29 Feb). Throws a RangeError when the result lies beyond LATEST_TIME (an absurd interval count
+ * or trial length), so callers can refuse the input instead of storing NaN.
+ */
 export function addInterval(at: number, interval: string, count = 1): number {
+  const result = stepInterval(at, interval, count);
+  if (!Number.isSafeInteger(result) || result > LATEST_TIME) {
+    throw new RangeError(`${count} × ${interval} after ${at} lies beyond the representable time range`);
+  }
+  return result;
+}
+
+function stepInterval(at: number, interval: string, count: number): number {
   switch (interval) {
     case 'minute':
       return at + count * 60_000;

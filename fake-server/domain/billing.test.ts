@@ -3,6 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { type OperationName, operations } from '../../spec/operations.ts';
 import type { DomainContext, OutputOf } from './context.ts';
+import { runDue } from './lifecycle.ts';
 import { callHandler, domainErrorCode as errorCode, testContext } from './testing.ts';
 
 const NOW = 1_795_328_341_817;
@@ -109,5 +110,35 @@ describe('billing.attach', () => {
       ),
     ).toBe('invalid_request');
     expect(held('cus_a')).toEqual([]);
+  });
+
+  it('refuses a plan whose trial or period would end beyond the representable time range, and writes nothing', () => {
+    call('plans.create', { plan_id: 'forever', name: 'Forever', price: { amount: 1, interval: 'month', interval_count: Number.MAX_SAFE_INTEGER } });
+    call('plans.create', { plan_id: 'long_trial', name: 'Long trial', price: { amount: 1, interval: 'month' }, free_trial: { duration_length: 1e15, duration_type: 'day' } });
+    for (const planId of ['forever', 'long_trial']) {
+      expect(errorCode(() => attach({ customer_id: 'cus_a', plan_id: planId }))).toBe('invalid_request');
+    }
+    expect(ctx.store.recordsOf('cus_a')).toEqual([]);
+    expect(ctx.store.processorSubscriptionsOf('cus_a')).toEqual([]);
+    expect(call('customers.get', { customer_id: 'cus_a' }).stripe_id).toBeNull();
+  });
+
+  it('rolls billing periods over from the first one, so a month-end cycle keeps its day after a short month', () => {
+    ctx = testContext(Date.parse('2026-01-31T12:00:00Z'));
+    call('plans.create', { plan_id: 'pro', name: 'Pro', price: { amount: 20, interval: 'month' } });
+    call('customers.get_or_create', { customer_id: 'cus_b' });
+    attach({ customer_id: 'cus_b', plan_id: 'pro' });
+    const periods: [string, string][] = [];
+    for (const at of ['2026-02-28T12:00:00Z', '2026-03-31T12:00:00Z', '2026-04-30T12:00:00Z']) {
+      ctx.clock.set({ now: Date.parse(at) });
+      runDue(ctx);
+      const record = ctx.store.recordsOf('cus_b')[0]!;
+      periods.push([new Date(record.currentPeriodStart!).toISOString(), new Date(record.currentPeriodEnd!).toISOString()]);
+    }
+    expect(periods).toEqual([
+      ['2026-02-28T12:00:00.000Z', '2026-03-31T12:00:00.000Z'],
+      ['2026-03-31T12:00:00.000Z', '2026-04-30T12:00:00.000Z'],
+      ['2026-04-30T12:00:00.000Z', '2026-05-31T12:00:00.000Z'],
+    ]);
   });
 });

@@ -31,18 +31,23 @@ function billingInterval(plan: Plan): { interval: string; count: number } | null
 }
 
 /** Joins the holder's processor subscription on the same cycle, or opens a new one starting now. */
-function processorSubscriptionFor(ctx: DomainContext, subject: Subject, cycle: { interval: string; count: number }, periodEnd: number): ProcessorSubscriptionRow {
+function processorSubscriptionFor(
+  ctx: DomainContext,
+  subject: Subject,
+  cycle: { interval: string; count: number },
+  schedule: { anchor: number; periodEnd: number },
+): ProcessorSubscriptionRow {
   const { store } = ctx;
-  const existing = [...store.processorSubscriptions.values()].find(
-    (sub) =>
-      sub.customerId === subject.customerId &&
-      sub.entityId === subject.entityId &&
-      sub.interval === cycle.interval &&
-      sub.intervalCount === cycle.count &&
-      sub.recordIds.some((id) => store.records.get(id)?.status === 'active'),
-  );
+  const existing = store
+    .processorSubscriptionsOf(subject.customerId)
+    .find(
+      (sub) =>
+        sub.entityId === subject.entityId &&
+        sub.interval === cycle.interval &&
+        sub.intervalCount === cycle.count &&
+        sub.recordIds.some((id) => store.records.get(id)?.status === 'active'),
+    );
   if (existing) return existing;
-  const now = ctx.clock.now();
   const created: ProcessorSubscriptionRow = {
     id: ctx.ids.next('sub_sim'),
     customerId: subject.customerId,
@@ -50,25 +55,51 @@ function processorSubscriptionFor(ctx: DomainContext, subject: Subject, cycle: {
     interval: cycle.interval,
     intervalCount: cycle.count,
     currency: DEFAULT_CURRENCY,
-    currentPeriodStart: now,
-    currentPeriodEnd: periodEnd,
+    anchor: schedule.anchor,
+    currentPeriodStart: ctx.clock.now(),
+    currentPeriodEnd: schedule.periodEnd,
     recordIds: [],
   };
-  store.processorSubscriptions.set(created.id, created);
-  store.due.schedule(periodEnd, 'billing.period_end', created.id);
+  store.insertProcessorSubscription(created);
+  store.due.schedule(schedule.periodEnd, 'billing.period_end', created.id);
   return created;
+}
+
+/**
+ * Every time attaching a plan now would schedule: the trial end, the end of the first billing
+ * period, each item's first reset. Computed before anything is written, so a plan whose times lie
+ * beyond the representable range (an absurd trial or interval count) is refused and changes nothing.
+ */
+function scheduleOf(plan: Plan, now: number): { trialEndsAt: number | null; periodEnd: number | null; resets: (number | null)[] } {
+  try {
+    const trialEndsAt = plan.free_trial ? addInterval(now, plan.free_trial.duration_type, plan.free_trial.duration_length) : null;
+    const cycle = billingInterval(plan);
+    const periodEnd = cycle === null ? null : (trialEndsAt ?? addInterval(now, cycle.interval, cycle.count));
+    const resets = plan.items.map((item) =>
+      resetsOf(item) ? addInterval(now, item.reset!.interval, item.reset!.interval_count ?? 1) : null,
+    );
+    return { trialEndsAt, periodEnd, resets };
+  } catch (error) {
+    if (error instanceof RangeError) fail('invalid_request', `Plan ${plan.id} cannot be attached: ${error.message}`);
+    throw error;
+  }
+}
+
+/** An item resets when it has a recurring reset interval and a limit to go back to. */
+function resetsOf(item: Plan['items'][number]): boolean {
+  return item.reset !== null && item.reset.interval !== 'one_off' && !item.unlimited;
 }
 
 /** Creates the record of a plan held by a subject, with its grants, pools and billing. */
 export function holdPlan(ctx: DomainContext, subject: Subject, plan: Plan, options: HoldPlanOptions = {}): RecordRow {
   const { store } = ctx;
   const now = ctx.clock.now();
+  const { trialEndsAt, periodEnd, resets } = scheduleOf(plan, now);
   const customer = store.customers.get(subject.customerId)!;
   // The reference creates the processor customer on the first attach, free plans included.
   customer.processorCustomerId ??= ctx.ids.next('cus_sim');
-  const trialEndsAt = plan.free_trial ? addInterval(now, plan.free_trial.duration_type, plan.free_trial.duration_length) : null;
   const cycle = billingInterval(plan);
-  const billing = cycle === null ? null : processorSubscriptionFor(ctx, subject, cycle, trialEndsAt ?? addInterval(now, cycle.interval, cycle.count));
+  const billing = cycle === null || periodEnd === null ? null : processorSubscriptionFor(ctx, subject, cycle, { anchor: trialEndsAt ?? now, periodEnd });
   const record: RecordRow = {
     id: ctx.ids.next('cus_prod'),
     kind: isOneOff(plan) ? 'purchase' : 'subscription',
@@ -93,9 +124,9 @@ export function holdPlan(ctx: DomainContext, subject: Subject, plan: Plan, optio
   billing?.recordIds.push(record.id);
   if (trialEndsAt !== null) store.due.schedule(trialEndsAt, 'record.trial_end', record.id);
 
-  for (const item of plan.items) {
+  for (const [i, item] of plan.items.entries()) {
     const feature = store.features.get(item.feature_id)!;
-    const resets = item.reset !== null && item.reset.interval !== 'one_off' && !item.unlimited;
+    const nextResetAt = resets[i]!;
     const grant: GrantRow = {
       id: ctx.ids.next('cus_ent'),
       recordId: record.id,
@@ -108,8 +139,8 @@ export function holdPlan(ctx: DomainContext, subject: Subject, plan: Plan, optio
       prepaid: item.price?.billing_method === 'prepaid' ? (options.featureQuantities?.get(item.feature_id) ?? 0) : 0,
       usage: 0,
       unlimited: item.unlimited,
-      reset: resets ? { interval: item.reset!.interval, intervalCount: item.reset!.interval_count ?? 1 } : null,
-      nextResetAt: resets ? addInterval(now, item.reset!.interval, item.reset!.interval_count ?? 1) : null,
+      reset: nextResetAt === null ? null : { interval: item.reset!.interval, intervalCount: item.reset!.interval_count ?? 1 },
+      nextResetAt,
       price: item.price,
       expiresAt: null,
       createdAt: now,

@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { type OperationName, operations } from '../../spec/operations.ts';
 import type { DomainContext, OutputOf } from './context.ts';
-import { callHandler, domainErrorCode as errorCode, testContext } from './testing.ts';
+import { callHandler, createTestFeatures, domainErrorCode as errorCode, testContext } from './testing.ts';
 
 const NOW = 1_795_328_341_817;
 let ctx: DomainContext;
@@ -14,9 +14,7 @@ function call<N extends OperationName>(name: N, body: z.input<(typeof operations
 
 beforeEach(() => {
   ctx = testContext(NOW);
-  call('features.create', { feature_id: 'messages', name: 'Messages', type: 'metered', consumable: true, display: { singular: 'message', plural: 'messages' } });
-  call('features.create', { feature_id: 'seats', name: 'Seats', type: 'metered', consumable: false, display: { singular: 'seat', plural: 'seats' } });
-  call('features.create', { feature_id: 'sso', name: 'SSO', type: 'boolean' });
+  createTestFeatures(ctx);
 });
 
 describe('customers.get_or_create', () => {

@@ -7,7 +7,7 @@ import { type OperationName, operations } from '../../spec/operations.ts';
 import { testSeed } from '../../fixtures/random.ts';
 import type { DomainContext, OutputOf } from './context.ts';
 import { forceState } from './lifecycle.ts';
-import { callHandler, domainErrorCode as errorCode, testContext } from './testing.ts';
+import { callHandler, createTestFeatures, domainErrorCode as errorCode, testContext } from './testing.ts';
 
 const NOW = 1_795_328_341_817;
 let ctx: DomainContext;
@@ -40,9 +40,7 @@ function recordOf(customerId: string, planId: string, entityId: string | null = 
 }
 
 function seedCatalogue(): void {
-  call('features.create', { feature_id: 'messages', name: 'Messages', type: 'metered', consumable: true, display: { singular: 'message', plural: 'messages' } });
-  call('features.create', { feature_id: 'seats', name: 'Seats', type: 'metered', consumable: false, display: { singular: 'seat', plural: 'seats' } });
-  call('features.create', { feature_id: 'sso', name: 'SSO', type: 'boolean' });
+  createTestFeatures(ctx);
   call('plans.create', { plan_id: 'team', name: 'Team', group: 'main', items: [{ feature_id: 'messages', included: 100, reset: { interval: 'month' } }] });
   call('plans.create', { plan_id: 'extra', name: 'Extra', add_on: true, items: [{ feature_id: 'messages', included: 20, reset: { interval: 'month' } }, { feature_id: 'sso' }] });
 }
@@ -123,6 +121,20 @@ describe('entities.create, entities.get, entities.delete', () => {
     expect(ctx.store.records.get(recordOf('cus_a', 'extra', 'ent_1'))!.status).toBe('expired');
     expect(call('customers.get', { customer_id: 'cus_a' }).balances['seats']).toMatchObject({ usage: 0 });
     expect(errorCode(() => call('entities.delete', { entity_id: 'ent_1' }))).toBe('entity_not_found');
+  });
+
+  it('deleting an entity licenses.attach created gives back nothing, since it took no unit of the customer\'s seats', () => {
+    call('plans.create', { plan_id: 'seat', name: 'Seat' });
+    call('plans.create', { plan_id: 'seats', name: 'Seats', group: 'seats', items: [{ feature_id: 'seats', included: 5 }], licenses: [{ license_plan_id: 'seat', included: 2 }] });
+    customer('cus_a');
+    call('billing.attach', { customer_id: 'cus_a', plan_id: 'seats' });
+    entity('cus_a', 'ent_1');
+    call('licenses.attach', { customer_id: 'cus_a', plan_id: 'seat', entities: [{ entity_id: 'lic_1', name: 'Licensed', feature_id: 'seats' }] });
+    expect(call('customers.get', { customer_id: 'cus_a' }).balances['seats']).toMatchObject({ usage: 1 });
+    call('entities.delete', { customer_id: 'cus_a', entity_id: 'lic_1' });
+    expect(call('customers.get', { customer_id: 'cus_a' }).balances['seats'], 'ent_1 still holds its unit').toMatchObject({ usage: 1 });
+    call('entities.delete', { customer_id: 'cus_a', entity_id: 'ent_1' });
+    expect(call('customers.get', { customer_id: 'cus_a' }).balances['seats']).toMatchObject({ usage: 0 });
   });
 });
 

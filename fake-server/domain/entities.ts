@@ -30,7 +30,15 @@ export function createEntityRow(
       `Feature '${feature.id}' is consumable (e.g. credits, API calls). Entities can only be created for non-consumable features (e.g. seats).`,
     );
   }
-  return { id: fields.entityId, customerId: fields.customerId, name: fields.name ?? null, featureId: feature.id, createdAt: ctx.clock.now(), billingControls: {} };
+  return {
+    id: fields.entityId,
+    customerId: fields.customerId,
+    name: fields.name ?? null,
+    featureId: feature.id,
+    createdAt: ctx.clock.now(),
+    billingControls: {},
+    allocation: [],
+  };
 }
 
 export function entityView(store: TenantStore, row: EntityRow, statuses: readonly RecordStatus[] = ['active', 'scheduled']): z.input<typeof Entity> {
@@ -70,9 +78,18 @@ function entityDetailView(store: TenantStore, row: EntityRow): z.input<typeof En
 }
 
 /** An entity uses one unit of its feature on its customer's balance while it exists (an allocated seat). */
-function allocate(ctx: DomainContext, row: EntityRow, units: 1 | -1): void {
+function allocate(ctx: DomainContext, row: EntityRow): void {
   const grants = grantsHeldBy(ctx.store, { customerId: row.customerId, entityId: null }).filter((grant) => grant.featureId === row.featureId);
-  deduct(grants, units, 'overflow');
+  row.allocation = deduct(grants, 1, 'overflow') ?? [];
+}
+
+/** Gives back the unit an entity took, to the grants it came from (those that still exist). */
+function deallocate(ctx: DomainContext, row: EntityRow): void {
+  for (const { grantId, value } of row.allocation) {
+    const grant = ctx.store.grants.get(grantId);
+    if (grant !== undefined) grant.usage = Math.max(0, grant.usage - value);
+  }
+  row.allocation = [];
 }
 
 export function createEntity(ctx: DomainContext, input: InputOf<'entities.create'>): OutputOf<'entities.create'> {
@@ -82,7 +99,7 @@ export function createEntity(ctx: DomainContext, input: InputOf<'entities.create
   const row = createEntityRow(ctx, { customerId: input.customer_id, entityId: input.entity_id, featureId: input.feature_id, name: input.name });
   if (input.billing_controls !== undefined) row.billingControls = input.billing_controls;
   store.insertEntity(row);
-  allocate(ctx, row, 1);
+  allocate(ctx, row);
   return entityDetailView(store, row);
 }
 
@@ -105,7 +122,7 @@ export function deleteEntity(ctx: DomainContext, input: InputOf<'entities.delete
     store.endAssignment(assignment, now);
   }
   for (const record of store.recordsOf(row.customerId).filter((r) => r.entityId === row.id && r.status !== 'expired')) endRecord(ctx, record);
-  allocate(ctx, row, -1);
+  deallocate(ctx, row);
   store.removeEntity(row);
   return { success: true };
 }

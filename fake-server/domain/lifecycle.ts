@@ -6,7 +6,7 @@
  */
 import type { z } from 'zod';
 import type { ForcedState } from '../../spec/control-plane.ts';
-import { addInterval, nextOccurrence } from '../clock.ts';
+import { nextOccurrence } from '../clock.ts';
 import type { DueEntry } from '../store/due-queue.ts';
 import type { TenantStore } from '../store/tenant-store.ts';
 import { releaseLock } from './balances.ts';
@@ -22,6 +22,16 @@ function heldByLocks(store: TenantStore, grantId: string): number {
   return held;
 }
 
+/** The next time, or null when it lies beyond what the clock can represent (nothing more falls due). */
+function laterOrNull(next: () => number): number | null {
+  try {
+    return next();
+  } catch (error) {
+    if (error instanceof RangeError) return null;
+    throw error;
+  }
+}
+
 function apply(ctx: DomainContext, entry: DueEntry): boolean {
   const { store } = ctx;
   switch (entry.kind) {
@@ -31,8 +41,8 @@ function apply(ctx: DomainContext, entry: DueEntry): boolean {
       if (!grant || !record || record.status === 'expired' || grant.reset === null || grant.nextResetAt !== entry.at) return false;
       grant.usage = heldByLocks(store, grant.id);
       // Resets count from the grant's start, so a month-end start keeps its day after a short month.
-      grant.nextResetAt = nextOccurrence(grant.createdAt, grant.reset.interval, grant.reset.intervalCount, entry.at);
-      store.due.schedule(grant.nextResetAt, 'grant.reset', grant.id);
+      grant.nextResetAt = laterOrNull(() => nextOccurrence(grant.createdAt, grant.reset!.interval, grant.reset!.intervalCount, entry.at));
+      if (grant.nextResetAt !== null) store.due.schedule(grant.nextResetAt, 'grant.reset', grant.id);
       return true;
     }
     case 'billing.period_end': {
@@ -40,8 +50,11 @@ function apply(ctx: DomainContext, entry: DueEntry): boolean {
       if (!billing || billing.currentPeriodEnd !== entry.at) return false;
       const live = billing.recordIds.map((id) => store.records.get(id)!).filter((record) => record.status !== 'expired');
       if (live.length === 0) return false;
+      // Periods count from the first one, so a month-end cycle keeps its day after a short month.
+      const nextEnd = laterOrNull(() => nextOccurrence(billing.anchor, billing.interval, billing.intervalCount, billing.currentPeriodEnd));
+      if (nextEnd === null) return false;
       billing.currentPeriodStart = billing.currentPeriodEnd;
-      billing.currentPeriodEnd = addInterval(billing.currentPeriodEnd, billing.interval, billing.intervalCount);
+      billing.currentPeriodEnd = nextEnd;
       for (const record of live) {
         record.currentPeriodStart = billing.currentPeriodStart;
         record.currentPeriodEnd = billing.currentPeriodEnd;

@@ -13,7 +13,7 @@ function customer(id: string): void {
 }
 
 function entity(id: string, customerId: string): void {
-  store.insertEntity({ id, customerId, name: null, featureId: 'seats', createdAt: ++clock, billingControls: {} });
+  store.insertEntity({ id, customerId, name: null, featureId: 'seats', createdAt: ++clock, billingControls: {}, allocation: [] });
 }
 
 /** A record of plan `planId` held by the customer (or its entity), with one grant of `feature`. */

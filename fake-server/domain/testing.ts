@@ -21,6 +21,13 @@ export function callHandler<N extends OperationName>(ctx: DomainContext, name: N
   return handler(ctx, operations[name].request.parse(body));
 }
 
+/** The features most domain tests start from: `messages` (consumable), `seats` (allocated), `sso` (boolean). */
+export function createTestFeatures(ctx: DomainContext): void {
+  callHandler(ctx, 'features.create', { feature_id: 'messages', name: 'Messages', type: 'metered', consumable: true, display: { singular: 'message', plural: 'messages' } });
+  callHandler(ctx, 'features.create', { feature_id: 'seats', name: 'Seats', type: 'metered', consumable: false, display: { singular: 'seat', plural: 'seats' } });
+  callHandler(ctx, 'features.create', { feature_id: 'sso', name: 'SSO', type: 'boolean' });
+}
+
 /** The code of the DomainError `run` throws; fails when it throws none. */
 export function domainErrorCode(run: () => unknown): string {
   try {

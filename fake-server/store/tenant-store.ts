@@ -33,6 +33,11 @@ export interface EntityRow {
   readonly featureId: string;
   readonly createdAt: number;
   billingControls: Json;
+  /**
+   * The unit of its feature the entity holds on its customer's balance, where it was taken from
+   * (entities.create takes one; an entity created by licenses.attach takes none, as in the reference).
+   */
+  allocation: readonly { readonly grantId: string; readonly value: number }[];
 }
 
 export type RecordKind = 'subscription' | 'purchase';
@@ -110,6 +115,8 @@ export interface ProcessorSubscriptionRow {
   readonly interval: string;
   readonly intervalCount: number;
   readonly currency: string;
+  /** When billing started (the end of the trial, if any); every period ends a whole number of intervals after it. */
+  readonly anchor: number;
   currentPeriodStart: number;
   currentPeriodEnd: number;
   readonly recordIds: string[];
@@ -187,6 +194,7 @@ export class TenantStore {
   readonly #poolsByCustomer = new Map<string, Set<string>>();
   readonly #activeAssignmentsByPool = new Map<string, Set<string>>();
   readonly #assignmentsByCustomer = new Map<string, Set<string>>();
+  readonly #processorSubscriptionsByCustomer = new Map<string, Set<string>>();
 
   constructor(
     readonly orgId: string,
@@ -259,6 +267,16 @@ export class TenantStore {
 
   poolsOf(customerId: string): PoolRow[] {
     return [...(this.#poolsByCustomer.get(customerId) ?? [])].map((id) => this.pools.get(id)!);
+  }
+
+  insertProcessorSubscription(row: ProcessorSubscriptionRow): void {
+    this.processorSubscriptions.set(row.id, row);
+    addToSet(this.#processorSubscriptionsByCustomer, row.customerId, row.id);
+  }
+
+  /** The simulated processor subscriptions of a customer and its entities, in creation order. */
+  processorSubscriptionsOf(customerId: string): ProcessorSubscriptionRow[] {
+    return [...(this.#processorSubscriptionsByCustomer.get(customerId) ?? [])].map((id) => this.processorSubscriptions.get(id)!);
   }
 
   insertAssignment(row: AssignmentRow): void {
