@@ -20,8 +20,12 @@ export interface OperationDef<
   readonly summary: string;
   readonly request: Req;
   readonly response: Res;
-  /** False for reads; a read-only conformance profile runs only scenarios whose calls all have `mutates: false`. */
-  readonly mutates: boolean;
+  /**
+   * Whether a call changes data: false for reads, or decided by the body for an operation that does
+   * both (a balance check with `send_event` records usage). A read-only conformance profile runs only
+   * scenarios whose calls all mutate nothing.
+   */
+  readonly mutates: boolean | ((body: z.input<Req>) => boolean);
   /**
    * The rule a 200 response's wire-schema check proves (the operation's response-shape rule). The
    * other rules of an operation are the catalogue's rules that name it; they are not restated here.
@@ -32,6 +36,16 @@ export interface OperationDef<
    * wire key → documented spelling. The suite accepts either and records which one it saw.
    */
   readonly documentedSpellings?: Readonly<Record<string, string>>;
+}
+
+/** Whether this call of the operation changes data; a body that cannot be read counts as changing. */
+export function callMutates(op: Pick<OperationDef, 'mutates'>, body: unknown): boolean {
+  if (typeof op.mutates === 'boolean') return op.mutates;
+  try {
+    return op.mutates(body);
+  } catch {
+    return true;
+  }
 }
 
 export function defineOperation<Name extends string, Req extends z.ZodType, Res extends z.ZodType>(

@@ -66,7 +66,9 @@ export const operations = {
     documentedSpellings: PLAN_DOCUMENTED_SPELLINGS,
   }),
   'balances.check': defineOperation({
-    name: 'balances.check', part: 'balances', provenance: 'documented', mutates: false,
+    name: 'balances.check', part: 'balances', provenance: 'documented',
+    // A plain check only reads; with send_event it records usage, with a lock it reserves units.
+    mutates: (body) => body.send_event === true || body.lock !== undefined,
     summary: 'Checks whether a customer currently has enough balance to use a feature.',
     request: balances.BalancesCheckRequest, response: balances.BalancesCheckResult, shapeRule: 'CHECK-RESULT-SHAPE',
   }),

@@ -53,6 +53,13 @@ describe('resolveCapabilities', () => {
     expect(withheld.missing(['other-tenant'])).toContain('set OTHER_TENANT_API_KEY');
   });
 
+  it('grants exclusive-tenant only when the profile says the run has the tenant to itself', async () => {
+    const granted = await resolveCapabilities({ profile: profile({ capabilities: ['exclusive-tenant'] }), timeoutMs: 10_000 }, clientFor(deployment.url));
+    expect(granted.has('exclusive-tenant')).toBe(true);
+    const withheld = await resolveCapabilities({ profile: profile({ capabilities: [] }), timeoutMs: 10_000 }, clientFor(deployment.url));
+    expect(withheld.missing(['exclusive-tenant'])).toContain('the tenant to itself');
+  });
+
   it('does not even probe when the profile does not grant the control plane', async () => {
     const before = fake.requests.length;
     const caps = await resolveCapabilities({ profile: profile({ name: 'staging', capabilities: [] }), timeoutMs: 10_000 }, clientFor(fake.url));

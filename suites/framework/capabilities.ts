@@ -6,6 +6,8 @@
  * - `paid-attach`: the profile says paid plans attach at once, without a checkout.
  * - `other-tenant`: the run has a secret key of another tenant of the target (OTHER_TENANT_API_KEY,
  *   or the second key of the fake the run booted).
+ * - `exclusive-tenant`: the profile says the run has the tenant to itself, so tenant-wide side effects
+ *   (an auto-enable plan attaches to every customer created meanwhile) cannot reach anyone else.
  * - `fixture:<name>`: the profile supplies that pre-provisioned record.
  * A need is one capability, or a list of alternatives of which any one suffices (for example, the
  * control plane to force a past-due subscription, or a fixture that already is one).
@@ -14,7 +16,7 @@ import type { ConformanceConfig, FixtureName } from './config.ts';
 import { ControlClient } from './control-client.ts';
 import type { Transport } from './http.ts';
 
-export type Capability = 'control-plane' | 'paid-attach' | 'other-tenant' | 'mutation' | `fixture:${FixtureName}`;
+export type Capability = 'control-plane' | 'paid-attach' | 'exclusive-tenant' | 'other-tenant' | 'mutation' | `fixture:${FixtureName}`;
 export type Need = Capability | readonly Capability[];
 
 export interface CapabilitySet {
@@ -44,6 +46,9 @@ export async function resolveCapabilities(
 
   if (profile.capabilities.includes('paid-attach')) available.add('paid-attach');
   else why.set('paid-attach', `paid plans to attach without a checkout, which profile ${profile.name} does not grant (add "paid-attach" to its capabilities if the target charges a default payment method)`);
+
+  if (profile.capabilities.includes('exclusive-tenant')) available.add('exclusive-tenant');
+  else why.set('exclusive-tenant', `the tenant to itself, which profile ${profile.name} does not grant (the scenario makes a plan auto-enable for a moment, which would reach customers other processes create meanwhile)`);
 
   if (config.otherTenantApiKey !== undefined) available.add('other-tenant');
   else why.set('other-tenant', 'a secret key of another tenant of the target (set OTHER_TENANT_API_KEY, e.g. the live key of the same organisation)');

@@ -125,6 +125,17 @@ describe('read-only clients', () => {
     expect((await readOnly.call('things.get', { thing_id: 'ro' })).ok).toBe(true);
   });
 
+  it('decide by the body for an operation that reads or writes depending on it', async () => {
+    const readOnly = client().with({ readOnly: true });
+    const before = server.requests.length;
+    await expect(readOnly.call('things.check', { thing_id: 'a', use_up: true })).rejects.toThrow(/things.check mutates data/);
+    await expect(readOnly.raw({ path: '/v1/things.check', body: '{"thing_id":"a","use_up":true}' })).rejects.toThrow(ReadOnlyViolation);
+    await expect(readOnly.raw({ path: '/v1/things.check', body: 'not json' }), 'an unreadable body counts as writing').rejects.toThrow(ReadOnlyViolation);
+    expect(server.requests.length).toBe(before);
+    await readOnly.call('things.check', { thing_id: 'a' });
+    expect(server.requests.length, 'a plain check is sent').toBe(before + 1);
+  });
+
   it('keep their pool and settings: a with() client is a Client of the same table', () => {
     const c = client();
     const scoped = c.with({ evidence: new EvidenceLog() });

@@ -6,7 +6,7 @@
  * negative tests.
  */
 import { z } from 'zod';
-import type { OperationDef } from '../../spec/operation.ts';
+import { callMutates, type OperationDef } from '../../spec/operation.ts';
 import type { EvidenceLog, Exchange, Issue, Spelling } from './evidence.ts';
 import { Transport, type ExchangeAnnotations, type HeaderOverrides, type HttpResponse, type TransportOptions } from './http.ts';
 import type { RetryPolicy } from './retry.ts';
@@ -128,7 +128,7 @@ export class Client<Ops extends OperationTable, E extends z.ZodType> {
   ): Promise<CallResult<Ops[N], E>> {
     const op = this.operations[name];
     if (!op) throw new Error(`unknown operation ${name}`);
-    this.#guard(op);
+    this.#guard(op, body);
     const { value: seen, exchange } = await this.transport.send<Interpreted<z.output<E>>>(
       { label: op.name, path: op.path, body: JSON.stringify(body), ...options },
       (res) => {
@@ -162,7 +162,7 @@ export class Client<Ops extends OperationTable, E extends z.ZodType> {
 
   async raw(req: RawRequest): Promise<RawResult> {
     const op = this.#byPath.get(req.path);
-    if (op) this.#guard(op);
+    if (op) this.#guard(op, parsedOrUndefined(req.body));
     const { value, exchange } = await this.transport.send({ label: 'raw', ...req }, (res) => ({ value: res }));
     return { status: value.status, headers: value.headers, body: value.body, text: value.text, exchange };
   }
@@ -172,8 +172,8 @@ export class Client<Ops extends OperationTable, E extends z.ZodType> {
     return this.transport.close();
   }
 
-  #guard(op: OperationDef): void {
-    if (this.readOnly && op.mutates) {
+  #guard(op: OperationDef, body: unknown): void {
+    if (this.readOnly && callMutates(op, body)) {
       throw new ReadOnlyViolation(`${op.name} mutates data, but this client is read-only (the scenario declares mutates: false)`);
     }
   }
@@ -181,6 +181,16 @@ export class Client<Ops extends OperationTable, E extends z.ZodType> {
 
 export function createClient<Ops extends OperationTable, E extends z.ZodType>(options: ClientOptions<Ops, E>): Client<Ops, E> {
   return new Client(options.operations, options.errorBody, new Transport(options), false);
+}
+
+/** A raw body as JSON when it is JSON; a guard then decides on what it can read. */
+function parsedOrUndefined(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

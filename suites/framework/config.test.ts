@@ -42,7 +42,7 @@ describe('loadConfig', () => {
       reportDir: join(cwd, 'reports'),
       seedSource: 'random',
       configFile: undefined,
-      profile: { name: 'default', readOnly: false, capabilities: ['control-plane', 'paid-attach'], fixtures: {} },
+      profile: { name: 'default', readOnly: false, capabilities: ['control-plane', 'paid-attach', 'exclusive-tenant'], fixtures: {} },
     });
     expect(Number.isInteger(config.seed) && config.seed >= 0 && config.seed < 2 ** 31).toBe(true);
   });

@@ -43,9 +43,11 @@ export type FixtureName = keyof Fixtures;
 /**
  * Capabilities a profile grants. `control-plane`: the fake's /_fake/ calls (also probed).
  * `paid-attach`: billing.attach of a paid plan takes effect at once, without a checkout (the fake,
- * or a test deployment whose processor charges a default payment method).
+ * or a test deployment whose processor charges a default payment method). `exclusive-tenant`: the run
+ * has the tenant to itself, so a scenario may briefly change what every new customer of the tenant
+ * gets (an auto-enable plan); never grant it for shared staging.
  */
-export const ProfileCapability = z.enum(['control-plane', 'paid-attach']);
+export const ProfileCapability = z.enum(['control-plane', 'paid-attach', 'exclusive-tenant']);
 export type ProfileCapability = z.infer<typeof ProfileCapability>;
 
 export const Profile = z.strictObject({

@@ -196,7 +196,18 @@ describe('runScenario', () => {
       t,
     );
     expect(undeclared.status).toBe('error');
-    expect(String(undeclared.error)).toMatch(/does not declare needs: \['control-plane'\]/);
+    expect(String(undeclared.error)).toMatch(/declares it in neither needs nor uses/);
+  });
+
+  it('lets a scenario use an optional capability without being skipped when the target lacks it', async () => {
+    const withPlane = await target(server.url);
+    const probe = scenario({ id: 'CP-3', title: 'uses the clock if there is one', rules: ['X'], uses: ['control-plane'] }, async (ctx) => {
+      if (ctx.has('control-plane')) expect(await ctx.control.call('clock.get', {})).toEqual({ now: 5, frozen: false });
+    });
+    expect((await runScenario(probe, withPlane)).status).toBe('pass');
+    const withoutPlane = await target(server.url, { CONFORMANCE_PROFILE: 'read-only.example' });
+    const outcome = await runScenario({ ...probe, mutates: false }, withoutPlane);
+    expect(outcome.status, 'an optional capability never skips').toBe('pass');
   });
 
   it("hands another tenant's key only to a scenario that declares it, and redacts it from the evidence", async () => {

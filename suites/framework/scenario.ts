@@ -27,6 +27,11 @@ export interface ScenarioDef {
   /** Rule IDs of the catalogue this scenario proves (at least one). */
   readonly rules: readonly string[];
   readonly needs?: readonly Need[];
+  /**
+   * Capabilities the scenario uses when the target has them and does without otherwise (it checks
+   * `t.has(…)` first); they never cause a skip. E.g. the fake's clock as "now" where there is one.
+   */
+  readonly uses?: readonly Capability[];
   /** Default true. A read-only scenario (false) gets a client that refuses mutating operations. */
   readonly mutates?: boolean;
 }
@@ -36,6 +41,7 @@ export interface Scenario<Ops extends OperationTable = OperationTable, E extends
   readonly title: string;
   readonly rules: readonly string[];
   readonly needs: readonly Need[];
+  readonly uses: readonly Capability[];
   readonly mutates: boolean;
   readonly run: (t: ScenarioContext<Ops, E>) => Promise<void>;
 }
@@ -128,7 +134,7 @@ export function defineScenario<Ops extends OperationTable, E extends z.ZodType =
   if (def.rules.length === 0) throw new Error(`scenario ${def.id} names no rule`);
   const bad = def.rules.filter((r) => !RULE_ID.test(r));
   if (bad.length > 0) throw new Error(`scenario ${def.id}: not rule IDs: ${bad.join(', ')}`);
-  return { id: def.id, title: def.title, rules: [...def.rules], needs: def.needs ?? [], mutates: def.mutates ?? true, run };
+  return { id: def.id, title: def.title, rules: [...def.rules], needs: def.needs ?? [], uses: def.uses ?? [], mutates: def.mutates ?? true, run };
 }
 
 /** `[RULE-A, RULE-B] title`: the rule IDs travel in every test name (JUnit included). */
@@ -214,7 +220,7 @@ function context<Ops extends OperationTable, E extends z.ZodType>(
   log: EvidenceLog,
   signal: AbortSignal,
 ): ScenarioContext<Ops, E> {
-  const declared = new Set<Capability>(scenario.needs.flatMap((n): readonly Capability[] => (typeof n === 'string' ? [n] : n)));
+  const declared = new Set<Capability>([...scenario.needs.flatMap((n): readonly Capability[] => (typeof n === 'string' ? [n] : n)), ...scenario.uses]);
   const fixtures: Partial<Fixtures> = Object.fromEntries(
     Object.entries(target.config.profile.fixtures).filter(([name, fixture]) => fixture && declared.has(`fixture:${name as FixtureName}`)),
   );
@@ -222,7 +228,7 @@ function context<Ops extends OperationTable, E extends z.ZodType>(
     scenario: { id: scenario.id, title: scenario.title, rules: scenario.rules },
     client: target.client.with({ evidence: log, signal, readOnly: !scenario.mutates }),
     get control(): ControlClient {
-      if (!declared.has('control-plane')) throw new Error(`scenario ${scenario.id} uses the control plane but does not declare needs: ['control-plane']`);
+      if (!declared.has('control-plane')) throw new Error(`scenario ${scenario.id} uses the control plane but declares it in neither needs nor uses`);
       if (!target.control) throw new Error(`scenario ${scenario.id}: the control plane is not available here; check t.has('control-plane') first`);
       return target.control.with({ evidence: log, signal });
     },

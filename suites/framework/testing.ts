@@ -81,6 +81,16 @@ export const testOperations = {
     mutates: true,
     shapeRule: 'THING-CREATE-SHAPE',
   }),
+  'things.check': defineOperation({
+    name: 'things.check',
+    part: 'plans',
+    provenance: 'documented',
+    summary: 'Reads a thing, and uses it up when asked to.',
+    request: z.object({ thing_id: z.string(), use_up: z.boolean().optional() }),
+    response: z.object({ id: z.string() }),
+    mutates: (body) => body.use_up === true,
+    shapeRule: 'THING-CHECK-SHAPE',
+  }),
   'things.delete': defineOperation({
     name: 'things.delete',
     part: 'plans',

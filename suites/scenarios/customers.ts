@@ -8,11 +8,13 @@ export const customersScenarios = [
       id: 'customers.get-or-create-new',
       title: 'customers.get_or_create with a new id creates the customer with the fields sent and its auto-enable plans, and returns it',
       rules: ['CUS-GET-OR-CREATE-NEW', 'CUS-SHAPE'],
+      // For a moment every new customer of the tenant gets the auto-enable plan.
+      needs: ['exclusive-tenant'],
     },
     async (t) => {
       const flag = await createFeature(t, 'boolean');
       const autoPlan = await createPlan(t, { group: t.ns.id('grp'), auto_enable: true, items: [{ feature_id: flag.id }] });
-      // Every customer created while the plan is auto-enabled gets it, in other scenarios too: archive it at once.
+      // Every customer created while the plan is auto-enabled gets it: archive it at once.
       const created = await createCustomer(t, { metadata: { origin: 'conformance' } }).finally(() =>
         t.client.call('plans.update', { plan_id: autoPlan.id, archived: true }),
       );

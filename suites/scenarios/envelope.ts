@@ -171,8 +171,8 @@ export const envelopeScenarios = [
       id: 'envelope.timestamps-ms',
       title: 'timestamps are integer Unix milliseconds close to now',
       rules: ['CONV-TIMESTAMPS-MS'],
-      // The control plane is optional: with it, "now" is the fake's clock, which other scenarios may have moved forward.
-      needs: [['control-plane', 'mutation']],
+      // With a control plane, "now" is the fake's clock, which other scenarios may have moved forward.
+      uses: ['control-plane'],
     },
     async (t) => {
       const before = await targetNow(t);

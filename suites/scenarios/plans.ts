@@ -597,11 +597,12 @@ export const plansScenarios = [
       id: 'plans.auto-enable',
       title: 'an auto_enable plan is attached to a customer when the customer is created',
       rules: ['PLAN-AUTO-ENABLE'],
+      // For a moment every new customer of the tenant gets the auto-enable plan.
+      needs: ['exclusive-tenant'],
     },
     async (t) => {
       const flag = await createFeature(t, 'boolean');
-      // A free plan in a group of its own; it is turned off right after, so that customers other
-      // scenarios create meanwhile are touched as briefly as possible.
+      // A free plan in a group of its own, turned off right after it has served.
       const plan = await createPlan(t, { group: t.ns.id('grp'), auto_enable: true, items: [{ feature_id: flag.id }] });
       const customer = await createCustomer(t).finally(() => updatePlan(t, { plan_id: plan.id, auto_enable: false }));
       expect(plan.auto_enable, 'auto_enable reads back true').toBe(true);

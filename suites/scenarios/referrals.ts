@@ -8,10 +8,8 @@
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import type { z } from 'zod';
-import { testSeed } from '../../fixtures/random.ts';
 import type { ReferralProgram } from '../../spec/referrals.ts';
-import { classifyFailure } from '../framework/index.ts';
-import { createFeature, createPlan, type Ops, scenario, type T } from '../support.ts';
+import { checkProperty, createFeature, createPlan, type Ops, scenario, type T } from '../support.ts';
 
 type CreateBody = z.input<Ops['referral_programs.create']['request']>;
 type UpdateBody = z.input<Ops['referral_programs.update']['request']>;
@@ -58,23 +56,6 @@ async function expectRefused(t: T, body: Record<string, unknown>, before: Referr
 /** A program with every field set: sign-up redemption, so that plan_ids can change freely. */
 async function fullProgram(t: T, rewardId: string, plans: readonly string[]): Promise<ReferralProgram> {
   return createProgram(t, { reward_id: rewardId, redeem_on: 'customer_creation', received_by: 'referrer', max_redemptions: 5, plan_ids: [plans[0]!], exclude_trial: true });
-}
-
-/**
- * Runs a fast-check property against the target without shrinking (every run costs requests). A
- * counterexample fails the scenario as its own assertion did, with fast-check's report in front.
- */
-async function assertProperty<Ts extends [unknown, ...unknown[]]>(property: fc.IAsyncPropertyWithHooks<Ts>, numRuns: number): Promise<void> {
-  try {
-    await fc.assert(property, { seed: testSeed(), numRuns, endOnFailure: true });
-  } catch (error) {
-    const cause = (error as Error).cause;
-    if (cause instanceof Error && classifyFailure(cause) === 'fail') {
-      cause.message = `${(error as Error).message}\n${cause.message}`;
-      throw cause;
-    }
-    throw error;
-  }
 }
 
 export const referralsScenarios = [
@@ -144,7 +125,7 @@ export const referralsScenarios = [
         exclude_trial: fc.option(fc.boolean()),
       };
       const updates = fc.array(fc.record(fields, { requiredKeys: [] }), { minLength: 1, maxLength: 5 });
-      await assertProperty(
+      await checkProperty(
         fc.asyncProperty(updates, async (changes) => {
           let model = await fullProgram(t, rewards[0], plans);
           for (const generated of changes) {
