@@ -1,11 +1,15 @@
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { RULES } from './spec/rules/catalogue.ts';
 import { ConformanceReporter } from './suites/framework/reporter.ts';
 
+// The rule-keyed report covers the conformance project only; JUnit goes next to it (REPORT_DIR).
+const conformanceReporter = new ConformanceReporter({ catalogue: RULES, projects: ['conformance'] });
+
 export default defineConfig({
   test: {
-    reporters: ['default', new ConformanceReporter({ catalogue: RULES, projects: ['conformance'] }), 'junit'],
-    outputFile: { junit: 'reports/junit.xml' },
+    reporters: ['default', conformanceReporter, 'junit'],
+    outputFile: { junit: join(conformanceReporter.reportDir, 'junit.xml') },
     projects: [
       {
         extends: true,

@@ -45,19 +45,24 @@ describe('createTarget', () => {
     expect(ofFake.capabilities.has('other-tenant')).toBe(true);
     expect(ofFake.evidence.redact('Bearer am_sk_live_fromrun')).toBe('Bearer [REDACTED]');
     await ofFake.close();
-    const config = loadConfig({ env: { BASE_URL: fake.url, API_KEY: TEST_KEY, OTHER_TENANT_API_KEY: 'am_sk_live_fromenv' }, cwd });
-    const ofDeployment = await createTarget({ ...options, config, run });
+    const config = loadConfig({ env: { API_KEY: TEST_KEY, OTHER_TENANT_API_KEY: 'am_sk_live_fromenv' }, cwd });
+    const ofDeployment = await createTarget({ ...options, config, run: { ...run, kind: 'deployment', apiKey: undefined, otherTenantApiKey: undefined } });
     expect(ofDeployment.otherTenantApiKey).toBe('am_sk_live_fromenv');
     await ofDeployment.close();
   });
 
-  it('prefers BASE_URL and API_KEY from the configuration over what the run provided', async () => {
-    const config = loadConfig({ env: { BASE_URL: fake.url, API_KEY: 'am_sk_test_from_env', CONFORMANCE_PROFILE: 'read-only.example' }, cwd });
-    const target = await createTarget({ ...options, config, run: { baseUrl: 'http://elsewhere.invalid', apiKey: 'other', seed: 3, salt: 'x', kind: 'deployment' } });
+  it("follows the run's target in a worker whose BASE_URL vitest replaced, with the keys of the worker's environment", async () => {
+    // In a vitest worker BASE_URL reads "/" (Vite's base path), which loadConfig treats as unset.
+    const config = loadConfig({ env: { BASE_URL: '/', API_KEY: 'am_sk_test_from_env', CONFORMANCE_PROFILE: 'read-only.example' }, cwd });
+    const target = await createTarget({ ...options, config, run: { baseUrl: fake.url, seed: 3, salt: 'x', kind: 'deployment' } });
     expect(target.info).toMatchObject({ baseUrl: fake.url, kind: 'deployment', seed: 3, readOnly: true, profile: 'read-only.example' });
     expect(target.control).toBeUndefined();
     expect(target.capabilities.missing(['control-plane'])).toMatch(/does not grant/);
+    await target.client.raw({ path: '/v1/things.get', body: '{}' });
+    expect(fake.requests.at(-1)?.headers['authorization']).toBe('Bearer am_sk_test_from_env');
     await target.close();
+    const keyless = loadConfig({ env: { BASE_URL: '/' }, cwd });
+    await expect(createTarget({ ...options, config: keyless, run: { baseUrl: fake.url, seed: 3, salt: 'x', kind: 'deployment' } })).rejects.toThrow(/set API_KEY/);
   });
 
   it('cleans up the ledger when closed', async () => {

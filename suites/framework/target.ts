@@ -59,15 +59,18 @@ export async function createTarget<Ops extends OperationTable, E extends z.ZodTy
 ): Promise<Target<Ops, E>> {
   const config = options.config ?? loadConfig();
   const run = options.run ?? inject('conformance:run');
-  const baseUrl = config.baseUrl ?? run?.baseUrl;
+  // The run decided by the global setup wins: vitest hides the user's BASE_URL from its workers
+  // (it sets Vite's base path "/" there), so a worker's own configuration may not know the target.
+  const baseUrl = run?.baseUrl ?? config.baseUrl;
   if (baseUrl === undefined) {
     throw new ConfigError(`no target: set ${ENV_VARS.baseUrl}, or run the suite with its global setup, which boots the fake`);
   }
-  const apiKey = config.baseUrl === undefined ? run?.apiKey : config.apiKey;
-  if (apiKey === undefined) throw new ConfigError(`no API key for ${baseUrl}: set ${ENV_VARS.apiKey}`);
-  const otherTenantApiKey = config.baseUrl === undefined ? run?.otherTenantApiKey : config.otherTenantApiKey;
-  const seed = run?.seed ?? config.seed;
   const kind = run?.kind ?? (config.baseUrl === undefined ? 'fake' : 'deployment');
+  // A fake the run booted brings its own keys; a deployment's keys come from the environment only.
+  const apiKey = kind === 'fake' ? (run?.apiKey ?? config.apiKey) : config.apiKey;
+  if (apiKey === undefined) throw new ConfigError(`no API key for ${baseUrl}: set ${ENV_VARS.apiKey}`);
+  const otherTenantApiKey = kind === 'fake' ? (run?.otherTenantApiKey ?? config.otherTenantApiKey) : config.otherTenantApiKey;
+  const seed = run?.seed ?? config.seed;
 
   const evidence = new EvidenceLog({ secrets: [apiKey, ...(otherTenantApiKey === undefined ? [] : [otherTenantApiKey])], capacity: 1000 });
   const client = createClient({
