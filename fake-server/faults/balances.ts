@@ -207,11 +207,18 @@ export const balancesFaults: readonly Fault[] = [
     handlers: onCheck((real, ctx, input) => (ctx.store.features.get(input.feature_id)?.type === 'boolean' ? plainCheck(real, ctx, input) : real(ctx, input))),
   },
 
+  {
+    rule: 'CHECK-EVENT-PROPERTIES',
+    breaks: 'the properties of a check are not attached to its usage event',
+    handlers: onCheck((real, ctx, { properties: _properties, ...input }) => real(ctx, input)),
+  },
+
   // ── Reference wire names and shapes ──
   {
     rule: 'CHECK-PROPERTIES-WIRE',
-    breaks: 'the properties of a check are not attached to its usage event',
-    handlers: onCheck((real, ctx, { properties: _properties, ...input }) => real(ctx, input)),
+    breaks: 'a check carrying `properties` is refused as invalid input',
+    input: (operation, body) =>
+      operation === 'balances.check' && typeof body === 'object' && body !== null && 'properties' in body ? { ...body, properties: 'not an object' } : body,
   },
   {
     rule: 'CHECK-LOCK-WIRE',

@@ -209,8 +209,6 @@ export const balancesRules = [
     section: CHECK,
     quote: 'extra properties attached to the usage event when `send_event` is true',
     operations: [...OP],
-    excluded:
-      'The interface has no operation that reads usage events back, so attached properties cannot be observed; that the field is accepted is CHECK-PROPERTIES-WIRE.',
   },
   {
     id: 'CHECK-LOCK-RESERVES',

@@ -556,7 +556,7 @@ export const balancesScenarios = [
     {
       id: 'balances.events-recorded',
       title: 'send_event records one usage event of required_balance with its properties; plain and denied checks record none',
-      rules: ['CHECK-PROPERTIES-WIRE', 'EVT-AMOUNT-IS-REQUIRED-BALANCE', 'EVT-ONLY-WITH-SEND-EVENT', 'CHECK-SEND-EVENT-RECORDS'],
+      rules: ['CHECK-EVENT-PROPERTIES', 'CHECK-PROPERTIES-WIRE', 'EVT-AMOUNT-IS-REQUIRED-BALANCE', 'EVT-ONLY-WITH-SEND-EVENT', 'CHECK-SEND-EVENT-RECORDS'],
       needs: ['control-plane'],
     },
     async (t) => {
