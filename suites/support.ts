@@ -13,14 +13,20 @@ import type { EntityDetail } from '../spec/entities.ts';
 import type { Feature } from '../spec/features.ts';
 import { operations } from '../spec/operations.ts';
 import type { Plan, PlansCreateRequest } from '../spec/plans.ts';
-import { classifyFailure, createTarget, defineScenario, type ScenarioContext, type Target } from './framework/index.ts';
+import type { RuleId } from '../spec/rules/catalogue.ts';
+import { classifyFailure, createTarget, defineScenario, type Scenario, type ScenarioContext, type ScenarioDef, type Target } from './framework/index.ts';
 
 export type Ops = typeof operations;
 export type T = ScenarioContext<Ops, typeof ErrorBody>;
 export type ConformanceTarget = Target<Ops, typeof ErrorBody>;
 
-/** `scenario({ id, title, rules, needs?, mutates? }, async (t) => …)`, typed by the operation table. */
-export const scenario = defineScenario<Ops, typeof ErrorBody>;
+/**
+ * `scenario({ id, title, rules, needs?, uses?, mutates? }, async (t) => …)`, typed by the operation
+ * table; `rules` must be IDs of the rule catalogue, checked by the compiler.
+ */
+export function scenario(def: ScenarioDef & { readonly rules: readonly RuleId[] }, run: (t: T) => Promise<void>): Scenario<Ops, typeof ErrorBody> {
+  return defineScenario<Ops, typeof ErrorBody>(def, run);
+}
 
 /** The target of a scenario file; cleanup deletes entities and archives plans (the API cannot delete plans). */
 export function conformanceTarget(): Promise<ConformanceTarget> {

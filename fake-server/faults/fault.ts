@@ -4,13 +4,14 @@
  * rule ID in faults/index.ts and chosen when the fake starts.
  */
 import type { OperationName } from '../../spec/operations.ts';
+import type { RuleId } from '../../spec/rules/catalogue.ts';
 import type { OperationHandler, OutputOf } from '../domain/context.ts';
 
 export type HandlerOverrides = { readonly [N in OperationName]?: (real: OperationHandler<N>) => OperationHandler<N> };
 
 export interface Fault {
   /** The rule this fault breaks. */
-  readonly rule: string;
+  readonly rule: RuleId;
   /** What the broken fake does instead, in one sentence. */
   readonly breaks: string;
   /** Rewrites the incoming HTTP request before anything looks at it (auth, version, routing faults). */

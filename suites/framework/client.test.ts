@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { Client, createClient, normaliseSpellings, ReadOnlyViolation, WireSchemaError } from './client.ts';
+import { Client, normaliseSpellings, ReadOnlyViolation, WireSchemaError } from './client.ts';
 import { EvidenceLog } from './evidence.ts';
-import { json, startServer, TEST_KEY, TestErrorBody, testOperations, type TestServer } from './testing.ts';
+import { json, startServer, TEST_KEY, testClient, type TestServer } from './testing.ts';
 
 let server: TestServer;
 /** What `things.get` answers next, by thing_id. */
@@ -22,16 +22,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 function client(evidence = new EvidenceLog()) {
-  return createClient({
-    baseUrl: server.url,
-    apiKey: TEST_KEY,
-    apiVersion: '2.4.0',
-    timeoutMs: 5_000,
-    retry: false,
-    operations: testOperations,
-    errorBody: TestErrorBody,
-    evidence,
-  });
+  return testClient(server.url, evidence);
 }
 
 describe('call: 200 responses', () => {

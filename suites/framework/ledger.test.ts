@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient } from './client.ts';
-import { EvidenceLog } from './evidence.ts';
 import { Ledger } from './ledger.ts';
 import { createNamespace } from './namespace.ts';
-import { json, startServer, TEST_KEY, TestErrorBody, testOperations, type TestServer } from './testing.ts';
+import { json, startServer, testClient, type TestServer } from './testing.ts';
 
 let server: TestServer;
 /** thing_id → status things.delete answers with (default 200). */
@@ -20,16 +18,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 function setup() {
-  const client = createClient({
-    baseUrl: server.url,
-    apiKey: TEST_KEY,
-    apiVersion: '2.4.0',
-    timeoutMs: 5_000,
-    retry: false,
-    operations: testOperations,
-    errorBody: TestErrorBody,
-    evidence: new EvidenceLog(),
-  });
+  const client = testClient(server.url);
   const ns = createNamespace({ prefix: 'conf', seed: 1234 });
   const ledger = new Ledger<typeof client>(ns, {
     thing: (entry, c) => c.call('things.delete', { thing_id: entry.id, ...(entry['owner_id'] ? { owner_id: entry['owner_id'] } : {}) }),

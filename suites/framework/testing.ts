@@ -6,6 +6,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import { defineOperation } from '../../spec/operation.ts';
+import { createClient } from './client.ts';
+import { EvidenceLog } from './evidence.ts';
 
 export interface SeenRequest {
   readonly method: string;
@@ -104,3 +106,8 @@ export const testOperations = {
 };
 
 export const TEST_KEY = 'am_sk_test_Sup3rS3cretKeyValue0123456789abcdefXYZ';
+
+/** A client of the test operations against a test server: no retries, a short timeout. */
+export function testClient(url: string, evidence = new EvidenceLog()) {
+  return createClient({ baseUrl: url, apiKey: TEST_KEY, apiVersion: '2.4.0', timeoutMs: 5_000, retry: false, operations: testOperations, errorBody: TestErrorBody, evidence });
+}

@@ -15,10 +15,10 @@ describe('rule coverage', () => {
     expect(testable.filter((rule) => !carried.has(rule.id)).map((rule) => rule.id)).toEqual([]);
   });
 
-  it('scenarios name only testable rules of the catalogue', () => {
-    const unknown = SCENARIOS.flatMap((s) => s.rules.filter((id) => !ruleById.has(id)).map((id) => `${s.id}: ${id}`));
+  // The compiler already refuses a rule ID the catalogue does not have (see `scenario` in support.ts).
+  it('scenarios name no excluded rule', () => {
     const excluded = SCENARIOS.flatMap((s) => s.rules.filter((id) => ruleById.get(id)?.excluded !== undefined).map((id) => `${s.id}: ${id}`));
-    expect({ unknown, excluded }).toEqual({ unknown: [], excluded: [] });
+    expect(excluded).toEqual([]);
   });
 
   it('scenario IDs are unique', () => {
