@@ -1,21 +1,11 @@
 /** The customer setup calls without a socket: inputs parsed by the spec's request schemas, handlers called directly. */
-import { beforeEach, describe, expect, it } from 'vitest';
-import type { z } from 'zod';
-import { type OperationName, operations } from '../../spec/operations.ts';
-import type { DomainContext, OutputOf } from './context.ts';
-import { callHandler, createTestFeatures, domainErrorCode as errorCode, testContext } from './testing.ts';
+import { describe, expect, it } from 'vitest';
+import { operations } from '../../spec/operations.ts';
+import { createTestFeatures, domainErrorCode as errorCode, tenantPerTest } from './testing.ts';
 
 const NOW = 1_795_328_341_817;
-let ctx: DomainContext;
-
-function call<N extends OperationName>(name: N, body: z.input<(typeof operations)[N]['request']>): OutputOf<N> {
-  return callHandler(ctx, name, body);
-}
-
-beforeEach(() => {
-  ctx = testContext(NOW);
-  createTestFeatures(ctx);
-});
+const tenant = tenantPerTest(NOW, createTestFeatures);
+const { call } = tenant;
 
 describe('customers.get_or_create', () => {
   it('[CUS-GET-OR-CREATE-NEW, CUS-SHAPE] creates the customer with the fields sent, as the reference answers it', () => {
@@ -53,7 +43,7 @@ describe('customers.get_or_create', () => {
 
   it('[CUS-GET-OR-CREATE-EXISTING] an existing customer comes back unchanged, whatever the other fields say', () => {
     const first = call('customers.get_or_create', { customer_id: 'cus_main', name: 'Main', email: 'main@example.com', metadata: { a: 1 } });
-    ctx.clock.advance(5_000);
+    tenant.ctx.clock.advance(5_000);
     call('plans.create', { plan_id: 'later', name: 'Later', group: 'main', auto_enable: true });
     const again = call('customers.get_or_create', { customer_id: 'cus_main', name: 'Other', email: null, metadata: { b: 2 }, send_email_receipts: true });
     expect(again).toEqual(first);
@@ -89,6 +79,6 @@ describe('customers.get', () => {
 
   it('[CUS-GET-UNKNOWN] an unknown customer is customer_not_found, and is not created', () => {
     expect(errorCode(() => call('customers.get', { customer_id: 'nobody' }))).toBe('customer_not_found');
-    expect(ctx.store.customers.has('nobody')).toBe(false);
+    expect(tenant.ctx.store.customers.has('nobody')).toBe(false);
   });
 });

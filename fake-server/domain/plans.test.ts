@@ -1,21 +1,11 @@
 /** The plans domain without a socket: inputs parsed by the spec's request schemas, handlers called directly. */
-import { beforeEach, describe, expect, it } from 'vitest';
-import type { z } from 'zod';
-import { type OperationName, operations } from '../../spec/operations.ts';
-import type { DomainContext, OutputOf } from './context.ts';
-import { callHandler, createTestFeatures, domainErrorCode as errorCode, testContext } from './testing.ts';
+import { describe, expect, it } from 'vitest';
+import { operations } from '../../spec/operations.ts';
+import { createTestFeatures, domainErrorCode as errorCode, tenantPerTest } from './testing.ts';
 
 const NOW = 1_795_328_341_817;
-let ctx: DomainContext;
-
-function call<N extends OperationName>(name: N, body: z.input<(typeof operations)[N]['request']>): OutputOf<N> {
-  return callHandler(ctx, name, body);
-}
-
-beforeEach(() => {
-  ctx = testContext(NOW);
-  createTestFeatures(ctx);
-});
+const tenant = tenantPerTest(NOW, createTestFeatures);
+const { call } = tenant;
 
 describe('plans.create and plans.get', () => {
   it('[PLAN-CREATE-THEN-GET, VER-PLAN-SLUG-DEFAULT, PLAN-CONFIG-WIRE, PLAN-BILLING-CONTROLS-WIRE, PLAN-METADATA-WIRE, PLAN-PROCESSORS-OMITTED] a minimal plan is stored as version 1, slug v1, active, with empty defaults', () => {
@@ -192,7 +182,7 @@ describe('plans.update and versions', () => {
 
   it('[VER-PLAN-VERSION-INCREASES, VER-PLAN-SLUG-DEFAULT, VER-PLAN-ONE-ACTIVE, PLAN-GET-VERSION, PLAN-GET-DEFAULT-ACTIVE, PLAN-UPDATE-NEW-VERSION] a configuration change makes version n+1, the only active one', () => {
     const v1 = structuredClone(call('plans.create', { plan_id: 'free', name: 'Free', items: messages(100) }));
-    ctx.clock.set({ now: NOW + 1000 });
+    tenant.ctx.clock.set({ now: NOW + 1000 });
     const v2 = call('plans.update', { plan_id: 'free', items: messages(200) });
     expect(v2).toMatchObject({ version: 2, version_slug: 'v2', active: true, created_at: NOW + 1000 });
     expect(v2.items[0]!.included).toBe(200);

@@ -3,6 +3,7 @@
  * with inputs parsed by the spec's request schemas (defaults applied, as the router does), and the
  * code of a DomainError.
  */
+import { beforeEach } from 'vitest';
 import type { z } from 'zod';
 import { type OperationName, operations } from '../../spec/operations.ts';
 import { Clock } from '../clock.ts';
@@ -37,4 +38,22 @@ export function domainErrorCode(run: () => unknown): string {
     throw error;
   }
   throw new Error('expected a DomainError');
+}
+
+/**
+ * For a test file: a fresh tenant before each test, on a frozen clock at `now`, prepared by `setup`;
+ * `tenant.call(name, body)` runs an operation in it and `tenant.ctx` is its context.
+ */
+export function tenantPerTest(now: number, setup: (ctx: DomainContext) => void = () => {}) {
+  const tenant = {
+    ctx: testContext(now),
+    call<N extends OperationName>(name: N, body: z.input<(typeof operations)[N]['request']>): OutputOf<N> {
+      return callHandler(tenant.ctx, name, body);
+    },
+  };
+  beforeEach(() => {
+    tenant.ctx = testContext(now);
+    setup(tenant.ctx);
+  });
+  return tenant;
 }
