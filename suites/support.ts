@@ -5,8 +5,7 @@
  */
 import fc from 'fast-check';
 import type { z } from 'zod';
-import { person, seededFaker } from '../fixtures/factories.ts';
-import { testSeed } from '../fixtures/random.ts';
+import { hashSeed, person, seededFaker } from '../fixtures/factories.ts';
 import { ErrorBody } from '../spec/common.ts';
 import type { Customer } from '../spec/customers.ts';
 import type { EntityDetail } from '../spec/entities.ts';
@@ -123,18 +122,18 @@ export function licenseEntities(t: T, setup: LicenseSetup, count: number): { ent
 
 /**
  * Runs an async fast-check property against the target, without shrinking (every run costs
- * requests). A counterexample fails the scenario by assertion, with fast-check's seed and path.
+ * requests). Its seed comes from the run seed and the scenario, so CONFORMANCE_SEED replays it and
+ * each nightly run explores other cases. A counterexample fails the scenario by assertion, with
+ * fast-check's report (seed, path, values) prepended to the property's own error.
  */
-export async function checkProperty<Ts extends [unknown, ...unknown[]]>(property: fc.IAsyncProperty<Ts>, numRuns: number): Promise<void> {
-  try {
-    await fc.assert(property, { seed: testSeed(), numRuns, endOnFailure: true });
-  } catch (error) {
-    const cause = (error as Error).cause;
-    // An assertion or wire-schema failure inside the property stays a failure of the scenario.
-    if (cause instanceof Error && classifyFailure(cause) === 'fail') {
-      cause.message = `${cause.message}\n${(error as Error).message}`;
-      throw cause;
-    }
-    throw error;
+export async function checkProperty<Ts>(t: T, property: fc.IAsyncProperty<Ts>, numRuns: number): Promise<void> {
+  const details = await fc.check(property, { seed: hashSeed(t.seed, t.scenario.id), numRuns, endOnFailure: true });
+  if (!details.failed) return;
+  const report = fc.defaultReportMessage(details) ?? 'property failed';
+  // An assertion or wire-schema failure inside the property stays a failure of the scenario.
+  if (details.errorInstance instanceof Error && classifyFailure(details.errorInstance) === 'fail') {
+    details.errorInstance.message = `${report}\n${details.errorInstance.message}`;
+    throw details.errorInstance;
   }
+  throw new Error(report, { cause: details.errorInstance });
 }

@@ -276,7 +276,7 @@ export const balancesScenarios = [
           expect(sources(after.balance), `${label}: one breakdown entry per source`).toEqual(bySource([[mainPlan.id, main], [addOnPlan.id, addOn]]));
         }
       });
-      await checkProperty(property, 15);
+      await checkProperty(t, property, 15);
     },
   ),
 

@@ -239,7 +239,7 @@ export const licenseScenarios = [
           expect({ usage: seen.usage, remaining: seen.remaining }, `${label}: licenses.list afterwards`).toEqual({ usage: model.usage, remaining: model.remaining });
         }
       });
-      await checkProperty(property, 15);
+      await checkProperty(t, property, 15);
     },
   ),
 

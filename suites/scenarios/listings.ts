@@ -12,11 +12,10 @@
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import type { z } from 'zod';
-import { testSeed } from '../../fixtures/random.ts';
 import { DEFAULT_LISTING_STATUSES, type ListingStatusFilter } from '../../spec/listings.ts';
 import type { Plan } from '../../spec/plans.ts';
 import type { RecordFixture } from '../framework/config.ts';
-import { attach, createCustomer, createEntity, createFeature, createPlan, scenario, type Ops, type T } from '../support.ts';
+import { attach, checkProperty, createCustomer, createEntity, createFeature, createPlan, scenario, type Ops, type T } from '../support.ts';
 
 type ListName = 'subscriptions.list' | 'purchases.list';
 type ListBody = z.input<Ops['subscriptions.list']['request']>;
@@ -171,22 +170,6 @@ async function customerWithHistory(t: T, count: number): Promise<string> {
 }
 
 // ── Property: any data, any query ────────────────────────────────────────────
-
-/**
- * fast-check with a fixed seed, no shrinking (each run makes real calls; the seed and the failing
- * values are printed, so a failure replays), and the property's own error rethrown, so that an
- * assertion stays an assertion for the runner.
- */
-async function assertProperty<Ts>(property: fc.IAsyncProperty<Ts>, numRuns: number): Promise<void> {
-  const details = await fc.check(property, { seed: testSeed(), numRuns, endOnFailure: true });
-  if (!details.failed) return;
-  const report = fc.defaultReportMessage(details) ?? 'property failed';
-  if (details.errorInstance instanceof Error) {
-    details.errorInstance.message = `${report}\n${details.errorInstance.message}`;
-    throw details.errorInstance;
-  }
-  throw new Error(report);
-}
 
 /** Plans of a random dataset: two main plans in groups of their own (so neither replaces the other), an add-on, and a one-off. */
 const PLAN_SHAPES = ['main', 'main', 'addOn', 'oneOff'] as const;
@@ -529,7 +512,8 @@ export const listingsScenarios = [
     },
     async (t) => {
       const seats = await createFeature(t, 'allocated');
-      await assertProperty(
+      await checkProperty(
+        t,
         fc.asyncProperty(datasets, fc.array(queries, { minLength: 2, maxLength: 3 }), async ({ entityCounts, held }, queryList) => {
           // Plans of this run only, so a query across customers meets no other run's records.
           const plans: Plan[] = [];

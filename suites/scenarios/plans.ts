@@ -333,8 +333,8 @@ export const plansScenarios = [
         fc.tuple(fc.stringMatching(/^[a-zA-Z0-9_-]{0,4}$/), outside, fc.stringMatching(/^[a-zA-Z0-9_-]{0,4}$/)).map((parts) => parts.join('')),
         unmatched,
       );
-      await checkProperty(fc.asyncProperty(allowed, (suffix) => accept(`${t.ns.id('pid')}${suffix}`)), 15);
-      await checkProperty(fc.asyncProperty(invalidSuffix, (suffix) => refuse(`${t.ns.id('pid')}${suffix}`)), 20);
+      await checkProperty(t, fc.asyncProperty(allowed, (suffix) => accept(`${t.ns.id('pid')}${suffix}`)), 15);
+      await checkProperty(t, fc.asyncProperty(invalidSuffix, (suffix) => refuse(`${t.ns.id('pid')}${suffix}`)), 20);
     },
   ),
 

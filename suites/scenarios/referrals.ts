@@ -126,6 +126,7 @@ export const referralsScenarios = [
       };
       const updates = fc.array(fc.record(fields, { requiredKeys: [] }), { minLength: 1, maxLength: 5 });
       await checkProperty(
+        t,
         fc.asyncProperty(updates, async (changes) => {
           let model = await fullProgram(t, rewards[0], plans);
           for (const generated of changes) {
