@@ -4,6 +4,7 @@
  * balances those plans grant.
  */
 import type { z } from 'zod';
+import type { Flag } from '../../spec/balances.ts';
 import type { Entity, EntityDetail, EntityPlanFilter } from '../../spec/entities.ts';
 import type { RecordStatus } from '../../spec/listings.ts';
 import type { EntityRow, RecordRow, TenantStore } from '../store/tenant-store.ts';
@@ -13,7 +14,7 @@ import { type DomainContext, fail, type InputOf, type OutputOf } from './context
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { createCustomer } from './customers.ts';
 import { requireFeature } from './features.ts';
-import { embeddedPurchaseView, embeddedSubscriptionView } from './listings.ts';
+import { embeddedPurchaseView, embeddedSubscriptionView, recordScope } from './listings.ts';
 import { grantsHeldBy, recordsHeldBy } from './subjects.ts';
 
 /** Builds (without storing) a new entity, after the checks entities.create makes. */
@@ -41,17 +42,29 @@ export function createEntityRow(
   };
 }
 
-export function entityView(store: TenantStore, row: EntityRow, statuses: readonly RecordStatus[] = ['active', 'scheduled']): z.input<typeof Entity> {
+/** The records an entity holds (its own first, then inherited ones, as in the reference) and what they grant. */
+function holdings(store: TenantStore, row: EntityRow, statuses: readonly RecordStatus[]) {
   const subject = { customerId: row.customerId, entityId: row.id };
   const records = recordsHeldBy(store, subject, statuses);
-  // Own plans first, then inherited ones, as in the reference.
   const ordered = [...records.filter((r) => r.entityId !== null), ...records.filter((r) => r.entityId === null)];
   const grants = grantsHeldBy(store, subject, statuses.filter((status) => status === 'active'));
   const balances: Record<string, NonNullable<ReturnType<typeof balanceOf>>> = {};
+  const flags: Record<string, NonNullable<ReturnType<typeof flagOf>>> = {};
   for (const featureId of new Set(grants.map((grant) => grant.featureId))) {
     const balance = balanceOf(grants, featureId);
     if (balance !== null) balances[featureId] = balance;
+    const flag = flagOf(grants, featureId);
+    if (flag !== null) flags[featureId] = flag;
   }
+  return { subscriptions: ordered.filter((r) => r.kind === 'subscription'), purchases: ordered.filter((r) => r.kind === 'purchase'), balances, flags };
+}
+
+/**
+ * An entity as entities.list shows it (interface.md's Entity). Its embedded subscriptions carry the
+ * documented fields "only"; `flags` is an extra the reference and its client also send.
+ */
+export function entityView(store: TenantStore, row: EntityRow, statuses: readonly RecordStatus[] = ['active', 'scheduled']): z.input<typeof Entity> & { flags: Record<string, z.input<typeof Flag>> } {
+  const held = holdings(store, row, statuses);
   return {
     id: row.id,
     name: row.name,
@@ -59,22 +72,22 @@ export function entityView(store: TenantStore, row: EntityRow, statuses: readonl
     feature_id: row.featureId,
     created_at: row.createdAt,
     env: store.env,
-    // interface.md: a subscription embedded in an entity carries the documented fields "only" (the reference adds id and scope).
-    subscriptions: ordered.filter((r) => r.kind === 'subscription').map((r) => embeddedSubscriptionView(store, r)),
-    purchases: ordered.filter((r) => r.kind === 'purchase').map(embeddedPurchaseView),
-    balances,
+    subscriptions: held.subscriptions.map((r) => embeddedSubscriptionView(store, r)),
+    purchases: held.purchases.map(embeddedPurchaseView),
+    balances: held.balances,
+    flags: held.flags,
     invoices: [],
   };
 }
 
+/** An entity as the setup calls entities.create and entities.get answer it, in the reference's shape: subscriptions with their record id and scope. */
 function entityDetailView(store: TenantStore, row: EntityRow): z.input<typeof EntityDetail> {
-  const grants = grantsHeldBy(store, { customerId: row.customerId, entityId: row.id });
-  const flags: Record<string, NonNullable<ReturnType<typeof flagOf>>> = {};
-  for (const featureId of new Set(grants.map((grant) => grant.featureId))) {
-    const flag = flagOf(grants, featureId);
-    if (flag !== null) flags[featureId] = flag;
-  }
-  return { ...entityView(store, row), flags, billing_controls: row.billingControls };
+  const held = holdings(store, row, ['active', 'scheduled']);
+  return {
+    ...entityView(store, row),
+    subscriptions: held.subscriptions.map((r) => ({ id: r.id, ...embeddedSubscriptionView(store, r), scope: recordScope(r) })),
+    billing_controls: row.billingControls,
+  };
 }
 
 /** An entity uses one unit of its feature on its customer's balance while it exists (an allocated seat). */
