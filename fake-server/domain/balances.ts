@@ -83,8 +83,7 @@ export function flagOf(grants: readonly GrantRow[], featureId: string): FlagView
 }
 
 /** Every metered balance and every flag a subject holds, keyed by feature id. */
-export function balancesAndFlags(store: TenantStore, subject: Subject): { balances: Record<string, BalanceView>; flags: Record<string, FlagView> } {
-  const grants = grantsHeldBy(store, subject);
+export function balancesAndFlags(grants: readonly GrantRow[]): { balances: Record<string, BalanceView>; flags: Record<string, FlagView> } {
   const balances: Record<string, BalanceView> = {};
   const flags: Record<string, FlagView> = {};
   for (const featureId of new Set(grants.map((grant) => grant.featureId))) {

@@ -9,8 +9,9 @@ import { balancesAndFlags } from './balances.ts';
 import { holdPlan } from './billing.ts';
 import { type DomainContext, fail, type InputOf, type OutputOf } from './context.ts';
 import { poolsView } from './licenses.ts';
-import { embeddedPurchaseView, embeddedSubscriptionView } from './listings.ts';
+import { embeddedPurchaseView, heldSubscriptionView } from './listings.ts';
 import { requireActivePlan } from './plans.ts';
+import { grantsHeldBy } from './subjects.ts';
 
 export function requireCustomer(store: TenantStore, customerId: string): CustomerRow {
   return store.customers.get(customerId) ?? fail('customer_not_found', `Customer ${customerId} not found`);
@@ -43,7 +44,7 @@ export function customerView(ctx: DomainContext, row: CustomerRow): z.input<type
   const subject = { customerId: row.id, entityId: null };
   // Like the reference, a customer shows its live plans and those of its entities, but not license seats.
   const records = store.recordsOf(row.id).filter((record) => record.status !== 'expired' && record.licensePoolId === null);
-  const { balances, flags } = balancesAndFlags(store, subject);
+  const { balances, flags } = balancesAndFlags(grantsHeldBy(store, subject));
   return {
     id: row.id,
     name: row.name,
@@ -57,7 +58,7 @@ export function customerView(ctx: DomainContext, row: CustomerRow): z.input<type
     billing_controls: row.billingControls,
     subscriptions: records
       .filter((record) => record.kind === 'subscription')
-      .map((record) => ({ id: record.id, ...embeddedSubscriptionView(store, record), scope: record.entityId === null ? 'customer' : 'entity' })),
+      .map((record) => heldSubscriptionView(store, record)),
     purchases: records.filter((record) => record.kind === 'purchase').map(embeddedPurchaseView),
     licenses: poolsView(store, row.id),
     balances,

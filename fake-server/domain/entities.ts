@@ -8,13 +8,13 @@ import type { Flag } from '../../spec/balances.ts';
 import type { Entity, EntityDetail, EntityPlanFilter } from '../../spec/entities.ts';
 import type { RecordStatus } from '../../spec/listings.ts';
 import type { EntityRow, RecordRow, TenantStore } from '../store/tenant-store.ts';
-import { balanceOf, deduct, flagOf } from './balances.ts';
+import { balancesAndFlags, deduct } from './balances.ts';
 import { endRecord } from './billing.ts';
 import { type DomainContext, fail, type InputOf, type OutputOf } from './context.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { createCustomer } from './customers.ts';
 import { requireFeature } from './features.ts';
-import { embeddedPurchaseView, embeddedSubscriptionView, recordScope } from './listings.ts';
+import { embeddedPurchaseView, embeddedSubscriptionView, heldSubscriptionView } from './listings.ts';
 import { grantsHeldBy, recordsHeldBy } from './subjects.ts';
 
 /** Builds (without storing) a new entity, after the checks entities.create makes. */
@@ -47,15 +47,7 @@ function holdings(store: TenantStore, row: EntityRow, statuses: readonly RecordS
   const subject = { customerId: row.customerId, entityId: row.id };
   const records = recordsHeldBy(store, subject, statuses);
   const ordered = [...records.filter((r) => r.entityId !== null), ...records.filter((r) => r.entityId === null)];
-  const grants = grantsHeldBy(store, subject, statuses.filter((status) => status === 'active'));
-  const balances: Record<string, NonNullable<ReturnType<typeof balanceOf>>> = {};
-  const flags: Record<string, NonNullable<ReturnType<typeof flagOf>>> = {};
-  for (const featureId of new Set(grants.map((grant) => grant.featureId))) {
-    const balance = balanceOf(grants, featureId);
-    if (balance !== null) balances[featureId] = balance;
-    const flag = flagOf(grants, featureId);
-    if (flag !== null) flags[featureId] = flag;
-  }
+  const { balances, flags } = balancesAndFlags(grantsHeldBy(store, subject, statuses.filter((status) => status === 'active')));
   return { subscriptions: ordered.filter((r) => r.kind === 'subscription'), purchases: ordered.filter((r) => r.kind === 'purchase'), balances, flags };
 }
 
@@ -85,7 +77,7 @@ function entityDetailView(store: TenantStore, row: EntityRow): z.input<typeof En
   const held = holdings(store, row, ['active', 'scheduled']);
   return {
     ...entityView(store, row),
-    subscriptions: held.subscriptions.map((r) => ({ id: r.id, ...embeddedSubscriptionView(store, r), scope: recordScope(r) })),
+    subscriptions: held.subscriptions.map((r) => heldSubscriptionView(store, r)),
     billing_controls: row.billingControls,
   };
 }

@@ -38,6 +38,11 @@ export function recordScope(record: RecordRow): 'customer' | 'entity' {
   return record.entityId === null ? 'customer' : 'entity';
 }
 
+/** A subscription as customers.get and entities.get show it (reference shape): the embedded fields plus its id and scope. */
+export function heldSubscriptionView(store: TenantStore, record: RecordRow) {
+  return { id: record.id, ...embeddedSubscriptionView(store, record), scope: recordScope(record) };
+}
+
 export function subscriptionRecordView(store: TenantStore, record: RecordRow): z.input<typeof SubscriptionRecord> {
   return {
     id: record.id,
