@@ -1,7 +1,8 @@
 /**
  * The fake as one `(Request) => Promise<Response>` handler, with no socket: routing to the /v1
  * router or the control plane, faults applied, seed replayed on reset. Every failure becomes a JSON
- * error body; nothing a client sends can crash it.
+ * error body; nothing a client sends can crash it. `reply` is the same fake for a request already
+ * read off a socket, without web Requests or Responses (the node adapter's fast path).
  */
 import { type OperationName, operations } from '../spec/operations.ts';
 import { Clock } from './clock.ts';
@@ -9,7 +10,8 @@ import { createControlPlane, isControlPath } from './control-plane.ts';
 import type { DomainContext, OperationHandlers } from './domain/context.ts';
 import { handlers as realHandlers } from './domain/handlers.ts';
 import type { Fault } from './faults/fault.ts';
-import { errorResponse } from './http/json.ts';
+import { type BodyText, errorReply, readBodyText, type Reply, toResponse } from './http/json.ts';
+import type { RequestHead, SocketRequestHead } from './http/request-head.ts';
 import { IdGenerator } from './ids.ts';
 import { createRouter } from './router.ts';
 import { type ApiKeyConfig, DEFAULT_KEYS, Tenants } from './tenants.ts';
@@ -45,6 +47,22 @@ export interface FakeApp {
   readonly clock: Clock;
   readonly keys: readonly ApiKeyConfig[];
   readonly faults: readonly Fault[];
+  /** Largest request body accepted, in bytes. */
+  readonly bodyLimit: number;
+  /**
+   * Serves a request whose body was read whole (or refused as too large). Undefined while a fault
+   * rewrites raw HTTP requests or responses: those need `fetch`.
+   */
+  readonly reply: ((head: SocketRequestHead, body: BodyText) => Reply | Promise<Reply>) | undefined;
+}
+
+/** A node-free request head over a web Request. */
+function headOf(request: Request): RequestHead {
+  return { method: request.method, path: new URL(request.url).pathname, header: (name) => request.headers.get(name) };
+}
+
+async function replyOf(response: Response): Promise<Reply> {
+  return { status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() };
 }
 
 function withFaults(faults: readonly Fault[]): OperationHandlers {
@@ -84,24 +102,44 @@ export function createFakeApp(options: FakeAppOptions = {}): FakeApp {
     replaySeed();
   }
 
-  const router = createRouter({ tenants, clock, ids, handlers, faults, bodyLimit, validateResponses: options.validateResponses ?? false });
+  const router = createRouter({ tenants, clock, ids, handlers, faults, validateResponses: options.validateResponses ?? false });
   const control = createControlPlane({ tenants, clock, ids, bodyLimit, faultRules: faults.map((fault) => fault.rule), reset });
+  const internalError = (error: unknown): Reply => {
+    onInternalError(error);
+    return errorReply('internal_error', 'Internal error in the fake; this is a bug, please report it', 'sandbox');
+  };
 
   async function fetch(incoming: Request): Promise<Response> {
     try {
       const request = faults.reduce((current, fault) => (fault.request ? fault.request(current) : current), incoming);
       if (isControlPath(new URL(request.url).pathname)) return await control(request);
-      let response = await router(request);
+      let response = toResponse(router(headOf(request), await readBodyText(request, bodyLimit)));
       for (const fault of faults) if (fault.response) response = await fault.response(response, request);
       return response;
     } catch (error) {
-      onInternalError(error);
-      return errorResponse('internal_error', 'Internal error in the fake; this is a bug, please report it', 'sandbox');
+      return toResponse(internalError(error));
     }
   }
 
+  /** The control plane takes web Requests; its calls are few, so they are rebuilt as one. */
+  async function controlReply(head: SocketRequestHead, body: BodyText): Promise<Reply> {
+    if (!body.ok) return errorReply(body.code, body.message, 'sandbox');
+    const hasBody = head.method !== 'GET' && head.method !== 'HEAD';
+    return replyOf(await control(new Request(`http://fake.invalid${head.path}`, { method: head.method, headers: head.headers(), ...(hasBody && { body: body.text }) })));
+  }
+
+  function reply(head: SocketRequestHead, body: BodyText): Reply | Promise<Reply> {
+    try {
+      if (isControlPath(head.path)) return controlReply(head, body).catch(internalError);
+      return router(head, body);
+    } catch (error) {
+      return internalError(error);
+    }
+  }
+
+  const needsWebRequests = faults.some((fault) => fault.request !== undefined || fault.response !== undefined);
   replaySeed();
-  return { fetch, reset, clock, keys, faults };
+  return { fetch, reset, clock, keys, faults, bodyLimit, reply: needsWebRequests ? undefined : reply };
 }
 
 /** A seed call's body, validated like a request (defaults applied); a bad seed fails loudly at start. */

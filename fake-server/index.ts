@@ -31,7 +31,7 @@ export interface FakeServer {
 
 export async function createFakeServer(options: FakeServerOptions = {}): Promise<FakeServer> {
   const app = createFakeApp({ ...options, faults: faultsFor(options.faults ?? []) });
-  const served = await serve(app.fetch, { ...(options.port !== undefined && { port: options.port }), ...(options.host !== undefined && { host: options.host }) });
+  const served = await serve(app, { ...(options.port !== undefined && { port: options.port }), ...(options.host !== undefined && { host: options.host }) });
   const apiKey = app.keys[0]!.key;
   return { url: served.url, fetch: app.fetch, reset: app.reset, close: served.close, clock: app.clock, keys: app.keys, apiKey, otherTenantApiKey: otherTenantKey(app.keys, apiKey) };
 }

@@ -1,8 +1,9 @@
 /**
  * The /v1 router, built from the operation table: for each `POST /v1/<resource>.<action>` it checks
  * the key, reads `x-api-version`, validates the body with the spec's request schema, runs what the
- * clock has made due, calls the domain function and writes the response. No path or shape is
- * restated here.
+ * clock has made due, calls the domain function and builds the reply. No path or shape is restated
+ * here. It is synchronous and sees neither node's nor the web's request types, so the socket's fast
+ * path and the in-process `fetch` share it.
  */
 import type { z } from 'zod';
 import type { Env } from '../spec/common.ts';
@@ -11,7 +12,8 @@ import type { Clock } from './clock.ts';
 import { type DomainContext, DomainError, type OperationHandlers } from './domain/context.ts';
 import { runDue } from './domain/lifecycle.ts';
 import type { Fault } from './faults/fault.ts';
-import { errorResponse, jsonResponse, readJsonBody } from './http/json.ts';
+import { type BodyText, errorReply, jsonReply, parseJsonBody, type Reply } from './http/json.ts';
+import type { RequestHead } from './http/request-head.ts';
 import type { IdGenerator } from './ids.ts';
 import type { Tenants } from './tenants.ts';
 
@@ -21,7 +23,6 @@ export interface RouterOptions {
   readonly ids: IdGenerator;
   readonly handlers: OperationHandlers;
   readonly faults: readonly Fault[];
-  readonly bodyLimit: number;
   /** Check every response against the spec before sending it; a mismatch is a fake bug, answered 500. */
   readonly validateResponses: boolean;
 }
@@ -47,40 +48,44 @@ function maskKey(key: string): string {
   return key.slice(0, 15) + '*'.repeat(Math.max(0, key.length - 15));
 }
 
-export function bearerToken(request: Request): string | undefined {
-  const match = /^bearer\s+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '');
-  return match?.[1];
+/** The key of an `Authorization: Bearer <key>` header value. */
+export function bearerOf(authorization: string | null): string | undefined {
+  return /^bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
 }
 
-export function createRouter(options: RouterOptions): (request: Request) => Promise<Response> {
-  const { tenants, clock, ids, handlers, faults, bodyLimit, validateResponses } = options;
+export function bearerToken(request: Request): string | undefined {
+  return bearerOf(request.headers.get('authorization'));
+}
 
-  return async function route(request: Request): Promise<Response> {
-    const url = new URL(request.url);
-    const op = operationForPath(url.pathname);
+export function createRouter(options: RouterOptions): (head: RequestHead, text: BodyText) => Reply {
+  const { tenants, clock, ids, handlers, faults, validateResponses } = options;
+
+  return function route(head: RequestHead, text: BodyText): Reply {
+    const op = operationForPath(head.path);
     // Before a key is checked, errors say sandbox, as in the reference.
     let env: Env = 'sandbox';
-    if (op === undefined) return errorResponse('route_not_found', `No operation at ${url.pathname}`, env);
-    if (request.method !== 'POST') return errorResponse('method_not_allowed', `${op.path} takes POST, not ${request.method}`, env, { allow: 'POST' });
+    if (op === undefined) return errorReply('route_not_found', `No operation at ${head.path}`, env);
+    if (head.method !== 'POST') return errorReply('method_not_allowed', `${op.path} takes POST, not ${head.method}`, env, { allow: 'POST' });
 
-    const key = bearerToken(request);
-    if (key === undefined) return errorResponse('no_secret_key', 'Secret key not found in Authorization header', env);
+    const key = bearerOf(head.header('authorization'));
+    if (key === undefined) return errorReply('no_secret_key', 'Secret key not found in Authorization header', env);
     const store = tenants.storeFor(key);
-    if (store === undefined) return errorResponse('invalid_secret_key', `Invalid secret key: ${maskKey(key)}`, env);
+    if (store === undefined) return errorReply('invalid_secret_key', `Invalid secret key: ${maskKey(key)}`, env);
     env = store.env;
 
-    const version = request.headers.get('x-api-version');
-    if (parseApiVersion(version) === undefined) return errorResponse('invalid_api_version', `"${version}" is not a valid API version`, env);
+    const version = head.header('x-api-version');
+    if (parseApiVersion(version) === undefined) return errorReply('invalid_api_version', `"${version}" is not a valid API version`, env);
 
-    const body = await readJsonBody(request, bodyLimit);
-    if (!body.ok) return errorResponse(body.code, body.message, env);
+    if (!text.ok) return errorReply(text.code, text.message, env);
+    const body = parseJsonBody(text.text);
+    if (!body.ok) return errorReply(body.code, body.message, env);
     const name = op.name as OperationName;
     const raw = faults.reduce((value, fault) => (fault.input ? fault.input(name, value) : value), body.value);
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-      return errorResponse('invalid_inputs', `input: Invalid input: expected object, received ${Array.isArray(raw) ? 'array' : raw === null ? 'null' : typeof raw}`, env);
+      return errorReply('invalid_inputs', `input: Invalid input: expected object, received ${Array.isArray(raw) ? 'array' : raw === null ? 'null' : typeof raw}`, env);
     }
     const parsed = op.request.safeParse(raw);
-    if (!parsed.success) return errorResponse('invalid_inputs', formatIssues(parsed.error.issues), env);
+    if (!parsed.success) return errorReply('invalid_inputs', formatIssues(parsed.error.issues), env);
 
     const ctx: DomainContext = { store, clock, ids };
     try {
@@ -90,11 +95,11 @@ export function createRouter(options: RouterOptions): (request: Request) => Prom
       output = faults.reduce((value, fault) => (fault.output ? fault.output(name, value) : value), output);
       if (validateResponses) {
         const checked = op.response.safeParse(output);
-        if (!checked.success) return errorResponse('internal_error', `The fake answered ${name} off-spec: ${formatIssues(checked.error.issues)}`, env);
+        if (!checked.success) return errorReply('internal_error', `The fake answered ${name} off-spec: ${formatIssues(checked.error.issues)}`, env);
       }
-      return jsonResponse(200, output);
+      return jsonReply(200, output);
     } catch (error) {
-      if (error instanceof DomainError) return errorResponse(error.code, error.message, env);
+      if (error instanceof DomainError) return errorReply(error.code, error.message, env);
       throw error;
     }
   };

@@ -60,9 +60,11 @@ export const ERROR_CODES = {
   lock_not_found: { status: 404, source: 'decision 5' },
   route_not_found: { status: 404, source: 'decision 5' },
   method_not_allowed: { status: 405, source: 'decision 5' },
+  request_timeout: { status: 408, source: 'decision 5' },
   duplicate_feature_id: { status: 409, source: 'exchanges/006-features.create-duplicate-id.json' },
   entity_already_exists: { status: 409, source: 'exchanges/039-entities.create-duplicate-id.json' },
   payload_too_large: { status: 413, source: 'decision 5' },
+  request_header_fields_too_large: { status: 431, source: 'decision 5' },
   rate_limit_exceeded: { status: 429, source: 'observed-behaviour §1.2' },
   internal_error: { status: 500, source: 'observed-behaviour §1.1' },
 } as const satisfies Record<string, { status: number; source: ReferenceSource | 'decision 5' }>;
