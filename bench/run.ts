@@ -67,17 +67,21 @@ const parts = new Set(
   }),
 );
 
-/** The fake's CLI as a user starts it: compiled when the build exists, else through tsx. */
+function packageJson(): { scripts: Record<string, string>; bin?: Record<string, string> } {
+  return JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string>; bin?: Record<string, string> };
+}
+
+/** The fake's CLI as a user starts it: the package's compiled bin when the build exists, else through tsx. */
 function fakeCli(): { command: string; args: string[]; label: string } {
-  const compiled = join(ROOT, 'dist/fake-server/cli.js');
-  if (existsSync(compiled)) return { command: process.execPath, args: [compiled], label: 'node dist/fake-server/cli.js' };
+  for (const compiled of [packageJson().bin?.['besi-fake'], 'dist/fake-server/cli.js']) {
+    if (compiled !== undefined && existsSync(join(ROOT, compiled))) return { command: process.execPath, args: [join(ROOT, compiled)], label: `node ${compiled.replace(/^\.\//, '')}` };
+  }
   return { command: process.execPath, args: [...TSX, join(ROOT, 'fake-server/cli.ts')], label: 'node --import tsx fake-server/cli.ts (no build)' };
 }
 
 /** Builds dist/ first when the project has a build script, so the compiled CLI is what is measured. */
 function buildIfPossible(): void {
-  const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
-  if (scripts['build'] === undefined) return;
+  if (packageJson().scripts['build'] === undefined) return;
   const result = spawnSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
   if (result.status !== 0) throw new Error('npm run build failed');
 }
@@ -351,7 +355,7 @@ async function main(): Promise<void> {
   }
   if (parts.has('inprocess')) report.inProcess = await measureInProcess();
   if (parts.has('coldstart')) report.coldStart = await measureColdStart();
-  if (parts.has('scale')) report.scale = await runChild<ScaleResult>('bench/scale.ts', [String(options.customers)], ['--max-old-space-size=6144']);
+  if (parts.has('scale')) report.scale = await runChild<ScaleResult>('bench/scale.ts', [String(options.customers)], ['--expose-gc', '--max-old-space-size=6144']);
   if (parts.has('conformance')) report.conformance = await measureConformance();
   report.targets = targetsOf(report);
   const finished: BenchReport = { ...report, seconds: Math.round((performance.now() - started) / 1000) };
