@@ -26,6 +26,8 @@ export interface Workload {
 
 const CHECK = { customer_id: 'cus_bench', feature_id: 'messages' };
 const LICENSE_CUSTOMER = 'cus_team';
+/** The customer whose entities entities.list pages through: not the license customer, whose seat history grows under load. */
+const ENTITY_CUSTOMER = 'cus_members';
 /** Entities that license iterations take turns with; each connection holds at most one at a time. */
 export const LICENSE_SLOTS = 64;
 
@@ -40,7 +42,7 @@ export const WORKLOADS: readonly Workload[] = [
     ],
   },
   { name: 'subscriptions.list 50', sequence: () => [{ path: '/v1/subscriptions.list', body: { limit: 50 } }] },
-  { name: 'entities.list 200', sequence: () => [{ path: '/v1/entities.list', body: { limit: 200 } }] },
+  { name: 'entities.list 200', sequence: () => [{ path: '/v1/entities.list', body: { customer_id: ENTITY_CUSTOMER, limit: 200 } }] },
 ];
 
 export function workload(name: string): Workload {
@@ -95,7 +97,9 @@ export async function setUpFake(send: Send): Promise<void> {
     await call('/v1/customers.get_or_create', { customer_id: `cus_sub_${i}` });
     await call('/v1/billing.attach', { customer_id: `cus_sub_${i}`, plan_id: 'bench_pro' });
   }
+  await call('/v1/customers.get_or_create', { customer_id: ENTITY_CUSTOMER, name: 'Members' });
+  await call('/v1/billing.attach', { customer_id: ENTITY_CUSTOMER, plan_id: 'bench_team' });
   for (let i = 0; i < ENTITIES; i++) {
-    await call('/v1/entities.create', { customer_id: LICENSE_CUSTOMER, entity_id: `member_${i}`, feature_id: 'seats', name: `Member ${i}` });
+    await call('/v1/entities.create', { customer_id: ENTITY_CUSTOMER, entity_id: `member_${i}`, feature_id: 'seats', name: `Member ${i}` });
   }
 }
