@@ -47,10 +47,14 @@ export function listLicenses(ctx: DomainContext, input: InputOf<'licenses.list'>
   return { list: poolsView(ctx.store, subject.customerId) };
 }
 
+/** Looked up among the live seats of the customer's pools, not its whole assignment history, so attach and release cost the same after a million of them. */
 export function activeAssignmentOf(store: TenantStore, customerId: string, entityId: string, licensePlanId: string) {
-  return store
-    .assignmentsOf(customerId)
-    .find((assignment) => assignment.entityId === entityId && assignment.licensePlanId === licensePlanId && assignment.endedAt === null);
+  for (const pool of store.poolsOf(customerId)) {
+    if (pool.licensePlanId !== licensePlanId) continue;
+    const found = store.activeAssignmentsOf(pool.id).find((assignment) => assignment.entityId === entityId);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 function firstDuplicate(ids: readonly string[]): string | undefined {

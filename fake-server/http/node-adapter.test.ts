@@ -74,6 +74,15 @@ function parseAnswers(text: string): RawAnswer[] {
   }
 }
 
+/** Sends raw HTTP on a connection of its own and returns the first answer (undefined if none came). */
+async function exchange(server: FakeServer, raw: string): Promise<RawAnswer | undefined> {
+  const connection = await open(server);
+  connection.socket.write(raw);
+  const [answer] = await connection.answers(1);
+  connection.socket.destroy();
+  return answer;
+}
+
 function post(path: string, body: string, headers: string[] = [`authorization: Bearer ${KEY}`]): string {
   return [`POST ${path} HTTP/1.1`, 'host: fake', 'content-type: application/json', `content-length: ${Buffer.byteLength(body)}`, ...headers, '', body].join('\r\n');
 }
@@ -127,34 +136,23 @@ describe('a path that is not in normal form', () => {
     });
     expect(created.status).toBe(200);
     for (const path of ['/v1/../_fake/reset', '/v1/%2e%2e/_fake/reset', '/v1/.%2E/_fake/reset', '/v1/./../_fake/reset', '//_fake/reset', '/v1\\..\\_fake/reset']) {
-      const connection = await open(server);
-      connection.socket.write(post(path, '{}'));
-      const [answer] = await connection.answers(1);
+      const answer = await exchange(server, post(path, '{}'));
       expect(answer?.status, path).toBe(404);
       expect(JSON.parse(answer!.body), path).toMatchObject({ code: 'route_not_found', env: 'sandbox' });
-      connection.socket.destroy();
     }
     expect(await featureExists(server, 'kept'), 'nothing was reset').toBe(true);
     // The control plane itself is still reachable at its own path.
-    const connection = await open(server);
-    connection.socket.write(post('/_fake/clock.get', '{}'));
-    expect((await connection.answers(1))[0]?.status).toBe(200);
-    connection.socket.destroy();
+    expect((await exchange(server, post('/_fake/clock.get', '{}')))?.status).toBe(200);
   });
 });
 
 describe('repeated Authorization headers', () => {
   it('are refused with 400 invalid_request, whichever key comes first; one header is served', async () => {
     const server = await start();
-    const connection = await open(server);
-    connection.socket.write(post('/v1/features.list', '{}', [`authorization: Bearer ${KEY}`, 'authorization: Bearer am_sk_test_someoneelse000000000000']));
-    const [answer] = await connection.answers(1);
+    const answer = await exchange(server, post('/v1/features.list', '{}', [`authorization: Bearer ${KEY}`, 'authorization: Bearer am_sk_test_someoneelse000000000000']));
     expect(answer?.status).toBe(400);
     expect(JSON.parse(answer!.body)).toEqual({ message: 'Send one Authorization header, not 2', code: 'invalid_request', env: 'sandbox' });
-    const single = await open(server);
-    single.socket.write(post('/v1/features.list', '{}'));
-    expect((await single.answers(1))[0]?.status).toBe(200);
-    single.socket.destroy();
+    expect((await exchange(server, post('/v1/features.list', '{}')))?.status).toBe(200);
   });
 });
 
@@ -166,9 +164,7 @@ describe("node's own refusals", () => {
       { raw: 'NOT HTTP AT ALL\r\n\r\n', status: 400, code: 'invalid_request' },
     ];
     for (const { raw, status, code } of cases) {
-      const connection = await open(server);
-      connection.socket.write(raw);
-      const [answer] = await connection.answers(1);
+      const answer = await exchange(server, raw);
       expect(answer?.status).toBe(status);
       expect(answer?.headers['content-type']).toBe('application/json');
       expect(JSON.parse(answer!.body)).toEqual({ message: expect.any(String), code, env: 'sandbox' });
@@ -227,9 +223,6 @@ describe('with a fault that needs web Requests (the slow path)', () => {
     const answers = await connection.answers(2);
     expect(answers[1]?.status).toBe(413);
     expect(await connection.closedWithin(2_000)).toBe(true);
-    const dotted = await open(server);
-    dotted.socket.write(post('/v1/../_fake/reset', '{}'));
-    expect((await dotted.answers(1))[0]?.status).toBe(404);
-    dotted.socket.destroy();
+    expect((await exchange(server, post('/v1/../_fake/reset', '{}')))?.status).toBe(404);
   });
 });
