@@ -157,7 +157,9 @@ export async function serve(app: Servable, options: { port?: number; host?: stri
     });
   });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-    if (error.code === 'ECONNRESET' || !socket.writable) socket.destroy();
+    // An answer still being written on this socket (node's own `_httpMessage`) must not be interleaved with ours.
+    const answering = (socket as Socket & { _httpMessage?: unknown })._httpMessage != null;
+    if (error.code === 'ECONNRESET' || !socket.writable || answering) socket.destroy();
     else socket.end(clientErrorAnswer(error));
   });
   // Keep-alive sockets would otherwise hold close() open until they time out.
