@@ -281,7 +281,8 @@ function targetsOf(report: BenchReport): Target[] {
   if (report.coldStart) add(`cold start, ${report.coldStart.fakeCommand} (ms)`, report.coldStart.fake.median, 0, '≤ 200', report.coldStart.fake.median <= 200);
   if (report.rss) add('RSS idle (MiB)', report.rss.idle, 0, '≤ 80', report.rss.idle <= 80);
   if (report.scale) {
-    add(`RSS with ${report.scale.subscriptions.toLocaleString('en-US')} subscriptions + ${report.scale.entities.toLocaleString('en-US')} entities (MiB)`, report.scale.rssMiB, 0, '≤ 1536', report.scale.rssMiB <= 1536);
+    // The memory target is set for a million of each; a smaller --customers run only reports the figure.
+    if (report.scale.subscriptions >= 1_000_000) add(`RSS with ${report.scale.subscriptions.toLocaleString('en-US')} subscriptions + ${report.scale.entities.toLocaleString('en-US')} entities (MiB)`, report.scale.rssMiB, 0, '≤ 1536', report.scale.rssMiB <= 1536);
     for (const page of report.scale.pages) add(`${page.operation}: deep page vs first page`, page.deepVsFirst, 2, '≤ 2.00', page.deepVsFirst <= 2);
   }
   if (report.conformance) add('conformance suite, embedded fake (s)', report.conformance.seconds.median, 1, '≤ 10', report.conformance.seconds.median <= 10);
