@@ -82,7 +82,7 @@ describe('tenants.create: one organisation per test file [AUTH-TENANT-ISOLATION]
 
   it('refuses to delete a configured organisation, and more created organisations than the cap', async () => {
     expect(await call('/_fake/tenants.delete', {}, fake.apiKey)).toMatchObject({ status: 400, body: { code: 'invalid_request' } });
-    const created = [];
+    const created: { control: { deleteTenant(): Promise<void> } }[] = [];
     let refused: unknown;
     while (refused === undefined && created.length <= 20) {
       await fake.control().createTenant().then((tenant) => created.push(tenant), (error: unknown) => (refused = error));
