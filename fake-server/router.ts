@@ -53,7 +53,7 @@ export function bearerToken(request: Request): string | undefined {
 /** The 404 message for a path outside the operation table: it names the operation, so a client call the fake does not serve is plain. */
 export function notServed(pathname: string): string {
   const name = pathname.startsWith('/v1/') ? pathname.slice('/v1/'.length) : undefined;
-  return name !== undefined && /^[a-z_]+\.[a-z_]+$/.test(name)
+  return name !== undefined && /^[A-Za-z_]+\.[A-Za-z_]+$/.test(name)
     ? `The fake does not serve ${name} (POST ${pathname}): it implements the operations of interface.md only`
     : `No operation at ${pathname}`;
 }
