@@ -131,9 +131,14 @@ describe('autumn-js drives the fake in client-compat mode, and accepts every ans
     expect(customer.subscriptions.map((subscription) => subscription.planId).sort()).toEqual(['pro', 'team']);
   });
 
-  it('billing: previewMultiUpdate of an immediate cancellation', async () => {
+  it('billing: previewMultiUpdate of an immediate cancellation, of a named plan and of the one the reference picks', async () => {
     const preview = await autumn.billing.previewMultiUpdate({ customerId: 'acme', updates: [{ planId: 'pro', cancelAction: 'cancel_immediately' }] });
     expect(preview).toMatchObject({ customerId: 'acme', total: -20, subscriptions: [{ planIds: ['pro'], outgoing: [{ planId: 'pro' }] }] });
+ 
+    const picked = await autumn.billing.previewMultiUpdate({ customerId: 'acme', updates: [{ cancelAction: 'cancel_immediately' }] });
+    const team = await autumn.billing.previewMultiUpdate({ customerId: 'acme', updates: [{ planId: 'team', cancelAction: 'cancel_immediately' }] });
+    expect(picked, 'without a plan, the main recurring plan is picked, as the reference does').toEqual(team);
+    expect(picked).not.toEqual(preview);
   });
 
   it('entities: create, get, list (subscriptions with their id; the client\'s status filter read as statuses), delete', async () => {

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { LicenseAttachEntity, LicensesAttachRequest, LicensesReleaseRequest } from '../spec/licenses.ts';
 import type { OperationName } from '../spec/operations.ts';
 import { EntitiesListRequest } from '../spec/entities.ts';
+import { PlanUpdate, PreviewMultiUpdateRequest } from '../spec/preview.ts';
 import { fail, type OutputOf } from './domain/context.ts';
 import type { HandlerOverrides } from './faults/fault.ts';
 import type { RecordRow, TenantStore } from './store/tenant-store.ts';
@@ -35,6 +36,24 @@ function licensePlanOf(store: TenantStore, customerId: string, entityIds: readon
   fail('invalid_request', `The entities hold multiple licenses (${[...plans].sort().join(', ')}). Provide license_plan_id.`);
 }
 
+/**
+ * The plan an update without `plan_id` targets, as the reference picks it (observed-behaviour §3.6):
+ * the record named by `subscription_id`, else the holder's main paid recurring plan, then its main
+ * recurring plan, then a recurring add-on, then a one-off.
+ */
+function targetPlanOf(store: TenantStore, customerId: string, entityId: string | undefined, subscriptionId: string | undefined): string {
+  const held = store.recordsOf(customerId).filter((record) => record.status === 'active' && record.entityId === (entityId ?? null));
+  const named = subscriptionId === undefined ? undefined : held.find((record) => record.id === subscriptionId);
+  if (named !== undefined) return named.planId;
+  const rank = (record: RecordRow) => {
+    if (record.kind === 'purchase') return 3;
+    const plan = store.plans.get(record.planId)?.find((version) => version.version === record.planVersion);
+    return plan?.add_on ? 2 : plan?.price ? 0 : 1;
+  };
+  const [best] = [...held].sort((a, b) => rank(a) - rank(b));
+  return best?.planId ?? fail('cus_product_not_found', `Customer ${customerId} holds no plan this update could target; give plan_id.`);
+}
+
 const autumnJs: CompatAdapter = {
   requestSchemas: {
     // The client lets an entity's name be omitted or null (CLIENT-LICENSE-ATTACH-NAME-OPTIONAL); the reference then creates it without one.
@@ -49,6 +68,8 @@ const autumnJs: CompatAdapter = {
       const { subscription_status: status, ...rest } = body as Record<string, unknown>;
       return 'statuses' in rest || status === undefined || status === null ? rest : { ...rest, statuses: [status] };
     }, EntitiesListRequest),
+    // The client lets an update's plan_id be omitted (CLIENT-PREVIEW-PLAN-ID-OPTIONAL); the reference then picks the plan.
+    'billing.preview_multi_update': PreviewMultiUpdateRequest.extend({ updates: z.array(PlanUpdate.partial({ plan_id: true })).min(1) }),
   },
   handlers: {
     // The client requires the record `id` on every subscription embedded in a listed entity (CLIENT-ENTITY-SUBSCRIPTION-ID).
@@ -68,6 +89,14 @@ const autumnJs: CompatAdapter = {
         }),
       };
     },
+    'billing.preview_multi_update': (real) => (ctx, input) =>
+      real(ctx, {
+        ...input,
+        updates: input.updates.map((update) => ({
+          ...update,
+          plan_id: update.plan_id ?? targetPlanOf(ctx.store, input.customer_id, update.entity_id ?? input.entity_id, update.subscription_id),
+        })),
+      }),
     'licenses.release': (real) => (ctx, input) => real(ctx, { ...input, license_plan_id: input.license_plan_id ?? licensePlanOf(ctx.store, input.customer_id, input.entity_ids) }),
   },
 };
