@@ -132,6 +132,9 @@ describe('state snapshots', () => {
     expect(refused).toMatchObject({ status: 400, body: { code: 'invalid_inputs' } });
     expect(String(refused.body['message'])).toContain('tenants.0.tables.customers.0.createdAt');
     expect(() => fake.importState({ format: 'besi-fake-state', version: 2, tenants: [] })).toThrow(/version/);
+    const dangling = structuredClone(good) as unknown as { tenants: { tables: { records: { planVersion: number }[] } }[] };
+    dangling.tenants[0]!.tables.records[0]!.planVersion = 99;
+    expect(() => fake.importState(dangling), 'a row naming what the snapshot lacks').toThrow(/tenants\.0\.tables\.records\.0\.planVersion: names version 99 of plan pro/);
     expect(JSON.stringify(tenant.exportState())).toBe(before);
     tenant.delete();
   });

@@ -155,7 +155,59 @@ const LockRowSchema = z.strictObject({
 
 const DueKindSchema = z.enum(['grant.reset', 'billing.period_end', 'record.trial_end', 'record.expire', 'lock.expire']) satisfies z.ZodType<DueKind>;
 
-const TenantTables = z.strictObject({
+/**
+ * Every row a tenant's data points at exists, so a loaded snapshot cannot make a later request fail
+ * inside the fake. Only references that the fake never breaks itself are checked (no operation deletes
+ * a customer, feature, plan, record, grant, pool or processor subscription; entities and locks can go).
+ */
+function checkReferences(tables: z.output<typeof TenantTablesShape>, ctx: z.RefinementCtx): void {
+  const ids = <T>(rows: readonly T[], id: (row: T) => string) => new Set(rows.map(id));
+  const customers = ids(tables.customers, (row) => row.id);
+  const features = ids(tables.features, (row) => row.id);
+  const plans = ids(tables.plans.flatMap((versions) => versions.map((plan) => `${plan.id}@${plan.version}`)), (key) => key);
+  const records = ids(tables.records, (row) => row.id);
+  const grants = ids(tables.grants, (row) => row.id);
+  const pools = ids(tables.pools, (row) => row.id);
+  const processorSubscriptions = ids(tables.processorSubscriptions, (row) => row.id);
+  const rewards = ids(tables.rewards, (row) => row.id);
+  const expect = (exists: boolean, path: (string | number)[], what: string) => {
+    if (!exists) ctx.addIssue({ code: 'custom', path, message: `names ${what}, which the snapshot does not hold` });
+  };
+  tables.plans.forEach((versions, i) => versions.forEach((plan, j) => expect(plan.id === versions[0]!.id, ['plans', i, j, 'id'], `plan ${plan.id} among the versions of ${versions[0]!.id}`)));
+  tables.entities.forEach((row, i) => {
+    expect(customers.has(row.customerId), ['entities', i, 'customerId'], `customer ${row.customerId}`);
+    expect(features.has(row.featureId), ['entities', i, 'featureId'], `feature ${row.featureId}`);
+    row.allocation.forEach((part, j) => expect(grants.has(part.grantId), ['entities', i, 'allocation', j, 'grantId'], `grant ${part.grantId}`));
+  });
+  tables.records.forEach((row, i) => {
+    expect(customers.has(row.customerId), ['records', i, 'customerId'], `customer ${row.customerId}`);
+    expect(plans.has(`${row.planId}@${row.planVersion}`), ['records', i, 'planVersion'], `version ${row.planVersion} of plan ${row.planId}`);
+    if (row.processorSubscriptionId !== null) expect(processorSubscriptions.has(row.processorSubscriptionId), ['records', i, 'processorSubscriptionId'], `processor subscription ${row.processorSubscriptionId}`);
+    if (row.licensePoolId !== null) expect(pools.has(row.licensePoolId), ['records', i, 'licensePoolId'], `license pool ${row.licensePoolId}`);
+  });
+  tables.grants.forEach((row, i) => {
+    expect(records.has(row.recordId), ['grants', i, 'recordId'], `record ${row.recordId}`);
+    expect(customers.has(row.customerId), ['grants', i, 'customerId'], `customer ${row.customerId}`);
+    expect(features.has(row.featureId), ['grants', i, 'featureId'], `feature ${row.featureId}`);
+  });
+  tables.pools.forEach((row, i) => {
+    expect(customers.has(row.customerId), ['pools', i, 'customerId'], `customer ${row.customerId}`);
+    expect(records.has(row.parentRecordId), ['pools', i, 'parentRecordId'], `record ${row.parentRecordId}`);
+  });
+  tables.assignments.forEach((row, i) => expect(pools.has(row.poolId), ['assignments', i, 'poolId'], `license pool ${row.poolId}`));
+  tables.processorSubscriptions.forEach((row, i) => {
+    expect(customers.has(row.customerId), ['processorSubscriptions', i, 'customerId'], `customer ${row.customerId}`);
+    row.recordIds.forEach((id, j) => expect(records.has(id), ['processorSubscriptions', i, 'recordIds', j], `record ${id}`));
+  });
+  tables.referralPrograms.forEach((row, i) => expect(rewards.has(row.reward_id), ['referralPrograms', i, 'reward_id'], `reward ${row.reward_id}`));
+  tables.events.forEach((row, i) => expect(customers.has(row.customerId), ['events', i, 'customerId'], `customer ${row.customerId}`));
+  tables.locks.forEach((row, i) => {
+    expect(customers.has(row.customerId), ['locks', i, 'customerId'], `customer ${row.customerId}`);
+    row.deductions.forEach((part, j) => expect(grants.has(part.grantId), ['locks', i, 'deductions', j, 'grantId'], `grant ${part.grantId}`));
+  });
+}
+
+const TenantTablesShape = z.strictObject({
   features: z.array(Feature),
   /** Every version of each plan, ascending by version. */
   plans: z.array(z.array(Plan).min(1)),
@@ -173,6 +225,7 @@ const TenantTables = z.strictObject({
   /** What falls due when, in the order it will run. */
   due: z.array(z.strictObject({ at: Time, kind: DueKindSchema, id: z.string() })),
 });
+const TenantTables = TenantTablesShape.superRefine(checkReferences);
 
 export const TenantSnapshot = z.strictObject({
   org: z.string().min(1),
