@@ -58,11 +58,12 @@ afterAll(() => {
 });
 
 describe('the packed package, installed in an app team project', () => {
-  it('holds the compiled code, its declarations, README and LICENSE, and no sources or tests', async () => {
+  it('holds the compiled code, its declarations, README and LICENSE, and no sources or tests but the scenario files', async () => {
     const { stdout } = await run('tar', ['-tzf', tarball]);
     const files = stdout.split('\n').filter(Boolean);
     expect(files).toEqual(expect.arrayContaining(['package/package.json', 'package/README.md', 'package/LICENSE', 'package/dist/fake-server/index.js', 'package/dist/fake-server/index.d.ts', 'package/dist/suites/profiles/default.json', 'package/dist/spec/openapi.json']));
-    expect(files.filter((file) => (file.endsWith('.ts') && !file.endsWith('.d.ts')) || file.includes('.test.'))).toEqual([]);
+    expect(files).toContain('package/dist/suites/scenarios/customers.test.js');
+    expect(files.filter((file) => (file.endsWith('.ts') && !file.endsWith('.d.ts')) || (file.includes('.test.') && !file.startsWith('package/dist/suites/scenarios/')))).toEqual([]);
   });
 
   it('plain Node imports it and starts the fake', async () => {
