@@ -12,7 +12,7 @@ import { handlers as realHandlers } from './domain/handlers.ts';
 import type { Fault, HandlerOverrides } from './faults/fault.ts';
 import { errorResponse } from './http/json.ts';
 import { createRouter } from './router.ts';
-import { parseSnapshot, restoreTenant, StateFileError, StateSnapshot, snapshotTenant } from './state.ts';
+import { canonical, parseSnapshot, restoreTenant, StateFileError, type StateSnapshot, snapshotTenant } from './state.ts';
 import { type ApiKeyConfig, DEFAULT_KEYS, type Tenant, Tenants } from './tenants.ts';
 
 /** One call replayed into the fresh state at start and on every reset. */
@@ -134,8 +134,7 @@ export function createFakeApp(options: FakeAppOptions = {}): FakeApp {
 
   function exportState(key?: string): StateSnapshot {
     const chosen = key === undefined ? tenants.all() : [openOrFail(key)];
-    // Through the schema: the file gets one key order whatever order the domain wrote a row's fields in, so export → import → export is byte-identical.
-    return StateSnapshot.parse({ format: 'besi-fake-state', version: 1, tenants: chosen.map(snapshotTenant) });
+    return canonical({ format: 'besi-fake-state', version: 1, tenants: chosen.map(snapshotTenant) }) as StateSnapshot;
   }
 
   function importState(value: unknown): void {

@@ -244,6 +244,22 @@ export const StateSnapshot = z.strictObject({
 });
 export type StateSnapshot = z.infer<typeof StateSnapshot>;
 
+/**
+ * A copy with every object's keys in sorted order: a snapshot reads the same whatever order the
+ * domain (or a loaded file) wrote a row's fields in, so export → import → export is byte-identical.
+ * Export does not validate: what the fake holds is always exportable; import validates.
+ */
+export function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (typeof value !== 'object' || value === null) return value;
+  const sorted: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) {
+    const field = (value as Record<string, unknown>)[key];
+    if (field !== undefined) sorted[key] = canonical(field);
+  }
+  return sorted;
+}
+
 export class StateFileError extends Error {
   override readonly name = 'StateFileError';
 }
