@@ -80,6 +80,33 @@ describe('tenants.create: one organisation per test file [AUTH-TENANT-ISOLATION]
     await b.control.deleteTenant();
   });
 
+  it('two tenants resetting before every step, side by side, never see each other (issue 11, item 11)', async () => {
+    const tenants = [await fake.control().createTenant(), await fake.control().createTenant()];
+    const failures: string[] = [];
+    await Promise.all(
+      tenants.map(async (tenant, n) => {
+        for (let round = 0; round < 20; round++) {
+          await tenant.control.reset();
+          const steps: [string, unknown][] = [
+            ['features.create', { feature_id: 'messages', name: 'Messages', type: 'metered', consumable: true }],
+            ['plans.create', { plan_id: 'pro', name: 'Pro', items: [{ feature_id: 'messages', included: 10, reset: { interval: 'month' } }] }],
+            ['customers.get_or_create', { customer_id: 'acme' }],
+            ['billing.attach', { customer_id: 'acme', plan_id: 'pro' }],
+            ['balances.track', { customer_id: 'acme', feature_id: 'messages', value: n + 1 }],
+          ];
+          for (const [operation, body] of steps) {
+            const answer = await call(`/v1/${operation}`, body, tenant.sandboxKey);
+            if (answer.status !== 200) failures.push(`tenant ${n}, round ${round}, ${operation}: ${answer.status} ${String(answer.body['code'])}`);
+          }
+          await tenant.control.advance(DAY);
+          if ((await tenant.control.now()) !== T0 + DAY) failures.push(`tenant ${n}, round ${round}: the clock is not its own`);
+        }
+      }),
+    );
+    expect(failures).toEqual([]);
+    for (const tenant of tenants) await tenant.control.deleteTenant();
+  }, 60_000);
+
   it('refuses to delete a configured organisation, and more created organisations than the cap', async () => {
     expect(await call('/_fake/tenants.delete', {}, fake.apiKey)).toMatchObject({ status: 400, body: { code: 'invalid_request' } });
     const created: { control: { deleteTenant(): Promise<void> } }[] = [];
