@@ -5,14 +5,25 @@
  * hundred modules (zod's among them) was most of the fake's cold start.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 
 const root = new URL('../', import.meta.url);
 const at = (path: string) => new URL(path, root).pathname;
 
 rmSync(at('dist'), { recursive: true, force: true });
-execFileSync(at('node_modules/.bin/tsc'), ['-p', at('tsconfig.build.json')], { stdio: 'inherit' });
+for (const project of ['tsconfig.build.json', 'tsconfig.build-suite.json']) execFileSync(at('node_modules/.bin/tsc'), ['-p', at(project)], { stdio: 'inherit' });
+
+// The declaration of suites/index.ts, by hand: the inferred types of the scenario lists are too large for tsc to write.
+writeFileSync(
+  at('dist/suites/index.d.ts'),
+  `import type { Scenario } from './framework/index.js';
+export { conformanceTarget, scenario } from './support.js';
+export { loadConfig, registerScenarios, type ConformanceConfig, type Scenario } from './framework/index.js';
+/** Every conformance scenario of the suite. */
+export declare const SCENARIOS: readonly Scenario[];
+`,
+);
 
 // Read at run time by URL from the compiled modules (suites/framework/config.ts, fixtures/bodies.ts).
 mkdirSync(at('dist/suites/profiles'), { recursive: true });
