@@ -40,6 +40,8 @@ export function renderJunit(report: ConformanceReport): string {
       '  </testsuite>',
     );
   }
+  // A run with no rule yet (interrupted at once) still says what it was.
+  if (suites.length === 0) suites.push(`  <testsuite name="conformance" tests="0" failures="0" errors="0" skipped="0" time="0" timestamp="${x(report.run.startedAt.slice(0, 19))}" hostname="${x(targetHosts(report))}">`, ...propertiesXml, '  </testsuite>');
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="besi-conformance" tests="${totals.tests}" failures="${totals.failures}" errors="${totals.errors}" skipped="${totals.skipped}" time="${seconds}">`,

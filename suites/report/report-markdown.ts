@@ -5,7 +5,7 @@
  * function of report.json; every string from the report goes through escape.ts.
  */
 import { escapeMarkdown as md, markdownBlock, markdownCode } from './escape.ts';
-import { RULE_STATUSES, type ConformanceReport, type RuleReport } from './schema.ts';
+import { RULE_STATUSES, type ConformanceReport } from './schema.ts';
 import { countStatuses, failuresOf, isFailing, rulesByArea, targetHosts, verdictOf, type RuleEntry } from './view.ts';
 
 const VERDICT_TITLES = { 0: 'passed', 1: 'FAILED', 2: 'could not decide' } as const;
@@ -44,9 +44,8 @@ export function renderMarkdown(report: ConformanceReport): string {
   }
   const others = failing.filter((e) => !mustFailing.includes(e));
   if (others.length > 0) {
-    out.push('## Other failing rules', '');
-    for (const [id, rule] of others) out.push(`- ${markdownCode(id)} ${rule.status}${rule.known ? ` (known: ${md(rule.known.reason)})` : ''} ${md(rule.level ?? '')}: ${md(firstLine(rule))}`);
-    out.push('');
+    out.push('## Other failing rules (SHOULD, known, ERROR)', '');
+    for (const entry of others) out.push(...ruleSection(entry));
   }
   const stale = report.baseline?.stale ?? [];
   if (stale.length > 0) {
@@ -62,7 +61,7 @@ function row(label: string, counts: Record<string, number>): string {
 }
 
 function ruleSection([id, rule]: RuleEntry): string[] {
-  const out = [`### ${markdownCode(id)} ${rule.status}`, ''];
+  const out = [`### ${markdownCode(id)} ${rule.status} ${rule.level ?? ''}${rule.known ? ` (known: ${md(rule.known.reason)})` : ''}`, ''];
   if (rule.quote !== undefined) out.push(`> ${md(rule.quote)}`, '', `interface.md § ${md(rule.section ?? '')} (${md(rule.provenance ?? '')})`, '');
   for (const failure of failuresOf(rule)) {
     out.push(`- ${md(failure.title)}: ${md((failure.message ?? '').split('\n')[0] ?? '')}`);
@@ -71,8 +70,4 @@ function ruleSection([id, rule]: RuleEntry): string[] {
   }
   out.push('');
   return out;
-}
-
-function firstLine(rule: RuleReport): string {
-  return (failuresOf(rule)[0]?.message ?? '').split('\n')[0] ?? '';
 }
