@@ -28,7 +28,6 @@ import { ConformanceReport } from './report/schema.ts';
 import { exactNames, failedScenarioIds, scenarioFiles, selectScenarios } from './report/select.ts';
 import { verdictOf } from './report/view.ts';
 import { shownPath, writeAtomically, writeReportFiles } from './report/write.ts';
-import { SCENARIOS } from './scenarios/index.ts';
 
 /** Exit code when the run could not be made or decided (shared contract §2). */
 const UNDECIDED = 2;
@@ -93,7 +92,13 @@ function readReport(path: string): ConformanceReport {
   return parsed.data;
 }
 
+/** Every scenario of the suite; loaded only by the commands that need them (it loads every scenario module). */
+async function allScenarios() {
+  return (await import('./scenarios/index.ts')).SCENARIOS;
+}
+
 async function run(options: RunOptions): Promise<number> {
+  const SCENARIOS = await allScenarios();
   const rerunPath = options.rerunFailed === undefined ? undefined : resolve(options.rerunFailed === true ? join(options.reportDir ?? loadConfig().reportDir, 'report.json') : options.rerunFailed);
   const previous = rerunPath === undefined ? undefined : readReport(rerunPath);
   if (options.merge && previous === undefined) throw new UsageError('--merge merges a re-run into the report it re-ran; it needs --rerun-failed');
@@ -202,7 +207,8 @@ function readdirTests(dir: string): string[] {
 }
 
 async function list(options: { only?: string[] }): Promise<number> {
-  let scenarios: readonly (typeof SCENARIOS)[number][] = SCENARIOS;
+  const SCENARIOS = await allScenarios();
+  let scenarios = SCENARIOS;
   if (options.only !== undefined) {
     const selection = selectScenarios(SCENARIOS, RULES, options.only);
     if (selection.unknown.length > 0) throw new UsageError(`--only: not a rule ID, area or scenario: ${selection.unknown.join(', ')}`);
