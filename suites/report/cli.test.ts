@@ -217,9 +217,11 @@ describe('an interrupted run', () => {
   it('leaves a valid report.json and junit.xml marked incomplete, and exits 2', async () => {
     const out = join(dir, 'interrupted');
     const child = spawn(CLI[0], [...CLI.slice(1), 'run', '--only', 'plans', '--report-dir', out], { cwd: ROOT, env: cliEnv(), stdio: 'ignore' });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    let done = false;
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code))).finally(() => (done = true));
     // The reporter writes a first (empty, running) report when the run starts; interrupt it then.
-    while (!existsSync(join(out, 'report.json'))) await new Promise((r) => setTimeout(r, 20));
+    while (!existsSync(join(out, 'report.json')) && !done) await new Promise((r) => setTimeout(r, 20));
+    expect(done, 'the run ended before it could be interrupted').toBe(false);
     child.kill('SIGTERM');
     expect(await exited).toBe(2);
     const report = read(join(out, 'report.json'));
