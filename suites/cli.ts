@@ -46,6 +46,7 @@ interface RunOptions {
   readonly baseline?: string;
   readonly reportDir?: string;
   readonly seed?: number;
+  readonly allowLive?: boolean;
 }
 
 function seedOption(value: string): number {
@@ -54,7 +55,7 @@ function seedOption(value: string): number {
 }
 
 /** Options given on the command line become the configuration's environment variables, so every worker sees them. */
-function applyToEnvironment(options: Pick<RunOptions, 'baseUrl' | 'apiVersion' | 'profile' | 'reportDir' | 'seed'>): void {
+function applyToEnvironment(options: Pick<RunOptions, 'baseUrl' | 'apiVersion' | 'profile' | 'reportDir' | 'seed' | 'allowLive'>): void {
   const set = (name: string, value: string | number | undefined) => {
     if (value !== undefined) process.env[name] = String(value);
   };
@@ -63,6 +64,8 @@ function applyToEnvironment(options: Pick<RunOptions, 'baseUrl' | 'apiVersion' |
   set('CONFORMANCE_PROFILE', options.profile);
   set('REPORT_DIR', options.reportDir);
   set('CONFORMANCE_SEED', options.seed);
+  // Read by the configuration (shared with the suite's global setup) where it knows live keys.
+  if (options.allowLive) set('CONFORMANCE_ALLOW_LIVE', '1');
 }
 
 /** How a person starts a run again, as they started this one (the npm script, tsx or the installed bin). */
@@ -78,11 +81,11 @@ type PreflightResult = { ok: true } | { ok: false; kind: 'config' | 'unreachable
  * Shared contract §2: `preflight(config)` from suites/framework/preflight.ts, which is written in
  * parallel. This adapter calls it when present; replace it with a static import once it has landed.
  */
-async function preflight(config: ConformanceConfig): Promise<PreflightResult> {
+async function preflight(config: ConformanceConfig, options: { allowLiveKey?: boolean }): Promise<PreflightResult> {
   const path = join(PROJECT_ROOT, 'suites/framework/preflight.ts');
   if (!existsSync(path)) return { ok: true };
-  const module = (await import(pathToFileURL(path).href)) as { preflight: (config: ConformanceConfig) => Promise<PreflightResult> };
-  return module.preflight(config);
+  const module = (await import(pathToFileURL(path).href)) as { preflight: (config: ConformanceConfig, options: { allowLiveKey?: boolean }) => Promise<PreflightResult> };
+  return module.preflight(config, options);
 }
 
 function readReport(path: string): ConformanceReport {
@@ -124,7 +127,7 @@ async function run(options: RunOptions): Promise<number> {
   }
   if (selected !== undefined && selected.length === 0) throw new UsageError('the selection holds no scenario');
 
-  const checked = await preflight(config);
+  const checked = await preflight(config, { allowLiveKey: options.allowLive === true });
   if (!checked.ok) {
     console.error(`conformance: cannot run (${checked.kind}): ${checked.message}`);
     return UNDECIDED;
@@ -267,6 +270,7 @@ function program(exit: (code: number) => void): Command {
     .option('--baseline <file>', 'known failures (JSON): listed failures do not fail the run; listed rules that pass do')
     .option('--report-dir <dir>', 'where to write the reports (default: reports)')
     .option('--seed <n>', 'seed of the run (default 424242; a re-run takes its report’s)', seedOption)
+    .option('--allow-live', 'accept a live key (am_sk_live_…) although the profile changes data; think twice')
     .addHelpText('after', '\nExit codes: 0 every MUST rule that ran passes; 1 a MUST rule fails or a baseline entry is stale; 2 the run could not decide (configuration, unreachable target, key or version refused, MUST rules in ERROR, interrupted).')
     .action(act(run));
   cli

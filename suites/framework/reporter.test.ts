@@ -61,7 +61,7 @@ describe('buildReport', () => {
       ['s2', 'ERROR', 'TransportError: timeout'],
       ['s3', 'FAIL', 'AssertionError: nope'],
     ]);
-    expect(report.counts).toEqual({ rules: { PASS: 0, FAIL: 2, BLOCKED: 0, SKIP: 1, ERROR: 1 }, known: 0, scenarios: { pass: 2, fail: 1, error: 1, skip: 1 }, mustFailures: 0 });
+    expect(report.counts).toEqual({ rules: { PASS: 0, FAIL: 2, BLOCKED: 0, SKIP: 1, ERROR: 1 }, known: 0, scenarios: { pass: 2, fail: 1, error: 1, skip: 1, blocked: 0 }, mustFailures: 0 });
     expect(report.run).toMatchObject({ seed: 9, targets: [info], durationMs: 1_500, result: 'failed' });
   });
 
@@ -141,6 +141,13 @@ describe('buildReport', () => {
     expect(summaryLines(buildReport({ ...times, tests: [] }), 'r').at(-1)).toBe('conformance: no scenario ran, so no seed was used');
   });
 
+  it('reports the rules of a blocked scenario (skipped in vitest, blocked in its meta) as BLOCKED with the reason', () => {
+    const blocked = { status: 'blocked', reason: 'BLOCKED by setup: customers.get_or_create answered 500' } as unknown as Partial<ScenarioMeta>;
+    const report = buildReport({ ...times, tests: [test({ scenario: 'b', rules: ['R-B'], ...blocked }, 'skipped')] });
+    expect(report.rules['R-B']).toMatchObject({ status: 'BLOCKED', reason: 'BLOCKED by setup: customers.get_or_create answered 500' });
+    expect(report.counts.scenarios.blocked).toBe(1);
+  });
+
   it("takes each rule's verdict from the scenario's rule results where it has them", () => {
     const report = buildReport({
       ...times,
@@ -207,7 +214,7 @@ describe('ConformanceReporter in a real vitest run', () => {
       'THING-CREATE-SHAPE': 'PASS',
       'THING-GET-SHAPE': 'FAIL',
     });
-    expect(report.counts.scenarios).toEqual({ pass: 1, fail: 2, skip: 1, error: 1 });
+    expect(report.counts.scenarios).toEqual({ pass: 1, fail: 2, skip: 1, error: 1, blocked: 0 });
   });
 
   it('gives the skip reason of a scenario whose capability is missing', () => {

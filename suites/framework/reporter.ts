@@ -17,12 +17,12 @@ import type { RuleDef } from '../../spec/rules/rule.ts';
 import { applyBaseline } from '../report/baseline.ts';
 import { curlOf } from '../report/curl.ts';
 import { formatProgress, ProgressPrinter } from '../report/progress.ts';
-import { REPORT_FORMAT, type Baseline, type ConformanceReport, type ReportedExchange, type RuleReport, type RuleScenario, type RuleStatus } from '../report/schema.ts';
+import { REPORT_FORMAT, type Baseline, type ConformanceReport, type ReportedExchange, type RuleReport, type RuleScenario, type RuleStatus, type ScenarioStatus } from '../report/schema.ts';
 import { suiteVersion } from '../report/version.ts';
 import { shownPath, writeReportFiles } from '../report/write.ts';
 import { loadConfig } from './config.ts';
 import { redactSecrets, truncate, type Exchange } from './evidence.ts';
-import type { CleanupSummary, ScenarioMeta, ScenarioStatus } from './scenario.ts';
+import type { CleanupSummary, ScenarioMeta } from './scenario.ts';
 import type { TargetInfo } from './target.ts';
 
 export { REPORT_FORMAT, type ConformanceReport, type RuleReport, type RuleScenario, type RuleStatus };
@@ -127,7 +127,7 @@ export function assembleReport(byRule: ReadonlyMap<string, readonly RuleScenario
       scenarios: entries,
     };
   }
-  const scenarioCounts: Record<ScenarioStatus, number> = { pass: 0, fail: 0, error: 0, skip: 0 };
+  const scenarioCounts: Record<ScenarioStatus, number> = { pass: 0, fail: 0, error: 0, skip: 0, blocked: 0 };
   for (const status of scenarios.values()) scenarioCounts[status]++;
 
   const everything = input.only === undefined && input.rerunOf === undefined && input.catalogue !== undefined;
@@ -167,7 +167,8 @@ function ran(test: FinishedTest): boolean {
 function scenarioStatus(test: FinishedTest): ScenarioStatus {
   if (test.state === 'passed') return 'pass';
   if (test.state === 'failed') return test.meta?.status === 'fail' ? 'fail' : 'error';
-  return 'skip';
+  // A blocked scenario is skipped in vitest's terms; its meta says blocked.
+  return (test.meta?.status as ScenarioStatus | undefined) === 'blocked' ? 'blocked' : 'skip';
 }
 
 /**
@@ -193,7 +194,7 @@ function declaredResult(test: FinishedTest, status: ScenarioStatus, rule: string
     const picked = result.exchanges?.flatMap((i) => (evidence[i] ? [evidence[i]] : [])) ?? evidence.slice(-FALLBACK_EXCHANGES);
     return {
       status: result.status,
-      ...(result.status === 'SKIP' && test.meta?.reason !== undefined ? { reason: test.meta.reason } : {}),
+      ...((result.status === 'SKIP' || result.status === 'BLOCKED') && test.meta?.reason !== undefined ? { reason: test.meta.reason } : {}),
       ...(result.blockedBy === undefined ? {} : { blockedBy: result.blockedBy }),
       ...(result.message === undefined ? {} : { message: cut(result.message, secrets) }),
       ...('expected' in result ? { expected: result.expected } : {}),
@@ -201,8 +202,8 @@ function declaredResult(test: FinishedTest, status: ScenarioStatus, rule: string
       ...(failing ? { exchanges: reported(picked) } : {}),
     };
   }
-  const fallback: Record<ScenarioStatus, RuleStatus> = { pass: 'PASS', fail: 'FAIL', error: 'ERROR', skip: 'SKIP' };
-  if (status === 'skip') return { status: 'SKIP', reason: test.meta?.reason ?? test.note ?? 'skipped' };
+  const fallback: Record<ScenarioStatus, RuleStatus> = { pass: 'PASS', fail: 'FAIL', error: 'ERROR', skip: 'SKIP', blocked: 'BLOCKED' };
+  if (status === 'skip' || status === 'blocked') return { status: fallback[status], reason: test.meta?.reason ?? test.note ?? 'skipped' };
   if (status === 'pass') return { status: 'PASS' };
   const error = test.errors[0];
   return {

@@ -209,7 +209,7 @@ describe('a run against a fake with two faults', () => {
     expect(merged.rules[PASSING]?.status).toBe('PASS');
     expect(merged.rules[SKIPPED]?.status).toBe('SKIP');
     expect(merged.rules[MUST_FAULT]?.status).toBe('FAIL');
-    expect(merged.counts.scenarios).toEqual({ pass: 1, fail: 2, error: 0, skip: 1 });
+    expect(merged.counts.scenarios).toEqual({ pass: 1, fail: 2, error: 0, skip: 1, blocked: 0 });
   }, 120_000);
 });
 

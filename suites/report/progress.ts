@@ -19,6 +19,10 @@ export function formatProgress(counts: Readonly<Record<RuleStatus, number>>, col
   return `${total} rules: ${parts.join(', ')}`;
 }
 
+function scenarioTotal(c: Counts): number {
+  return c.pass + c.fail + c.error + c.skip + c.blocked;
+}
+
 export function areaOf(file: string): string {
   return basename(file).replace(/\.test\.ts$|\.[cm]?[jt]s$/, '');
 }
@@ -40,11 +44,11 @@ export class ProgressPrinter {
 
   scenario(file: string, status: ScenarioStatus): void {
     const area = areaOf(file);
-    const counts = this.#areas.get(area) ?? { pass: 0, fail: 0, error: 0, skip: 0 };
+    const counts = this.#areas.get(area) ?? { pass: 0, fail: 0, error: 0, skip: 0, blocked: 0 };
     counts[status]++;
     this.#areas.set(area, counts);
     if (this.#options.mode !== 'live') return;
-    const total = [...this.#areas.values()].reduce((sum, c) => sum + c.pass + c.fail + c.error + c.skip, 0);
+    const total = [...this.#areas.values()].reduce((sum, c) => sum + scenarioTotal(c), 0);
     process.stdout.write(`\r\u001b[2K${this.#line(area, counts)}  (${total} scenarios done)`);
     this.#live = true;
   }
@@ -66,7 +70,7 @@ export class ProgressPrinter {
 
   #line(area: string, c: Counts): string {
     const paint = (code: string, text: string, n: number) => (this.#options.colour && n > 0 ? `\u001b[${code}m${text}\u001b[39m` : text);
-    const scenarios = c.pass + c.fail + c.error + c.skip;
-    return `${area.padEnd(12)} ${String(scenarios).padStart(3)} scenarios: ${paint('32', `${c.pass} pass`, c.pass)}, ${paint('31', `${c.fail} fail`, c.fail)}, ${paint('35', `${c.error} error`, c.error)}, ${paint('90', `${c.skip} skip`, c.skip)}`;
+    const blocked = c.blocked > 0 ? `, ${paint('33', `${c.blocked} blocked`, c.blocked)}` : '';
+    return `${area.padEnd(12)} ${String(scenarioTotal(c)).padStart(3)} scenarios: ${paint('32', `${c.pass} pass`, c.pass)}, ${paint('31', `${c.fail} fail`, c.fail)}, ${paint('35', `${c.error} error`, c.error)}, ${paint('90', `${c.skip} skip`, c.skip)}${blocked}`;
   }
 }

@@ -27,7 +27,7 @@ function report(rules: Record<string, Partial<RuleReport> & Pick<RuleReport, 'st
     format: REPORT_FORMAT,
     complete: true,
     run: { targets: [{ baseUrl: 'http://t:1', kind: 'deployment', apiVersion: '2.4.0', seed: 7, profile: 'default', readOnly: false }], seed: 7, suiteVersion: '0.1.0', startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:00:01.000Z', durationMs: 1000, result: 'failed' },
-    counts: { rules: { PASS: 0, FAIL: 0, BLOCKED: 0, SKIP: 0, ERROR: 0 }, known: 0, scenarios: { pass: 0, fail: 0, error: 0, skip: 0 }, mustFailures: 0 },
+    counts: { rules: { PASS: 0, FAIL: 0, BLOCKED: 0, SKIP: 0, ERROR: 0 }, known: 0, scenarios: { pass: 0, fail: 0, error: 0, skip: 0, blocked: 0 }, mustFailures: 0 },
     rules,
     errors: [],
     cleanup: [],
@@ -123,7 +123,7 @@ describe('mergeReports', () => {
     expect(merged.rules['A']?.status).toBe('PASS');
     expect(merged.rules['A']?.scenarios.map((s) => s.scenario)).toEqual(['s1', 's2']);
     expect(merged.rules['B']?.status).toBe('PASS');
-    expect(merged.counts.scenarios).toEqual({ pass: 3, fail: 0, error: 0, skip: 0 });
+    expect(merged.counts.scenarios).toEqual({ pass: 3, fail: 0, error: 0, skip: 0, blocked: 0 });
   });
 });
 

@@ -14,7 +14,8 @@ export const RuleStatus = z.enum(['PASS', 'FAIL', 'BLOCKED', 'SKIP', 'ERROR']);
 export type RuleStatus = z.infer<typeof RuleStatus>;
 export const RULE_STATUSES = RuleStatus.options;
 
-export const ScenarioStatus = z.enum(['pass', 'fail', 'error', 'skip']);
+/** A scenario's outcome; `blocked`: a setup step stopped it before any rule failed. */
+export const ScenarioStatus = z.enum(['pass', 'fail', 'error', 'skip', 'blocked']);
 export type ScenarioStatus = z.infer<typeof ScenarioStatus>;
 
 const Headers = z.record(z.string(), z.string());
@@ -126,7 +127,7 @@ export const ConformanceReport = z.object({
     rules: Counts,
     /** FAIL or ERROR rules the baseline lists. */
     known: z.number(),
-    scenarios: z.object({ pass: z.number(), fail: z.number(), error: z.number(), skip: z.number() }),
+    scenarios: z.object({ pass: z.number(), fail: z.number(), error: z.number(), skip: z.number(), blocked: z.number() }),
     /** MUST rules that FAIL and are not known. */
     mustFailures: z.number(),
   }),
