@@ -206,7 +206,7 @@ async function filesOf(scenarios: readonly { id: string }[]): Promise<string[] |
 }
 
 function readdirTests(dir: string): string[] {
-  return existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.test.ts')).sort() : [];
+  return existsSync(dir) ? readdirSync(dir).filter((f) => /\.test\.[jt]s$/.test(f)).sort() : [];
 }
 
 async function list(options: { only?: string[] }): Promise<number> {

@@ -9,10 +9,13 @@ export const CONFORMANCE_PROJECT = 'conformance';
 /** The directory the project's paths are relative to (the repository, or the installed package). */
 export const PROJECT_ROOT = fileURLToPath(new URL('../', import.meta.url));
 
+/** `ts` in the repository, `js` when this module runs compiled (the package's dist/). */
+const EXT = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
+
 export const conformanceProject = {
   name: CONFORMANCE_PROJECT,
-  include: ['suites/scenarios/**/*.test.ts'],
-  globalSetup: ['suites/global-setup.ts'],
+  include: [`suites/scenarios/**/*.test.${EXT}`],
+  globalSetup: [`suites/global-setup.${EXT}`],
   // One target, one clock: scenarios that move the fake's clock or change tenant-wide settings
   // must not interleave with others, so scenario files run one after another.
   fileParallelism: false,

@@ -323,7 +323,7 @@ export class ConformanceReporter implements Reporter {
     const report = this.#write(reason, reason !== 'interrupted');
     this.#final = report;
     this.#progress.end();
-    for (const line of summaryLines(report, shownPath(this.reportDir), this.#options.rerunCommand)) this.#print(line);
+    for (const line of summaryLines(report, shownPath(this.reportDir), this.#options.rerunCommand, this.#options.colour)) this.#print(line);
   }
 
   /** After SIGINT/SIGTERM: writes what finished so far, marked incomplete. */
@@ -396,8 +396,8 @@ function finished(test: TestCase, file: string): FinishedTest {
 }
 
 /** The closing lines: counts, the failing rules each with a one-line message and the command that re-runs it, the seed. */
-export function summaryLines(report: ConformanceReport, dir: string, rerunCommand = 'npm run conformance -- run'): string[] {
-  const lines = [`conformance: ${formatProgress(report.counts.rules)}${report.counts.known > 0 ? ` (${report.counts.known} known)` : ''}; reports in ${dir}/ (report.html, summary.md, report.json, junit.xml)`];
+export function summaryLines(report: ConformanceReport, dir: string, rerunCommand = 'npm run conformance --', colour = false): string[] {
+  const lines = [`conformance: ${formatProgress(report.counts.rules, colour)}${report.counts.known > 0 ? ` (${report.counts.known} known)` : ''}; reports in ${dir}/ (report.html, summary.md, report.json, junit.xml)`];
   const seed = report.run.seed;
   const failing = Object.entries(report.rules).filter(([, r]) => r.status === 'FAIL' || r.status === 'ERROR');
   if (failing.length > 0) lines.push('conformance: failing rules:');

@@ -62,7 +62,7 @@ export function exactNames(names: readonly string[]): RegExp {
 export async function scenarioFiles(scenarioDir: string, testFiles: readonly string[]): Promise<Map<string, string>> {
   const files = new Map<string, string>();
   for (const file of testFiles) {
-    const module = join(scenarioDir, basename(file).replace(/\.test\.ts$/, '.ts'));
+    const module = join(scenarioDir, basename(file).replace(/\.test\.([jt]s)$/, '.$1'));
     if (!existsSync(module)) continue;
     const exported = (await import(pathToFileURL(module).href)) as Record<string, unknown>;
     for (const value of Object.values(exported)) {
