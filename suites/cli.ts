@@ -101,7 +101,7 @@ async function allScenarios() {
 }
 
 async function run(options: RunOptions): Promise<number> {
-  const SCENARIOS = await allScenarios();
+  const all = await allScenarios();
   const rerunPath = options.rerunFailed === undefined ? undefined : resolve(options.rerunFailed === true ? join(options.reportDir ?? loadConfig().reportDir, 'report.json') : options.rerunFailed);
   const previous = rerunPath === undefined ? undefined : readReport(rerunPath);
   if (options.merge && previous === undefined) throw new UsageError('--merge merges a re-run into the report it re-ran; it needs --rerun-failed');
@@ -111,17 +111,17 @@ async function run(options: RunOptions): Promise<number> {
   const config = loadConfig();
   const baseline = options.baseline === undefined ? undefined : { path: options.baseline, baseline: readBaseline(resolve(options.baseline)) };
 
-  let selected: readonly (typeof SCENARIOS)[number][] | undefined;
+  let selected: readonly (typeof all)[number][] | undefined;
   if (previous !== undefined) {
     const ids = new Set(failedScenarioIds(previous));
     if (ids.size === 0) {
       console.log(`conformance: ${rerunPath} has no FAIL or ERROR rule; nothing to re-run`);
       return 0;
     }
-    selected = SCENARIOS.filter((s) => ids.has(s.id));
+    selected = all.filter((s) => ids.has(s.id));
   }
   if (options.only !== undefined) {
-    const selection = selectScenarios(selected ?? SCENARIOS, RULES, options.only);
+    const selection = selectScenarios(selected ?? all, RULES, options.only);
     if (selection.unknown.length > 0) throw new UsageError(`--only: not a rule ID, area or scenario: ${selection.unknown.join(', ')} (see \`conformance list\`)`);
     selected = selection.scenarios;
   }
@@ -148,7 +148,7 @@ async function run(options: RunOptions): Promise<number> {
   });
   const where = config.baseUrl ?? 'the embedded fake';
   console.log(
-    `conformance: ${selected?.length ?? SCENARIOS.length} scenarios against ${where}, API version ${config.apiVersion}, profile ${config.profile.name}, seed ${config.seed}` +
+    `conformance: ${selected?.length ?? all.length} scenarios against ${where}, API version ${config.apiVersion}, profile ${config.profile.name}, seed ${config.seed}` +
       `${baseline ? `, baseline ${baseline.path}` : ''}; reports in ${shownPath(config.reportDir)}/`,
   );
 
@@ -210,17 +210,17 @@ function readdirTests(dir: string): string[] {
 }
 
 async function list(options: { only?: string[] }): Promise<number> {
-  const SCENARIOS = await allScenarios();
-  let scenarios = SCENARIOS;
+  const all = await allScenarios();
+  let scenarios = all;
   if (options.only !== undefined) {
-    const selection = selectScenarios(SCENARIOS, RULES, options.only);
+    const selection = selectScenarios(all, RULES, options.only);
     if (selection.unknown.length > 0) throw new UsageError(`--only: not a rule ID, area or scenario: ${selection.unknown.join(', ')}`);
     scenarios = selection.scenarios;
   }
   const scenarioDir = join(PROJECT_ROOT, 'suites/scenarios');
   const byScenario = await scenarioFiles(scenarioDir, readdirTests(scenarioDir));
   const levels = new Map<string, string>(RULES.map((r) => [r.id, r.level]));
-  const areas = new Map<string, (typeof SCENARIOS)[number][]>();
+  const areas = new Map<string, (typeof all)[number][]>();
   for (const s of scenarios) {
     const file = byScenario.get(s.id);
     const area = file === undefined ? 'other' : areaOf(file);
