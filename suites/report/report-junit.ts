@@ -25,14 +25,14 @@ export function renderJunit(report: ConformanceReport): string {
   const propertiesXml = ['    <properties>', ...properties.map(([name, value]) => `      <property name="${x(name)}" value="${x(value)}"/>`), '    </properties>'];
   const seconds = (report.run.durationMs / 1000).toFixed(3);
   const suites: string[] = [];
-  let totals = { tests: 0, failures: 0, errors: 0, skipped: 0 };
+  let totals = { tests: 0, failures: 0, errors: 0 };
   for (const [area, rules] of rulesByArea(report)) {
     const counts = countStatuses(rules);
     const known = rules.filter(([, r]) => r.known !== undefined).length;
     const failures = rules.filter(([, r]) => r.status === 'FAIL' && !r.known).length;
     const errors = rules.filter(([, r]) => r.status === 'ERROR' && !r.known).length;
     const skipped = counts.SKIP + counts.BLOCKED + known;
-    totals = { tests: totals.tests + rules.length, failures: totals.failures + failures, errors: totals.errors + errors, skipped: totals.skipped + skipped };
+    totals = { tests: totals.tests + rules.length, failures: totals.failures + failures, errors: totals.errors + errors };
     suites.push(
       `  <testsuite name="${x(area)}" tests="${rules.length}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="0" timestamp="${x(report.run.startedAt.slice(0, 19))}" hostname="${x(targetHosts(report))}">`,
       ...propertiesXml,
@@ -44,7 +44,8 @@ export function renderJunit(report: ConformanceReport): string {
   if (suites.length === 0) suites.push(`  <testsuite name="conformance" tests="0" failures="0" errors="0" skipped="0" time="0" timestamp="${x(report.run.startedAt.slice(0, 19))}" hostname="${x(targetHosts(report))}">`, ...propertiesXml, '  </testsuite>');
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="besi-conformance" tests="${totals.tests}" failures="${totals.failures}" errors="${totals.errors}" skipped="${totals.skipped}" time="${seconds}">`,
+    // Jenkins' junit-10.xsd, the common denominator of JUnit readers, has no `skipped` on <testsuites>; each suite has it.
+    `<testsuites name="besi-conformance" tests="${totals.tests}" failures="${totals.failures}" errors="${totals.errors}" time="${seconds}">`,
     ...suites,
     '</testsuites>',
     '',
