@@ -177,7 +177,8 @@ describe('a run against a fake with two faults', () => {
     }
   }, 60_000);
 
-  it('a baseline listing one of the two makes the run exit 0 with one known failure', async () => {
+  // The two baseline runs touch different scenarios and namespaces, so they run side by side.
+  it.concurrent('a baseline listing one of the two makes the run exit 0 with one known failure', async () => {
     const generated = join(dir, 'generated-baseline.json');
     expect((await cli('baseline', '--from', join(full(), 'report.json'), '--out', generated)).code).toBe(0);
     const written = JSON.parse(readFileSync(generated, 'utf8')) as { format: string; entries: { rule: string }[] };
@@ -194,7 +195,7 @@ describe('a run against a fake with two faults', () => {
     expect(readFileSync(join(dir, 'known', 'summary.md'), 'utf8')).toContain('1 known failure(s) from the baseline do not fail the run.');
   }, 120_000);
 
-  it('a baseline listing a rule that passes makes the run exit 1: remove it from the baseline', async () => {
+  it.concurrent('a baseline listing a rule that passes makes the run exit 1: remove it from the baseline', async () => {
     const baseline = join(dir, 'stale-baseline.json');
     writeFileSync(baseline, JSON.stringify({ format: BASELINE_FORMAT, entries: [{ rule: PASSING, reason: 'was broken last month' }] }));
     const stale = await cli('run', '--only', PASSING, '--baseline', baseline, '--report-dir', join(dir, 'stale'));

@@ -143,6 +143,7 @@ describe('selection', () => {
     expect(selectScenarios(scenarios, rules, ['PLAN-A']).scenarios.map((s) => s.id)).toEqual(['plans.a', 'licenses.b']);
     expect(selectScenarios(scenarios, rules, ['auth', 'plans.a']).scenarios.map((s) => s.id)).toEqual(['plans.a', 'envelope.c']);
     expect(selectScenarios(scenarios, rules, ['NOPE']).unknown).toEqual(['NOPE']);
+    expect(selectScenarios(scenarios, rules, ['envelope']).scenarios.map((s) => s.id)).toEqual(['envelope.c']);
   });
 
   it('matches exact test names only, and finds the scenarios behind failing rules', () => {

@@ -25,13 +25,14 @@ export interface Selection<S extends SelectableScenario> {
   readonly unknown: readonly string[];
 }
 
-/** The scenarios an `--only` list names: a rule ID selects the scenarios carrying it, an area those carrying any of its rules. */
+/** The scenarios an `--only` list names: a rule ID selects the scenarios carrying it, an area those carrying any of its rules or named after it. */
 export function selectScenarios<S extends SelectableScenario>(scenarios: readonly S[], rules: readonly SelectableRule[], only: readonly string[]): Selection<S> {
   const chosen = new Set<S>();
   const unknown: string[] = [];
   for (const name of only) {
     const areaRules = new Set(rules.filter((r) => r.part === name).map((r) => r.id));
-    const matching = scenarios.filter((s) => s.id === name || s.rules.includes(name) || s.rules.some((r) => areaRules.has(r)));
+    // A scenario ID, a rule it carries, a part of interface.md its rules belong to, or its file's area (the ID's prefix, `envelope.…`).
+    const matching = scenarios.filter((s) => s.id === name || s.id.startsWith(`${name}.`) || s.rules.includes(name) || s.rules.some((r) => areaRules.has(r)));
     const known = areaRules.size > 0 || rules.some((r) => r.id === name) || matching.length > 0;
     if (!known) unknown.push(name);
     for (const s of matching) chosen.add(s);
