@@ -21,8 +21,11 @@ export type ScenarioStatus = z.infer<typeof ScenarioStatus>;
 const Headers = z.record(z.string(), z.string());
 const Issue = z.object({ path: z.string(), message: z.string() });
 
-/** One HTTP exchange, secrets redacted, bodies cut; `curl` replays its request (the key as `$API_KEY`). */
-export const ReportedExchange = z.object({
+/**
+ * One HTTP exchange, secrets redacted, bodies cut; `curl` replays its request (the key as `$API_KEY`).
+ * Loose: fields the evidence log adds later survive a read and a merge.
+ */
+export const ReportedExchange = z.looseObject({
   seq: z.number(),
   label: z.string(),
   startedAt: z.string(),
