@@ -105,8 +105,10 @@ async function run(options: RunOptions): Promise<number> {
   const rerunPath = options.rerunFailed === undefined ? undefined : resolve(options.rerunFailed === true ? join(options.reportDir ?? loadConfig().reportDir, 'report.json') : options.rerunFailed);
   const previous = rerunPath === undefined ? undefined : readReport(rerunPath);
   if (options.merge && previous === undefined) throw new UsageError('--merge merges a re-run into the report it re-ran; it needs --rerun-failed');
-  // A re-run reproduces the run it re-runs: same seed, and its own report directory unless one is given.
-  const reportDir = options.reportDir ?? (rerunPath === undefined ? undefined : join(dirname(rerunPath), 'rerun'));
+  // A partial run keeps the full run's report: a re-run writes into rerun/ next to the report it
+  // re-runs (with its seed), an --only run into only/ of the report directory, unless a directory is given.
+  const reportDir =
+    options.reportDir ?? (rerunPath !== undefined ? join(dirname(rerunPath), 'rerun') : options.only !== undefined ? join(loadConfig().reportDir, 'only') : undefined);
   applyToEnvironment({ ...options, reportDir, seed: options.seed ?? previous?.run.seed });
   const config = loadConfig();
   const baseline = options.baseline === undefined ? undefined : { path: options.baseline, baseline: readBaseline(resolve(options.baseline)) };
@@ -264,7 +266,7 @@ function program(exit: (code: number) => void): Command {
     .option('--base-url <url>', 'the target (default: boot the fake in-process)')
     .option('--api-version <version>', 'the x-api-version header (default 2.4.0)')
     .option('--profile <name|path>', 'target profile: suites/profiles/<name>.json or a path (default: default)')
-    .option('--only <rule|area|scenario...>', 'run only the scenarios carrying these rule IDs, areas (licenses, billing, …) or scenario IDs')
+    .option('--only <rule|area|scenario...>', 'run only the scenarios carrying these rule IDs, areas (licenses, billing, …) or scenario IDs; writes <report-dir>/only/')
     .addOption(new Option('--rerun-failed [report]', 're-run only the scenarios behind the FAIL and ERROR rules of a report (default: <report-dir>/report.json); writes <its dir>/rerun/'))
     .option('--merge', 'with --rerun-failed: merge the re-run into the report it re-ran')
     .option('--baseline <file>', 'known failures (JSON): listed failures do not fail the run; listed rules that pass do')
