@@ -13,12 +13,12 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { createVitest } from 'vitest/node';
 import { RULES } from '../spec/rules/catalogue.ts';
 import { CONFORMANCE_PROJECT, conformanceProject, PROJECT_ROOT } from './conformance-project.ts';
-import { ConfigError, loadConfig, type ConformanceConfig } from './framework/config.ts';
+import { ConfigError, loadConfig } from './framework/config.ts';
+import { preflight } from './framework/preflight.ts';
 import { ConformanceReporter } from './framework/reporter.ts';
 import { needsOf, testName } from './framework/scenario.ts';
 import { baselineFrom, BaselineError, readBaseline } from './report/baseline.ts';
@@ -73,19 +73,6 @@ function runInvocation(): string {
   if (process.env['npm_lifecycle_event'] === 'conformance') return 'npm run conformance --';
   const script = process.argv[1] ?? 'besi-conformance';
   return `${script.endsWith('.ts') ? `npx tsx ${relative(process.cwd(), script)}` : basename(script)} run`;
-}
-
-type PreflightResult = { ok: true } | { ok: false; kind: 'config' | 'unreachable' | 'key-refused' | 'version-refused' | 'live-key'; message: string };
-
-/**
- * Shared contract §2: `preflight(config)` from suites/framework/preflight.ts, which is written in
- * parallel. This adapter calls it when present; replace it with a static import once it has landed.
- */
-async function preflight(config: ConformanceConfig, options: { allowLiveKey?: boolean }): Promise<PreflightResult> {
-  const path = join(PROJECT_ROOT, 'suites/framework/preflight.ts');
-  if (!existsSync(path)) return { ok: true };
-  const module = (await import(pathToFileURL(path).href)) as { preflight: (config: ConformanceConfig, options: { allowLiveKey?: boolean }) => Promise<PreflightResult> };
-  return module.preflight(config, options);
 }
 
 function readReport(path: string): ConformanceReport {

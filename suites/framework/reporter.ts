@@ -20,12 +20,13 @@ import { formatProgress, ProgressPrinter } from '../report/progress.ts';
 import { REPORT_FORMAT, type Baseline, type ConformanceReport, type ReportedExchange, type RuleReport, type RuleScenario, type RuleStatus, type ScenarioStatus } from '../report/schema.ts';
 import { suiteVersion } from '../report/version.ts';
 import { shownPath, writeReportFiles } from '../report/write.ts';
+import { aggregateRuleStatus, type RuleResult } from './checks.ts';
 import { loadConfig } from './config.ts';
 import { redactSecrets, truncate, type Exchange } from './evidence.ts';
 import type { CleanupSummary, ScenarioMeta } from './scenario.ts';
 import type { TargetInfo } from './target.ts';
 
-export { REPORT_FORMAT, type ConformanceReport, type RuleReport, type RuleScenario, type RuleStatus };
+export { REPORT_FORMAT, type ConformanceReport, type RuleReport, type RuleResult, type RuleScenario, type RuleStatus };
 
 /** What the catalogue tells the report about a rule. */
 export type CatalogueEntry = Pick<RuleDef, 'id' | 'level' | 'part' | 'section' | 'provenance' | 'quote' | 'excluded'> & { readonly source?: string };
@@ -38,17 +39,6 @@ export interface FinishedTest {
   readonly note?: string;
   readonly errors: readonly { readonly name?: string; readonly message: string; readonly expected?: string; readonly actual?: string }[];
   readonly meta: ScenarioMeta | undefined;
-}
-
-/** One rule's verdict within one scenario (shared contract §1; scenario.ts carries them as `ruleResults`). */
-export interface RuleResult {
-  readonly status: RuleStatus;
-  readonly message?: string;
-  readonly blockedBy?: string;
-  readonly expected?: unknown;
-  readonly actual?: unknown;
-  /** Indices into the scenario's reported evidence. */
-  readonly exchanges?: readonly number[];
 }
 
 export interface ReportInput {
@@ -88,7 +78,8 @@ export function buildReport(input: ReportInput): ConformanceReport {
     for (const rule of meta.rules) add(rule, { ...base, via: 'declared', ...declaredResult(test, status, rule, evidence, secrets) });
     for (const [rule, check] of Object.entries(meta.shapeChecks ?? {})) {
       if (meta.rules.includes(rule)) continue;
-      add(rule, { ...base, via: 'wire-schema', ...wireSchemaResult(rule, check, evidence) });
+      // The scenario's rule results hold the shape rule's verdict with its message; shapeChecks says only pass or fail.
+      add(rule, { ...base, via: 'wire-schema', ...(recordedResult(test, rule, evidence, secrets) ?? { status: check === 'pass' ? 'PASS' : 'FAIL' }) });
     }
   }
   return assembleReport(byRule, targets, input);
@@ -168,7 +159,7 @@ function scenarioStatus(test: FinishedTest): ScenarioStatus {
   if (test.state === 'passed') return 'pass';
   if (test.state === 'failed') return test.meta?.status === 'fail' ? 'fail' : 'error';
   // A blocked scenario is skipped in vitest's terms; its meta says blocked.
-  return (test.meta?.status as ScenarioStatus | undefined) === 'blocked' ? 'blocked' : 'skip';
+  return test.meta?.status === 'blocked' ? 'blocked' : 'skip';
 }
 
 /**
@@ -176,32 +167,32 @@ function scenarioStatus(test: FinishedTest): ScenarioStatus {
  * (shared contract §1). The one place a rule's overall status is decided.
  */
 export function ruleStatus(scenarios: readonly Pick<RuleScenario, 'status'>[]): RuleStatus {
-  const order: readonly RuleStatus[] = ['FAIL', 'ERROR', 'PASS', 'BLOCKED', 'SKIP'];
-  return order.find((status) => scenarios.some((s) => s.status === status)) ?? 'SKIP';
+  return aggregateRuleStatus(scenarios.map((s) => s.status)) ?? 'SKIP';
 }
 
 type RuleOutcome = Omit<RuleScenario, 'scenario' | 'title' | 'test' | 'file' | 'via' | 'scenarioStatus'>;
 
-/**
- * What a scenario says about one rule it declares: its rule result when it recorded one, else the
- * scenario's own outcome (every declared rule shares it).
- */
+/** What the scenario's rule results say about one rule (shared contract §1), if they name it. */
+function recordedResult(test: FinishedTest, rule: string, evidence: readonly Exchange[], secrets: readonly string[]): RuleOutcome | undefined {
+  const result = test.meta?.ruleResults?.[rule];
+  if (!result) return undefined;
+  const failing = result.status === 'FAIL' || result.status === 'ERROR';
+  const picked = result.exchanges?.flatMap((i) => (evidence[i] ? [evidence[i]] : [])) ?? evidence.slice(-FALLBACK_EXCHANGES);
+  return {
+    status: result.status,
+    ...((result.status === 'SKIP' || result.status === 'BLOCKED') && test.meta?.reason !== undefined ? { reason: test.meta.reason } : {}),
+    ...(result.blockedBy === undefined ? {} : { blockedBy: result.blockedBy }),
+    ...(result.message === undefined ? {} : { message: cut(result.message, secrets) }),
+    ...('expected' in result ? { expected: result.expected } : {}),
+    ...('actual' in result ? { actual: result.actual } : {}),
+    ...(failing ? { exchanges: reported(picked) } : {}),
+  };
+}
+
+/** What a scenario says about one rule it declares: its rule result, else its own outcome (every declared rule shares it). */
 function declaredResult(test: FinishedTest, status: ScenarioStatus, rule: string, evidence: readonly Exchange[], secrets: readonly string[]): RuleOutcome {
-  // `ruleResults` is shared contract §1 (ScenarioMeta gains it); read structurally until every scenario has it.
-  const result = (test.meta as { ruleResults?: Readonly<Record<string, RuleResult>> } | undefined)?.ruleResults?.[rule];
-  if (result) {
-    const failing = result.status === 'FAIL' || result.status === 'ERROR';
-    const picked = result.exchanges?.flatMap((i) => (evidence[i] ? [evidence[i]] : [])) ?? evidence.slice(-FALLBACK_EXCHANGES);
-    return {
-      status: result.status,
-      ...((result.status === 'SKIP' || result.status === 'BLOCKED') && test.meta?.reason !== undefined ? { reason: test.meta.reason } : {}),
-      ...(result.blockedBy === undefined ? {} : { blockedBy: result.blockedBy }),
-      ...(result.message === undefined ? {} : { message: cut(result.message, secrets) }),
-      ...('expected' in result ? { expected: result.expected } : {}),
-      ...('actual' in result ? { actual: result.actual } : {}),
-      ...(failing ? { exchanges: reported(picked) } : {}),
-    };
-  }
+  const recorded = recordedResult(test, rule, evidence, secrets);
+  if (recorded) return recorded;
   const fallback: Record<ScenarioStatus, RuleStatus> = { pass: 'PASS', fail: 'FAIL', error: 'ERROR', skip: 'SKIP', blocked: 'BLOCKED' };
   if (status === 'skip' || status === 'blocked') return { status: fallback[status], reason: test.meta?.reason ?? test.note ?? 'skipped' };
   if (status === 'pass') return { status: 'PASS' };
@@ -212,18 +203,6 @@ function declaredResult(test: FinishedTest, status: ScenarioStatus, rule: string
     ...(error?.expected === undefined ? {} : { expected: error.expected }),
     ...(error?.actual === undefined ? {} : { actual: error.actual }),
     exchanges: reported(evidence.slice(-FALLBACK_EXCHANGES)),
-  };
-}
-
-/** A shape rule credited by wire-schema checks: FAIL with the responses that did not match. */
-function wireSchemaResult(rule: string, check: 'pass' | 'fail', evidence: readonly Exchange[]): RuleOutcome {
-  if (check === 'pass') return { status: 'PASS' };
-  const failing = evidence.filter((e) => e.shapeRule === rule && (e.schemaIssues?.length ?? 0) > 0);
-  const issues = failing.flatMap((e) => (e.schemaIssues ?? []).map((i) => `${e.label}: ${i.path === '' ? '(body)' : i.path}: ${i.message}`));
-  return {
-    status: 'FAIL',
-    message: issues.length > 0 ? `a 200 response does not match the documented shape:\n${issues.join('\n')}` : 'a 200 response does not match the documented shape',
-    exchanges: reported(failing),
   };
 }
 
