@@ -8,20 +8,18 @@
 import type { z } from 'zod';
 import type { Env } from '../spec/common.ts';
 import { operationForPath, type OperationName } from '../spec/operations.ts';
-import type { Clock } from './clock.ts';
 import { type DomainContext, DomainError, type OperationHandlers } from './domain/context.ts';
 import { runDue } from './domain/lifecycle.ts';
 import type { Fault } from './faults/fault.ts';
 import { type BodyText, errorReply, jsonReply, parseJsonBody, type Reply } from './http/json.ts';
 import type { RequestHead } from './http/request-head.ts';
-import type { IdGenerator } from './ids.ts';
 import type { Tenants } from './tenants.ts';
 
 export interface RouterOptions {
   readonly tenants: Tenants;
-  readonly clock: Clock;
-  readonly ids: IdGenerator;
   readonly handlers: OperationHandlers;
+  /** Request schemas that replace the spec's for some operations (a client-compatibility mode). */
+  readonly requestSchemas?: { readonly [N in OperationName]?: z.ZodType };
   readonly faults: readonly Fault[];
   /** Check every response against the spec before sending it; a mismatch is a fake bug, answered 500. */
   readonly validateResponses: boolean;
@@ -57,21 +55,29 @@ export function bearerToken(request: Request): string | undefined {
   return bearerOf(request.headers.get('authorization'));
 }
 
+/** The 404 message for a path outside the operation table: it names the operation, so a client call the fake does not serve is plain. */
+export function notServed(pathname: string): string {
+  const name = pathname.startsWith('/v1/') ? pathname.slice('/v1/'.length) : undefined;
+  return name !== undefined && /^[A-Za-z_]+\.[A-Za-z_]+$/.test(name)
+    ? `The fake does not serve ${name} (POST ${pathname}): it implements the operations of interface.md only`
+    : `No operation at ${pathname}`;
+}
+
 export function createRouter(options: RouterOptions): (head: RequestHead, text: BodyText) => Reply {
-  const { tenants, clock, ids, handlers, faults, validateResponses } = options;
+  const { tenants, handlers, faults, validateResponses } = options;
 
   return function route(head: RequestHead, text: BodyText): Reply {
     const op = operationForPath(head.path);
     // Before a key is checked, errors say sandbox, as in the reference.
     let env: Env = 'sandbox';
-    if (op === undefined) return errorReply('route_not_found', `No operation at ${head.path}`, env);
+    if (op === undefined) return errorReply('route_not_found', notServed(head.path), env);
     if (head.method !== 'POST') return errorReply('method_not_allowed', `${op.path} takes POST, not ${head.method}`, env, { allow: 'POST' });
 
     const key = bearerOf(head.header('authorization'));
     if (key === undefined) return errorReply('no_secret_key', 'Secret key not found in Authorization header', env);
-    const store = tenants.storeFor(key);
-    if (store === undefined) return errorReply('invalid_secret_key', `Invalid secret key: ${maskKey(key)}`, env);
-    env = store.env;
+    const tenant = tenants.open(key);
+    if (tenant === undefined) return errorReply('invalid_secret_key', `Invalid secret key: ${maskKey(key)}`, env);
+    env = tenant.env;
 
     const version = head.header('x-api-version');
     if (parseApiVersion(version) === undefined) return errorReply('invalid_api_version', `"${version}" is not a valid API version`, env);
@@ -84,10 +90,10 @@ export function createRouter(options: RouterOptions): (head: RequestHead, text: 
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
       return errorReply('invalid_inputs', `input: Invalid input: expected object, received ${Array.isArray(raw) ? 'array' : raw === null ? 'null' : typeof raw}`, env);
     }
-    const parsed = op.request.safeParse(raw);
+    const parsed = (options.requestSchemas?.[name] ?? op.request).safeParse(raw);
     if (!parsed.success) return errorReply('invalid_inputs', formatIssues(parsed.error.issues), env);
 
-    const ctx: DomainContext = { store, clock, ids };
+    const ctx: DomainContext = tenant;
     try {
       runDue(ctx);
       const handler = handlers[name] as (ctx: DomainContext, input: unknown) => unknown;
