@@ -165,12 +165,12 @@ export const envelopeFaults: readonly Fault[] = [
   },
   {
     rule: 'VER-HEADER-DEFAULT',
-    breaks: 'a request without x-api-version is served as 2.3.0: plan answers lack the 2.4.0 fields version_slug and active',
+    breaks: 'a request without x-api-version is served as another version: plan answers show the plan as inactive',
     response: async (response, request) => {
       const operation = operationForPath(new URL(request.url).pathname)?.name as OperationName | undefined;
       if (response.status !== 200 || operation === undefined || !PLAN_ANSWERS.has(operation) || request.headers.has('x-api-version')) return response;
-      const { version_slug: _slug, active: _active, ...as230 } = (await response.json()) as Record<string, unknown>;
-      return json(200, as230);
+      const plan = (await response.json()) as { active?: boolean };
+      return json(200, { ...plan, active: !plan.active });
     },
   },
   {
