@@ -14,9 +14,20 @@ export const Money = z.number().meta({ description: 'Amount in the major unit of
 export const Env = z.enum(['sandbox', 'live']);
 export type Env = z.infer<typeof Env>;
 
-/** Arbitrary JSON key-value data (plan metadata, event properties, processor parameters). */
-export const JsonObject = z.record(z.string(), z.unknown());
-export type JsonObject = z.infer<typeof JsonObject>;
+export type JsonObject = Record<string, unknown>;
+
+function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Arbitrary JSON key-value data (plan metadata, event properties, processor parameters), every key
+ * kept. zod's record drops a `__proto__` key (it would replace the prototype of the object it
+ * builds); this passes the parsed object through as it is, so every key round-trips.
+ */
+export const JsonObject = z
+  .custom<JsonObject>(isJsonObject, { message: 'Invalid input: expected record' })
+  .meta({ type: 'object', propertyNames: { type: 'string' }, additionalProperties: {} });
 
 /** A non-empty identifier. The document does not bound most IDs; an empty one can never name anything. */
 export const Id = z.string().min(1);
