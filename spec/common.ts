@@ -3,13 +3,31 @@
  * envelopes and the small objects several resources embed.
  */
 import { z } from 'zod';
-import { fromReference, type ReferenceSource } from './meta.ts';
+import { fromReference, projectChoice, type ReferenceSource } from './meta.ts';
 
 /** "Timestamps are Unix time in milliseconds (integers)." */
 export const Timestamp = z.int().nonnegative().meta({ description: 'Unix time in milliseconds' });
 
+/**
+ * The largest magnitude of a number a request may give the fake to compute with (an amount, a
+ * quantity, a usage value). interface.md bounds none; a near-1.8e308 value summed or multiplied
+ * overflows to Infinity, which JSON answers as null. Within ±2^53 − 1 every count is still exact,
+ * and sums and products of such numbers stay finite for any number of requests. The reference uses
+ * the same bound for `max_redemptions` (observed-behaviour §3.10).
+ */
+export const MAX_AMOUNT = Number.MAX_SAFE_INTEGER;
+
+/** A finite number of at most MAX_AMOUNT in magnitude, for request fields the fake computes with. */
+export const Amount = projectChoice(
+  z.number().min(-MAX_AMOUNT).max(MAX_AMOUNT),
+  'interface.md bounds no amount; ±(2^53 − 1) keeps every count exact and every sum finite (the reference bounds max_redemptions the same way)',
+);
+
 /** "Money amounts are in the major unit of the currency." */
 export const Money = z.number().meta({ description: 'Amount in the major unit of the currency' });
+
+/** A money amount in a request, bounded like every Amount. */
+export const MoneyInput = Amount.meta({ description: 'Amount in the major unit of the currency' });
 
 export const Env = z.enum(['sandbox', 'live']);
 export type Env = z.infer<typeof Env>;
@@ -29,8 +47,19 @@ export const JsonObject = z
   .custom<JsonObject>(isJsonObject, { message: 'Invalid input: expected record' })
   .meta({ type: 'object', propertyNames: { type: 'string' }, additionalProperties: {} });
 
-/** A non-empty identifier. The document does not bound most IDs; an empty one can never name anything. */
-export const Id = z.string().min(1);
+/**
+ * The longest ID a call may create (customer, entity, feature, plan, referral program, reward,
+ * lock). interface.md bounds no ID; the reference bounds `lock_id` at 256 characters
+ * (openapi-2.3.0 /v1/balances.check), and this project holds every created ID to the same, so
+ * storage and answers stay proportionate to what an application sends.
+ */
+export const ID_MAX_LENGTH = 256;
+
+/** A non-empty identifier of at most ID_MAX_LENGTH characters; an empty one can never name anything. */
+export const Id = projectChoice(
+  z.string().min(1).max(ID_MAX_LENGTH),
+  'interface.md bounds no ID; 256 characters is the bound the reference puts on lock_id (openapi-2.3.0 /v1/balances.check)',
+);
 
 export const ErrorBody = fromReference(
   z
