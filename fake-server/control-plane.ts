@@ -6,7 +6,8 @@
 import { CONTROL_PREFIX, type ControlCallName, controlCalls } from '../spec/control-plane.ts';
 import type { Clock } from './clock.ts';
 import { type DomainContext, DomainError } from './domain/context.ts';
-import { forceState, runDue } from './domain/lifecycle.ts';
+import { type EventsListInput, listEvents } from './domain/events.ts';
+import { countByKind, forceState, runDue } from './domain/lifecycle.ts';
 import { errorResponse, jsonResponse, readJsonBody } from './http/json.ts';
 import type { IdGenerator } from './ids.ts';
 import { bearerToken, DEFAULT_API_VERSION, formatIssues } from './router.ts';
@@ -69,30 +70,15 @@ export function createControlPlane(options: ControlPlaneOptions): (request: Requ
         }
         case 'clock.advance': {
           clock.advance((input as { ms: number }).ms);
-          const events = runAllDue().map((entry) => ({ at: entry.at, kind: entry.kind, id: entry.id }));
-          return jsonResponse(200, { ...clock.state(), events });
+          return jsonResponse(200, { ...clock.state(), ran: countByKind(runAllDue()) });
         }
         case 'records.force_state': {
           const { record_id, state, at } = input as { record_id: string; state: 'past_due' | 'active' | 'expired' | 'scheduled'; at?: number };
           runDue(ctx);
           return jsonResponse(200, forceState(ctx, record_id, state, at));
         }
-        case 'events.list': {
-          const { customer_id } = input as { customer_id?: string };
-          const list = store.events
-            .filter((event) => customer_id === undefined || event.customerId === customer_id)
-            .map((event) => ({
-              id: event.id,
-              customer_id: event.customerId,
-              entity_id: event.entityId,
-              feature_id: event.featureId,
-              event_name: event.eventName,
-              value: event.value,
-              properties: event.properties,
-              timestamp: event.timestamp,
-            }));
-          return jsonResponse(200, { list });
-        }
+        case 'events.list':
+          return jsonResponse(200, listEvents(store, input as EventsListInput));
       }
     } catch (error) {
       if (error instanceof DomainError) return errorResponse(error.code, error.message, store.env);
