@@ -14,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { generateBody } from '../../fixtures/bodies.ts';
 import { testSeed } from '../../fixtures/random.ts';
 import { OPERATION_NAMES, type OperationName } from '../../spec/operations.ts';
-import { parseJsonText } from '../http/json.ts';
+import { parseJsonBody } from '../http/json.ts';
 import { createFakeApp, createFakeServer, type FakeServer, type SeedCall } from '../index.ts';
 import { ACCEPTED_BODIES, fuzzBodies, type KnownIds, randomSource } from './bodies.ts';
 import { type Reader, tenantDump } from './tenant-dump.ts';
@@ -120,7 +120,7 @@ async function stopFake(fake: Fake): Promise<void> {
 /** Every string a body gives under one of `keys`, at any depth (the customers and programs a dump must read). */
 function namedIds(text: string, keys: readonly string[]): string[] {
   // What the fake refuses to parse it never reads either.
-  const parsed = parseJsonText(text);
+  const parsed = parseJsonBody(text);
   if (!parsed.ok) return [];
   const value = parsed.value;
   const found: string[] = [];

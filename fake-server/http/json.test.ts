@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../spec/common.ts';
-import { errorResponse, MAX_JSON_DEPTH, nestingDepth, parseJsonText, readJsonBody } from './json.ts';
+import { errorResponse, MAX_JSON_DEPTH, nestingDepth, parseJsonBody, readJsonBody } from './json.ts';
 
 function post(body: RequestInit['body'], headers: Record<string, string> = {}): Request {
   return new Request('http://fake/v1/plans.get', { method: 'POST', body, headers, ...(body instanceof ReadableStream && { duplex: 'half' }) } as RequestInit);
@@ -50,9 +50,9 @@ describe('nesting depth of request bodies', () => {
   });
 
   it(`accepts ${MAX_JSON_DEPTH} levels and refuses one more with invalid_json, before parsing`, () => {
-    expect(parseJsonText(nested(MAX_JSON_DEPTH))).toMatchObject({ ok: true });
-    expect(parseJsonText(nested(MAX_JSON_DEPTH + 1))).toMatchObject({ ok: false, code: 'invalid_json', message: expect.stringContaining('nests') });
-    expect(parseJsonText(`[${nested(MAX_JSON_DEPTH)}]`)).toMatchObject({ ok: false, code: 'invalid_json' });
+    expect(parseJsonBody(nested(MAX_JSON_DEPTH))).toMatchObject({ ok: true });
+    expect(parseJsonBody(nested(MAX_JSON_DEPTH + 1))).toMatchObject({ ok: false, code: 'invalid_json', message: expect.stringContaining('nests') });
+    expect(parseJsonBody(`[${nested(MAX_JSON_DEPTH)}]`)).toMatchObject({ ok: false, code: 'invalid_json' });
   });
 
   it('a body read from a request goes through the same bound', async () => {

@@ -13,7 +13,7 @@ export function errorResponse(code: ErrorCode, message: string, env: Env, header
 
 export type BodyResult = { ok: true; value: unknown } | { ok: false; code: ErrorCode; message: string };
 
-/** Reads the body as JSON (see parseJsonText), refusing more than `limit` bytes without buffering them. */
+/** Reads the body as JSON (see parseJsonBody), refusing more than `limit` bytes without buffering them. */
 export async function readJsonBody(request: Request, limit: number): Promise<BodyResult> {
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
   if (declared > limit) return { ok: false, code: 'payload_too_large', message: `Request body exceeds ${limit} bytes` };
@@ -26,7 +26,7 @@ export async function readJsonBody(request: Request, limit: number): Promise<Bod
       chunks.push(chunk);
     }
   }
-  return parseJsonText(Buffer.concat(chunks).toString('utf8'));
+  return parseJsonBody(Buffer.concat(chunks).toString('utf8'));
 }
 
 /**
@@ -58,7 +58,7 @@ export function nestingDepth(text: string): number {
  * reference would read it as `{}`) and nesting deeper than MAX_JSON_DEPTH are refused. Pure, so
  * every way into the fake parses bodies alike.
  */
-export function parseJsonText(text: string): BodyResult {
+export function parseJsonBody(text: string): BodyResult {
   if (text.trim() === '') return { ok: true, value: {} };
   const depth = nestingDepth(text);
   if (depth > MAX_JSON_DEPTH) return { ok: false, code: 'invalid_json', message: `Request body nests ${depth} levels deep; at most ${MAX_JSON_DEPTH} are accepted` };
