@@ -4,6 +4,7 @@
  * round-trips; none is stored half-way or poisons later answers.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LATEST_TIME } from '../spec/control-plane.ts';
 import { MAX_JSON_DEPTH } from './http/json.ts';
 import { createFakeServer, type FakeServer } from './index.ts';
 
@@ -59,6 +60,16 @@ describe('numbers that would overflow', () => {
     const { balances } = (await post('/v1/customers.get', { customer_id: 'cus' })).body as { balances: Record<string, { usage: unknown }> };
     expect(balances['messages']!.usage).toBe(2 * Number.MAX_SAFE_INTEGER);
     expect((await post('/v1/plans.create', `{"plan_id":"costly","name":"Costly","price":{"amount":1e308,"interval":"month"}}`)).body['code']).toBe('invalid_inputs');
+  });
+});
+
+describe('the clock', () => {
+  it('cannot be moved past the latest time a date can hold: 400, and it stays where it was', async () => {
+    const before = (await post('/_fake/clock.get', {})).body['now'] as number;
+    expect(await post('/_fake/clock.advance', { ms: LATEST_TIME })).toMatchObject({ status: 400, body: { code: 'invalid_request' } });
+    expect(await post('/_fake/clock.advance', { ms: 1e16 })).toMatchObject({ status: 400, body: { code: 'invalid_inputs' } });
+    expect(await post('/_fake/clock.set', { now: LATEST_TIME + 1 })).toMatchObject({ status: 400, body: { code: 'invalid_inputs' } });
+    expect((await post('/_fake/clock.get', {})).body['now']).toBe(before);
   });
 });
 

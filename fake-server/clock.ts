@@ -2,6 +2,8 @@
  * The one clock behind every timestamp of the fake. It follows real time until frozen; it can jump
  * forward but never backwards, so periods, resets and expiries only ever move ahead.
  */
+import { LATEST_TIME } from '../spec/control-plane.ts';
+
 export interface ClockState {
   readonly now: number;
   readonly frozen: boolean;
@@ -59,8 +61,7 @@ export class Clock {
 
 const DAY = 86_400_000;
 
-/** The latest instant a JavaScript Date can hold (year 275760); later times cannot be computed on. */
-export const LATEST_TIME = 8_640_000_000_000_000;
+export { LATEST_TIME };
 
 /**
  * Calendar arithmetic in UTC. Month steps clamp to the last day of the month (31 Jan + 1 month =

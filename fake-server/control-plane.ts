@@ -3,7 +3,7 @@
  * spec/control-plane.ts). Reset, clock, forcing states the public API cannot produce, and reading
  * recorded usage events. Record-level calls act on the tenant of the bearer key.
  */
-import { CONTROL_PREFIX, type ControlCallName, controlCalls } from '../spec/control-plane.ts';
+import { CONTROL_PREFIX, type ControlCallName, controlCalls, LATEST_TIME } from '../spec/control-plane.ts';
 import type { Clock } from './clock.ts';
 import { type DomainContext, DomainError } from './domain/context.ts';
 import { type EventsListInput, listEvents } from './domain/events.ts';
@@ -69,7 +69,9 @@ export function createControlPlane(options: ControlPlaneOptions): (request: Requ
           return jsonResponse(200, clock.state());
         }
         case 'clock.advance': {
-          clock.advance((input as { ms: number }).ms);
+          const { ms } = input as { ms: number };
+          if (clock.now() + ms > LATEST_TIME) return errorResponse('invalid_request', `The clock cannot move past ${LATEST_TIME} (now ${clock.now()})`, store.env);
+          clock.advance(ms);
           return jsonResponse(200, { ...clock.state(), ran: countByKind(runAllDue()) });
         }
         case 'records.force_state': {

@@ -15,7 +15,10 @@ export const CONTROL_PREFIX = '/_fake';
 export const DUE_KINDS = ['grant.reset', 'billing.period_end', 'record.trial_end', 'record.expire', 'lock.expire'] as const;
 export type DueKind = (typeof DUE_KINDS)[number];
 
-const Timestamp = z.int().nonnegative();
+/** The latest instant a JavaScript Date can hold (year 275760): the fake's clock never moves past it. */
+export const LATEST_TIME = 8_640_000_000_000_000;
+
+const Timestamp = z.int().nonnegative().max(LATEST_TIME);
 
 export const ClockState = z.object({ now: Timestamp, frozen: z.boolean() });
 
@@ -35,7 +38,7 @@ export const controlCalls = {
    * each kind ran (a summary: a year of minute resets is a count, not 525,600 entries).
    */
   'clock.advance': {
-    request: z.object({ ms: z.int().positive() }),
+    request: z.object({ ms: z.int().positive().max(LATEST_TIME) }),
     response: ClockState.extend({ ran: z.object(Object.fromEntries(DUE_KINDS.map((kind) => [kind, z.int().nonnegative()])) as Record<DueKind, z.ZodInt>) }),
   },
   /**
