@@ -202,19 +202,33 @@ function withFreshId(operation: OperationName, body: unknown, random: Random): u
 
 export type BodyKind = 'valid' | 'mutant' | 'hostile';
 
-/** `count` fuzz bodies for an operation, from a pool of generated valid bases and accepted ones. */
-export function fuzzBodies(operation: OperationName, generated: readonly unknown[], known: KnownIds, count: number, random: Random): { kind: BodyKind; text: string }[] {
+export interface FuzzBody {
+  readonly kind: BodyKind;
+  readonly text: string;
+}
+
+/**
+ * `count` fuzz bodies for an operation, from a pool of generated valid bases and accepted ones. The
+ * pool and its mutants are built at once; each body is made as it is taken, so a run never holds
+ * them all (some are tens of kilobytes).
+ */
+export function fuzzBodies(operation: OperationName, generated: readonly unknown[], known: KnownIds, count: number, random: Random): Iterable<FuzzBody> {
   const schema = requestSchema(operation);
   const accepted = ACCEPTED_BODIES[operation];
   // As many accepted bodies in the pool as generated ones, so about half the bases reach deep.
   const bases = [...generated, ...Array.from({ length: generated.length }, (_, i) => accepted[i % accepted.length])];
   const mutants = bases.map((base) => mutantsOf(schema, base));
-  return Array.from({ length: count }, () => {
+  const next = (): FuzzBody => {
     const at = random.below(bases.length);
     const base = withFreshId(operation, at < generated.length ? withKnownIds(bases[at], known, random) : bases[at], random);
     const roll = random.next();
-    if (roll < 0.3) return { kind: 'valid' as const, text: JSON.stringify(base) };
-    if (roll < 0.6 && mutants[at]!.length > 0) return { kind: 'mutant' as const, text: JSON.stringify(withKnownIds(random.pick(mutants[at]!).body, known, random)) };
-    return { kind: 'hostile' as const, text: hostile(base, random) };
-  });
+    if (roll < 0.3) return { kind: 'valid', text: JSON.stringify(base) };
+    if (roll < 0.6 && mutants[at]!.length > 0) return { kind: 'mutant', text: JSON.stringify(withKnownIds(random.pick(mutants[at]!).body, known, random)) };
+    return { kind: 'hostile', text: hostile(base, random) };
+  };
+  return {
+    *[Symbol.iterator]() {
+      for (let i = 0; i < count; i++) yield next();
+    },
+  };
 }
