@@ -80,4 +80,8 @@ describe('prototype keys', () => {
     expect((await post('/v1/customers.get', { customer_id: 'proto' })).text).toContain(`"metadata":${metadata}`);
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
   });
+
+  it('and through a state snapshot', async () => {
+    expect((await post('/_fake/state.export', {})).text).toContain('"__proto__":{"x":1}');
+  });
 });

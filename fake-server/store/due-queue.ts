@@ -66,6 +66,11 @@ export class DueQueue {
     push(this.#heaps.get(kind)!, { at, kind, id, seq: this.#seq++ });
   }
 
+  /** Every entry in the order they will run (a state file keeps them so). */
+  entries(): DueEntry[] {
+    return [...this.#heaps.values()].flat().sort((a, b) => (less(a, b) ? -1 : 1));
+  }
+
   /** The earliest entry due at or before `now`, removed from the queue; undefined when nothing is due. */
   popDue(now: number): DueEntry | undefined {
     let earliest: DueEntry[] | undefined;
