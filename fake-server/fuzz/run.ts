@@ -8,7 +8,7 @@
  * - no answer is 5xx, and every one is JSON;
  * - no request stalls: each is answered within REQUEST_TIMEOUT_MS;
  * - a rejected request changes nothing: the accepted requests alone, replayed in the same order on
- *   a fresh fake, leave exactly the state (dumped through public reads) that the whole sequence
+ *   a fresh fake, leave exactly the state (the tenant's snapshot, `/_fake/state.export`) that the whole sequence
  *   left. For an operation that only reads, nothing is replayed: even accepted requests change nothing.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -18,10 +18,8 @@ import { generateBody } from '../../fixtures/bodies.ts';
 import { hashSeed } from '../../fixtures/factories.ts';
 import { testSeed } from '../../fixtures/random.ts';
 import type { OperationName } from '../../spec/operations.ts';
-import { parseJsonBody } from '../http/json.ts';
 import { createFakeServer, type FakeServer, type SeedCall } from '../index.ts';
 import { type FuzzBody, fuzzBodies, type KnownIds, randomSource } from './bodies.ts';
-import { type Reader, tenantDump } from './tenant-dump.ts';
 
 export const SEED = testSeed();
 export const RUNS = Number(process.env['FUZZ_RUNS'] ?? 2_000);
@@ -126,24 +124,11 @@ async function stopFake(fake: Fake): Promise<void> {
   await fake.server.close();
 }
 
-/** Every string a body gives under one of `keys`, at any depth (the customers and programs a dump must read). */
-function namedIds(text: string, keys: readonly string[]): string[] {
-  // What the fake refuses to parse it never reads either.
-  const parsed = parseJsonBody(text);
-  if (!parsed.ok) return [];
-  const value = parsed.value;
-  const found: string[] = [];
-  const walk = (node: unknown): void => {
-    if (Array.isArray(node)) node.forEach(walk);
-    else if (typeof node === 'object' && node !== null) {
-      for (const [key, inner] of Object.entries(node)) {
-        if (keys.includes(key) && typeof inner === 'string') found.push(inner);
-        walk(inner);
-      }
-    }
-  };
-  walk(value);
-  return found;
+/** The tenant's state as its snapshot (`/_fake/state.export`) gives it: everything a later request could observe, and the ID generator. */
+async function stateOf(fake: Fake): Promise<string> {
+  const { status, body } = await fake.post('/_fake/state.export', '{}');
+  if (status !== 200) throw new Error(`state.export answered ${status}: ${JSON.stringify(body)}`);
+  return JSON.stringify(body);
 }
 
 interface OperationOutcome {
@@ -187,9 +172,6 @@ async function fuzzOperation(operation: OperationName, bodies: Iterable<FuzzBody
   const serverErrors: string[] = [];
   const notJson: string[] = [];
   const stalls: string[] = [];
-  // The dump reads every customer and program any body named, so nothing a request could have created is missed.
-  const customerIds = new Set(KNOWN.customer);
-  const referralProgramIds = new Set(KNOWN.referralProgram);
   let sent = 0;
   let slowestMs = 0;
   try {
@@ -204,20 +186,13 @@ async function fuzzOperation(operation: OperationName, bodies: Iterable<FuzzBody
       if (answer.status >= 500) serverErrors.push(`${answer.status} to a ${body.kind} body ${body.text.slice(0, 300)}: ${JSON.stringify(answer.body).slice(0, 300)}`);
       if (typeof answer.body === 'object' && answer.body !== null && 'notJson' in answer.body) notJson.push(`${answer.status} to ${body.text.slice(0, 200)}`);
       if (answer.status === 200) acceptedTexts.push(body.text);
-      namedIds(body.text, ['customer_id']).forEach((id) => customerIds.add(id));
-      namedIds(body.text, ['referral_program_id', 'id']).forEach((id) => referralProgramIds.add(id));
     }
-    const scope = { customerIds, referralProgramIds };
-    const read = (target: Fake): Reader => async (readPath, readBody) => {
-      const { status, body } = await target.post(readPath, JSON.stringify(readBody));
-      return { status, body };
-    };
-    const afterAll = await tenantDump(read(fake), scope);
+    const afterAll = await stateOf(fake);
 
     const replay = await startFake();
     try {
       for (const text of READ_ONLY.has(operation) ? [] : acceptedTexts) await replay.post(path, text);
-      const afterAccepted = await tenantDump(read(replay), scope);
+      const afterAccepted = await stateOf(replay);
       return {
         operation,
         sent,
