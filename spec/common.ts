@@ -3,7 +3,7 @@
  * envelopes and the small objects several resources embed.
  */
 import { z } from 'zod';
-import { fromReference, projectChoice, type ReferenceSource } from './meta.ts';
+import { fromReference, type ReferenceSource } from './meta.ts';
 
 /** "Timestamps are Unix time in milliseconds (integers)." */
 export const Timestamp = z.int().nonnegative().meta({ description: 'Unix time in milliseconds' });
@@ -17,11 +17,16 @@ export const Timestamp = z.int().nonnegative().meta({ description: 'Unix time in
  */
 export const MAX_AMOUNT = Number.MAX_SAFE_INTEGER;
 
-/** A finite number of at most MAX_AMOUNT in magnitude, for request fields the fake computes with. */
-export const Amount = projectChoice(
-  z.number().min(-MAX_AMOUNT).max(MAX_AMOUNT),
-  'interface.md bounds no amount; ±(2^53 − 1) keeps every count exact and every sum finite (the reference bounds max_redemptions the same way)',
-);
+/**
+ * A finite number of at most MAX_AMOUNT in magnitude, for request fields the fake computes with. The
+ * bound's provenance is in its description, not an `x-provenance` mark: a mark would travel to the
+ * documented constraints of the fields built on it (`positive`, `min(-100)`) and demote them.
+ */
+export const Amount = z
+  .number()
+  .min(-MAX_AMOUNT)
+  .max(MAX_AMOUNT)
+  .meta({ description: 'At most 2^53 − 1 in magnitude: a bound this project adds (interface.md states none; the reference bounds max_redemptions alike), so every sum stays finite' });
 
 /** "Money amounts are in the major unit of the currency." */
 export const Money = z.number().meta({ description: 'Amount in the major unit of the currency' });
@@ -55,11 +60,15 @@ export const JsonObject = z
  */
 export const ID_MAX_LENGTH = 256;
 
-/** A non-empty identifier of at most ID_MAX_LENGTH characters; an empty one can never name anything. */
-export const Id = projectChoice(
-  z.string().min(1).max(ID_MAX_LENGTH),
-  'interface.md bounds no ID; 256 characters is the bound the reference puts on lock_id (openapi-2.3.0 /v1/balances.check)',
-);
+/**
+ * A non-empty identifier of at most ID_MAX_LENGTH characters; an empty one can never name anything.
+ * The length bound's provenance is in its description (see Amount for why not a mark).
+ */
+export const Id = z
+  .string()
+  .min(1)
+  .max(ID_MAX_LENGTH)
+  .meta({ description: 'At most 256 characters: a bound this project adds (interface.md states none; the reference bounds lock_id at 256)' });
 
 export const ErrorBody = fromReference(
   z

@@ -1,5 +1,5 @@
 /**
- * The bounds this project adds where interface.md states none (marked `x-provenance: project`):
+ * The bounds this project adds where interface.md states none (their descriptions say so):
  * IDs a call creates are at most ID_MAX_LENGTH long, and numbers the fake computes with are finite
  * and at most MAX_AMOUNT in magnitude. Plus the one ID rule for customers, however they are created.
  */
