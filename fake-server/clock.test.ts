@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addInterval, Clock, nextOccurrence } from './clock.ts';
+import { addInterval, Clock, LATEST_TIME, occurrencesUpTo } from './clock.ts';
 
 describe('Clock', () => {
   it('follows its source until frozen, then stands still until advanced', () => {
@@ -65,9 +65,11 @@ describe('addInterval', () => {
   });
 });
 
-describe('nextOccurrence', () => {
+describe('occurrencesUpTo', () => {
   const at = (iso: string) => Date.parse(iso);
   const anchor = at('2026-01-31T10:00:00Z');
+  /** The first occurrence strictly after `after`. */
+  const nextOccurrence = (from: number, interval: string, count: number, after: number) => addInterval(from, interval, count * (occurrencesUpTo(from, interval, count, after) + 1));
   it('steps from the anchor, so a month-end cycle keeps its day after a short month', () => {
     expect(nextOccurrence(anchor, 'month', 1, anchor)).toBe(at('2026-02-28T10:00:00Z'));
     expect(nextOccurrence(anchor, 'month', 1, at('2026-02-28T10:00:00Z'))).toBe(at('2026-03-31T10:00:00Z'));
@@ -78,5 +80,12 @@ describe('nextOccurrence', () => {
     expect(nextOccurrence(anchor, 'day', 1, anchor + 86_400_000 * 1000)).toBe(anchor + 86_400_000 * 1001);
     expect(nextOccurrence(anchor, 'year', 1, at('2040-01-31T10:00:00Z'))).toBe(at('2041-01-31T10:00:00Z'));
     expect(nextOccurrence(anchor, 'hour', 3, anchor - 1)).toBe(anchor + 3 * 3_600_000);
+  });
+  it('counts the occurrences up to a time, computed for a year of minutes and exact for months', () => {
+    expect(occurrencesUpTo(anchor, 'minute', 1, anchor + 525_600 * 60_000)).toBe(525_600);
+    expect(occurrencesUpTo(anchor, 'month', 1, at('2027-01-31T09:59:59Z'))).toBe(11);
+    expect(occurrencesUpTo(anchor, 'month', 1, at('2027-01-31T10:00:00Z'))).toBe(12);
+    expect(occurrencesUpTo(anchor, 'day', 1, anchor - 1)).toBe(0);
+    expect(occurrencesUpTo(anchor, 'year', 100_000, LATEST_TIME)).toBe(2);
   });
 });

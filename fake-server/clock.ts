@@ -3,6 +3,8 @@
  * jump forward but never backwards, so periods, resets and expiries only ever move ahead. Only
  * `restart` (a reset of the tenant, whose data goes too) takes it back to where it started.
  */
+import { LATEST_TIME } from '../spec/control-plane.ts';
+
 export interface ClockState {
   readonly now: number;
   readonly frozen: boolean;
@@ -78,8 +80,7 @@ export class Clock {
 
 const DAY = 86_400_000;
 
-/** The latest instant a JavaScript Date can hold (year 275760); later times cannot be computed on. */
-export const LATEST_TIME = 8_640_000_000_000_000;
+export { LATEST_TIME };
 
 /**
  * Calendar arithmetic in UTC. Month steps clamp to the last day of the month (31 Jan + 1 month =
@@ -128,15 +129,22 @@ function addMonths(at: number, months: number): number {
 }
 
 /**
- * The first `anchor` + k·(count × interval), k ≥ 1, strictly after `after`. Stepping from the anchor
- * rather than from the previous occurrence keeps the day of the month: a cycle anchored on 31 January
- * falls on 28 February and then on 31 March, not on 28 March.
+ * How many of the times `anchor` + k·(count × interval), k ≥ 1, fall at or before `time`: the k of
+ * the last one, computed rather than stepped through (exact for fixed-length intervals, a few exact
+ * steps for months). Times beyond LATEST_TIME never fall.
  */
-export function nextOccurrence(anchor: number, interval: string, count: number, after: number): number {
-  const at = (steps: number) => addInterval(anchor, interval, count * steps);
+export function occurrencesUpTo(anchor: number, interval: string, count: number, time: number): number {
+  const at = (steps: number) => {
+    try {
+      return addInterval(anchor, interval, count * steps);
+    } catch (error) {
+      if (error instanceof RangeError) return Number.POSITIVE_INFINITY;
+      throw error;
+    }
+  };
   // An estimate from the first step's length, then exact steps either way.
-  let steps = Math.max(1, Math.floor((after - anchor) / (at(1) - anchor)));
-  while (steps > 1 && at(steps - 1) > after) steps--;
-  while (at(steps) <= after) steps++;
-  return at(steps);
+  let steps = Math.max(0, Math.floor((time - anchor) / (at(1) - anchor)));
+  while (steps > 0 && at(steps) > time) steps--;
+  while (at(steps + 1) <= time) steps++;
+  return steps;
 }

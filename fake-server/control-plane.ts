@@ -5,10 +5,11 @@
  * the tenant of the bearer key; the admin key, when one is configured, may act on every tenant.
  */
 import { timingSafeEqual } from 'node:crypto';
-import { CONTROL_PREFIX, type ControlCallName, controlCalls } from '../spec/control-plane.ts';
+import { CONTROL_PREFIX, type ControlCallName, controlCalls, LATEST_TIME } from '../spec/control-plane.ts';
 import type { CreatedTenant } from './app.ts';
 import { DomainError } from './domain/context.ts';
-import { forceState, runDue } from './domain/lifecycle.ts';
+import { type EventsListInput, listEvents } from './domain/events.ts';
+import { countByKind, forceState, runDue } from './domain/lifecycle.ts';
 import { errorResponse, jsonResponse, readJsonBody } from './http/json.ts';
 import { bearerToken, DEFAULT_API_VERSION, formatIssues } from './router.ts';
 import { StateFileError, type StateSnapshot } from './state.ts';
@@ -132,31 +133,18 @@ export function createControlPlane(options: ControlPlaneOptions): (request: Requ
           return jsonResponse(200, clock.state());
         }
         case 'clock.advance': {
-          clock.advance((input as { ms: number }).ms);
-          const events = runDue(ctx).map((entry) => ({ at: entry.at, kind: entry.kind, id: entry.id }));
-          return jsonResponse(200, { ...clock.state(), events });
+          const { ms } = input as { ms: number };
+          if (clock.now() + ms > LATEST_TIME) return errorResponse('invalid_request', `The clock cannot move past ${LATEST_TIME} (now ${clock.now()})`, env);
+          clock.advance(ms);
+          return jsonResponse(200, { ...clock.state(), ran: countByKind(runDue(ctx)) });
         }
         case 'records.force_state': {
           const { record_id, state, at } = input as { record_id: string; state: 'past_due' | 'active' | 'expired' | 'scheduled'; at?: number };
           runDue(ctx);
           return jsonResponse(200, forceState(ctx, record_id, state, at));
         }
-        case 'events.list': {
-          const { customer_id } = input as { customer_id?: string };
-          const list = tenant.store.events
-            .filter((event) => customer_id === undefined || event.customerId === customer_id)
-            .map((event) => ({
-              id: event.id,
-              customer_id: event.customerId,
-              entity_id: event.entityId,
-              feature_id: event.featureId,
-              event_name: event.eventName,
-              value: event.value,
-              properties: event.properties,
-              timestamp: event.timestamp,
-            }));
-          return jsonResponse(200, { list });
-        }
+        case 'events.list':
+          return jsonResponse(200, listEvents(tenant.store, input as EventsListInput));
         case 'health':
         case 'tenants.create':
           break;

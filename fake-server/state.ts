@@ -7,11 +7,11 @@
  */
 import { z } from 'zod';
 import { Env, JsonObject } from '../spec/common.ts';
+import { DUE_KINDS } from '../spec/control-plane.ts';
 import { Feature } from '../spec/features.ts';
 import { RecordStatus } from '../spec/listings.ts';
 import { ItemPrice, Plan } from '../spec/plans.ts';
 import { ReferralProgram, Reward } from '../spec/referrals.ts';
-import type { DueKind } from './store/due-queue.ts';
 import {
   type AssignmentRow,
   type CustomerRow,
@@ -153,7 +153,7 @@ const LockRowSchema = z.strictObject({
   expiresAt: NullableTime,
 }) satisfies z.ZodType<LockRow>;
 
-const DueKindSchema = z.enum(['grant.reset', 'billing.period_end', 'record.trial_end', 'record.expire', 'lock.expire']) satisfies z.ZodType<DueKind>;
+const DueKindSchema = z.enum(DUE_KINDS);
 
 /**
  * Every row a tenant's data points at exists, so a loaded snapshot cannot make a later request fail
@@ -252,12 +252,12 @@ export type StateSnapshot = z.infer<typeof StateSnapshot>;
 export function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (typeof value !== 'object' || value === null) return value;
-  const sorted: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort()) {
-    const field = (value as Record<string, unknown>)[key];
-    if (field !== undefined) sorted[key] = canonical(field);
-  }
-  return sorted;
+  // Built with Object.fromEntries (own properties), so a user key such as `__proto__` stays a key.
+  const fields = Object.keys(value)
+    .sort()
+    .map((key) => [key, (value as Record<string, unknown>)[key]] as const)
+    .filter(([, field]) => field !== undefined);
+  return Object.fromEntries(fields.map(([key, field]) => [key, canonical(field)]));
 }
 
 export class StateFileError extends Error {

@@ -3,7 +3,7 @@
  * calls `balances.track` and `balances.finalize` (reference).
  */
 import { z } from 'zod';
-import { Id, JsonObject, Timestamp } from './common.ts';
+import { Amount, Id, JsonObject, Timestamp } from './common.ts';
 import { fromReference } from './meta.ts';
 
 /** `reset` of a breakdown entry: "`{interval: string, resets_at: timestamp}` (`interval` value `month` occurs)". */
@@ -76,7 +76,7 @@ export const BalancesCheckRequest = z
     customer_id: z.string(),
     feature_id: z.string(),
     entity_id: z.string().optional(),
-    required_balance: z.number().default(1),
+    required_balance: Amount.default(1),
     send_event: z.boolean().optional(),
     properties: fromReference(JsonObject.optional(), 'observed-behaviour §3.9', 'openapi-2.3.0 /v1/balances.check'),
     lock: LockSettings.optional(),
@@ -121,7 +121,7 @@ export const BalancesTrackRequest = fromReference(
       feature_id: z.string().optional(),
       event_name: Id.optional(),
       entity_id: z.string().optional(),
-      value: z.number().default(1),
+      value: Amount.default(1),
       properties: JsonObject.optional(),
       timestamp: Timestamp.optional(),
       overage_behavior: OverageBehavior.optional(),
@@ -160,7 +160,7 @@ export const BalancesFinalizeRequest = fromReference(
   z.object({
     lock_id: z.string().min(1),
     action: z.enum(['confirm', 'release']),
-    override_value: z.number().optional(),
+    override_value: Amount.optional(),
     properties: JsonObject.optional(),
   }),
   'observed-behaviour §3.9',

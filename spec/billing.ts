@@ -1,6 +1,6 @@
 /** `billing.attach`, the setup call that gives a customer or an entity a plan (reference). */
 import { z } from 'zod';
-import { Id } from './common.ts';
+import { Amount, Id } from './common.ts';
 import { fromReference } from './meta.ts';
 
 export const BillingAttachRequest = fromReference(
@@ -11,7 +11,7 @@ export const BillingAttachRequest = fromReference(
     version: z.int().positive().optional(),
     // Total seats of each license pool, included seats counted: paid = max(0, quantity − included).
     license_quantities: z.array(z.object({ license_plan_id: Id, quantity: z.int().nonnegative() })).optional(),
-    feature_quantities: z.array(z.object({ feature_id: Id, quantity: z.number().nonnegative() })).optional(),
+    feature_quantities: z.array(z.object({ feature_id: Id, quantity: Amount.nonnegative() })).optional(),
     redirect_mode: z.enum(['always', 'if_required', 'never']).optional(),
     subscription_id: Id.optional(),
     success_url: z.string().optional(),

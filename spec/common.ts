@@ -8,18 +8,67 @@ import { fromReference, type ReferenceSource } from './meta.ts';
 /** "Timestamps are Unix time in milliseconds (integers)." */
 export const Timestamp = z.int().nonnegative().meta({ description: 'Unix time in milliseconds' });
 
+/**
+ * The largest magnitude of a number a request may give the fake to compute with (an amount, a
+ * quantity, a usage value). interface.md bounds none; a near-1.8e308 value summed or multiplied
+ * overflows to Infinity, which JSON answers as null. Within ±2^53 − 1 every count is still exact,
+ * and sums and products of such numbers stay finite for any number of requests. The reference uses
+ * the same bound for `max_redemptions` (observed-behaviour §3.10).
+ */
+export const MAX_AMOUNT = Number.MAX_SAFE_INTEGER;
+
+/**
+ * A finite number of at most MAX_AMOUNT in magnitude, for request fields the fake computes with. The
+ * bound's provenance is in its description, not an `x-provenance` mark: a mark would travel to the
+ * documented constraints of the fields built on it (`positive`, `min(-100)`) and demote them.
+ */
+export const Amount = z
+  .number()
+  .min(-MAX_AMOUNT)
+  .max(MAX_AMOUNT)
+  .meta({ description: 'At most 2^53 − 1 in magnitude: a bound this project adds (interface.md states none; the reference bounds max_redemptions alike), so every sum stays finite' });
+
 /** "Money amounts are in the major unit of the currency." */
 export const Money = z.number().meta({ description: 'Amount in the major unit of the currency' });
+
+/** A money amount in a request, bounded like every Amount. */
+export const MoneyInput = Amount.meta({ description: 'Amount in the major unit of the currency' });
 
 export const Env = z.enum(['sandbox', 'live']);
 export type Env = z.infer<typeof Env>;
 
-/** Arbitrary JSON key-value data (plan metadata, event properties, processor parameters). */
-export const JsonObject = z.record(z.string(), z.unknown());
-export type JsonObject = z.infer<typeof JsonObject>;
+export type JsonObject = Record<string, unknown>;
 
-/** A non-empty identifier. The document does not bound most IDs; an empty one can never name anything. */
-export const Id = z.string().min(1);
+function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Arbitrary JSON key-value data (plan metadata, event properties, processor parameters), every key
+ * kept. zod's record drops a `__proto__` key (it would replace the prototype of the object it
+ * builds); this passes the parsed object through as it is, so every key round-trips.
+ */
+export const JsonObject = z
+  .custom<JsonObject>(isJsonObject, { message: 'Invalid input: expected record' })
+  .meta({ type: 'object', propertyNames: { type: 'string' }, additionalProperties: {} });
+
+/**
+ * The longest ID a call may create (customer, entity, feature, plan, referral program, reward,
+ * lock). interface.md bounds no ID; the reference bounds `lock_id` at 256 characters
+ * (openapi-2.3.0 /v1/balances.check), and this project holds every created ID to the same, so
+ * storage and answers stay proportionate to what an application sends.
+ */
+export const ID_MAX_LENGTH = 256;
+
+/**
+ * A non-empty identifier of at most ID_MAX_LENGTH characters; an empty one can never name anything.
+ * The length bound's provenance is in its description (see Amount for why not a mark).
+ */
+export const Id = z
+  .string()
+  .min(1)
+  .max(ID_MAX_LENGTH)
+  .meta({ description: 'At most 256 characters: a bound this project adds (interface.md states none; the reference bounds lock_id at 256)' });
 
 export const ErrorBody = fromReference(
   z

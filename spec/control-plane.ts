@@ -9,10 +9,18 @@
  * has only when one is configured.
  */
 import { z } from 'zod';
+import { cursorPageOf, JsonObject, StartCursor } from './common.ts';
 
 export const CONTROL_PREFIX = '/_fake';
 
-const Timestamp = z.int().nonnegative();
+/** What the clock makes happen: balance resets, period ends, trial ends, record expiries, lock expiries. */
+export const DUE_KINDS = ['grant.reset', 'billing.period_end', 'record.trial_end', 'record.expire', 'lock.expire'] as const;
+export type DueKind = (typeof DUE_KINDS)[number];
+
+/** The latest instant a JavaScript Date can hold (year 275760): the fake's clock never moves past it. */
+export const LATEST_TIME = 8_640_000_000_000_000;
+
+const Timestamp = z.int().nonnegative().max(LATEST_TIME);
 
 export const ClockState = z.object({ now: Timestamp, frozen: z.boolean() });
 
@@ -38,10 +46,13 @@ export const controlCalls = {
   'clock.get': { request: z.object({}), response: ClockState },
   /** Freezes or unfreezes the clock, optionally jumping to `now` (never backwards). */
   'clock.set': { request: z.object({ now: Timestamp.optional(), frozen: z.boolean().optional() }), response: ClockState },
-  /** Moves the clock forward and runs, in time order, everything that falls due. */
+  /**
+   * Moves the clock forward and runs, in time order, everything that falls due. Answers how many of
+   * each kind ran (a summary: a year of minute resets is a count, not 525,600 entries).
+   */
   'clock.advance': {
-    request: z.object({ ms: z.int().positive() }),
-    response: ClockState.extend({ events: z.array(z.object({ at: Timestamp, kind: z.string(), id: z.string() })) }),
+    request: z.object({ ms: z.int().positive().max(LATEST_TIME) }),
+    response: ClockState.extend({ ran: z.object(Object.fromEntries(DUE_KINDS.map((kind) => [kind, z.int().nonnegative()])) as Record<DueKind, z.ZodInt>) }),
   },
   /**
    * Puts one subscription or purchase (by the `id` that `subscriptions.list` / `purchases.list` show)
@@ -56,24 +67,23 @@ export const controlCalls = {
   },
   /**
    * The usage events the fake recorded for the key's tenant (from `balances.check` with
-   * `send_event` and from `balances.track`), oldest first. The interface has no read call for them.
+   * `send_event` and from `balances.track`), oldest first, a page at a time like the listings. The
+   * interface has no read call for them.
    */
   'events.list': {
-    request: z.object({ customer_id: z.string().optional() }),
-    response: z.object({
-      list: z.array(
-        z.object({
-          id: z.string(),
-          customer_id: z.string(),
-          entity_id: z.string().nullable(),
-          feature_id: z.string(),
-          event_name: z.string().nullable(),
-          value: z.number(),
-          properties: z.record(z.string(), z.unknown()),
-          timestamp: Timestamp,
-        }),
-      ),
-    }),
+    request: z.object({ customer_id: z.string().optional(), limit: z.int().min(1).max(1000).default(100), start_cursor: StartCursor }),
+    response: cursorPageOf(
+      z.object({
+        id: z.string(),
+        customer_id: z.string(),
+        entity_id: z.string().nullable(),
+        feature_id: z.string(),
+        event_name: z.string().nullable(),
+        value: z.number(),
+        properties: JsonObject,
+        timestamp: Timestamp,
+      }),
+    ),
   },
 } as const;
 

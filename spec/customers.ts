@@ -1,7 +1,7 @@
 /** Customers: the setup calls `customers.get_or_create` and `customers.get` (reference). */
 import { z } from 'zod';
 import { Balance, Flag } from './balances.ts';
-import { BillingControls, Env, JsonObject, Timestamp } from './common.ts';
+import { BillingControls, Env, ID_MAX_LENGTH, JsonObject, Timestamp } from './common.ts';
 import { LicensePool } from './licenses.ts';
 import { EmbeddedPurchase, EmbeddedSubscription, RecordScope } from './listings.ts';
 import { fromReference } from './meta.ts';
@@ -38,7 +38,7 @@ export const Customer = fromReference(
 export type Customer = z.infer<typeof Customer>;
 
 /** Customer ids: the reference allows letters, digits, `_`, `:` and `-`. */
-export const CustomerId = fromReference(z.string().min(1).regex(/^[a-zA-Z0-9_:-]+$/), 'observed-behaviour §4');
+export const CustomerId = fromReference(z.string().min(1).max(ID_MAX_LENGTH).regex(/^[a-zA-Z0-9_:-]+$/), 'observed-behaviour §4');
 
 export const CustomersGetOrCreateRequest = fromReference(
   z.object({

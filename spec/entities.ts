@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { Balance, Flag } from './balances.ts';
 import { BillingControls, Env, Id, JsonObject, StartCursor, Timestamp } from './common.ts';
+import { CustomerId } from './customers.ts';
 import { EmbeddedPurchase, EmbeddedSubscription } from './listings.ts';
 import { fromReference } from './meta.ts';
 
@@ -70,7 +71,8 @@ export const EntityDetail = fromReference(
 
 export const EntitiesCreateRequest = fromReference(
   z.object({
-    customer_id: Id,
+    // The customer it creates when missing follows customers.get_or_create's rule: one ID rule for both.
+    customer_id: CustomerId,
     entity_id: Id,
     feature_id: Id,
     name: z.string().nullable().optional(),

@@ -3,6 +3,7 @@
  * (reference).
  */
 import { z } from 'zod';
+import { Amount, ID_MAX_LENGTH } from './common.ts';
 import { fromReference, projectChoice } from './meta.ts';
 
 export const FeatureType = z.enum(['boolean', 'metered', 'credit_system', 'ai_credit_system']);
@@ -11,10 +12,10 @@ export type FeatureType = z.infer<typeof FeatureType>;
 export const FeatureDisplay = z.object({ singular: z.string(), plural: z.string() });
 
 /** "default markup … minimum -100; -100 makes usage free". */
-export const Markup = z.number().min(-100);
+export const Markup = Amount.min(-100);
 
 /** One graduated step of a credit cost: usage up to `to` costs `credit_cost` credits per unit. */
-const CreditTier = z.object({ to: z.union([z.number().positive(), z.literal('inf')]), credit_cost: z.number().nonnegative() });
+const CreditTier = z.object({ to: z.union([Amount.positive(), z.literal('inf')]), credit_cost: Amount.nonnegative() });
 
 /**
  * One entry of a credit schema: "maps metered feature ids to flat or graduated credit costs".
@@ -24,8 +25,8 @@ export const CreditSchemaEntry = fromReference(
   z
     .object({
       metered_feature_id: z.string().min(1),
-      credit_cost: z.number().nonnegative(),
-      billing_units: z.number().positive().optional(),
+      credit_cost: Amount.nonnegative(),
+      billing_units: Amount.positive().optional(),
       tier_behavior: z.literal('graduated').optional(),
       tiers: z.array(CreditTier).min(1).optional(),
     })
@@ -38,7 +39,7 @@ export const CreditSchemaEntry = fromReference(
 );
 
 export const ModelMarkup = fromReference(
-  z.object({ markup: Markup.optional(), input_cost: z.number().nonnegative().optional(), output_cost: z.number().nonnegative().optional() }),
+  z.object({ markup: Markup.optional(), input_cost: Amount.nonnegative().optional(), output_cost: Amount.nonnegative().optional() }),
   'observed-behaviour §3.8',
 );
 export const ProviderMarkup = fromReference(z.object({ markup: Markup }), 'observed-behaviour §3.8');
@@ -46,7 +47,7 @@ export const ProviderMarkup = fromReference(z.object({ markup: Markup }), 'obser
 export const FeaturesCreateRequest = z
   .object({
     // No bound in the document; an empty id could never be checked or tracked, so it is refused (the reference answers 500).
-    feature_id: z.string().min(1),
+    feature_id: z.string().min(1).max(ID_MAX_LENGTH),
     name: z.string().min(1),
     type: FeatureType,
     consumable: z.boolean().optional(),

@@ -3,7 +3,7 @@
  * (documented) and `licenses.list_assignments` (reference setup call).
  */
 import { z } from 'zod';
-import { listOf, Timestamp } from './common.ts';
+import { ID_MAX_LENGTH, listOf, Timestamp } from './common.ts';
 import { fromReference } from './meta.ts';
 
 /** "License pool (item of `list` in `licenses.list`); all fields required". */
@@ -26,7 +26,8 @@ export const LicensesListRequest = z
 export const LicensesListResponse = listOf(LicensePool).meta({ id: 'LicensesListResponse' });
 
 export const LicenseAttachEntity = z.object({
-  entity_id: z.string(),
+  // At most ID_MAX_LENGTH (this project's bound): a missing entity is created under this ID.
+  entity_id: z.string().max(ID_MAX_LENGTH),
   name: z.string(),
   // Not in interface.md: the reference creates an entity that does not exist yet when its feature is given.
   feature_id: fromReference(z.string().optional(), 'exchanges/064-licenses.attach-two-entities.json'),

@@ -17,18 +17,25 @@ export type ReferenceSource =
   | `openapi-2.3.0 ${string}`
   | `autumn-js ${string}`;
 
+/**
+ * The marked copy replaces the original, so a component id must not stay registered twice. Other
+ * metadata stays: a shared schema marked in one place keeps its own elsewhere.
+ */
+function forgetComponentId(schema: z.ZodType): void {
+  if (schema.meta()?.id !== undefined) z.globalRegistry.remove(schema);
+}
+
 /** Marks a schema as filled in from the reference, for a gap interface.md leaves ("not shown") or a setup shape. */
 export function fromReference<T extends z.ZodType>(schema: T, ...sources: [ReferenceSource, ...ReferenceSource[]]): T {
   const marked = schema.meta({ ...schema.meta(), 'x-provenance': 'reference', 'x-source': sources.join('; ') }) as T;
-  // The marked copy replaces the original, so a component id must not stay registered twice.
-  z.globalRegistry.remove(schema);
+  forgetComponentId(schema);
   return marked;
 }
 
 /** Marks a wire name this project had to choose because neither interface.md nor the reference shows one. */
 export function projectChoice<T extends z.ZodType>(schema: T, why: string): T {
   const marked = schema.meta({ ...schema.meta(), 'x-provenance': 'project', 'x-source': why }) as T;
-  z.globalRegistry.remove(schema);
+  forgetComponentId(schema);
   return marked;
 }
 

@@ -4,12 +4,12 @@
  * spellings are listed in `PLAN_DOCUMENTED_SPELLINGS` and accepted by the suite.
  */
 import { z } from 'zod';
-import { BillingControls, Display, Env, JsonObject, Money, Timestamp } from './common.ts';
+import { Amount, BillingControls, Display, Env, ID_MAX_LENGTH, JsonObject, Money, MoneyInput, Timestamp } from './common.ts';
 import { fromReference } from './meta.ts';
 
-/** "`plan_id` matches `^[a-zA-Z0-9_-]+$`, minimum length 1". */
+/** "`plan_id` matches `^[a-zA-Z0-9_-]+$`, minimum length 1"; at most ID_MAX_LENGTH long (this project's bound). */
 export const PLAN_ID_PATTERN = /^[a-zA-Z0-9_-]+$/;
-export const PlanId = z.string().min(1).regex(PLAN_ID_PATTERN);
+export const PlanId = z.string().min(1).max(ID_MAX_LENGTH).regex(PLAN_ID_PATTERN);
 
 /** Billing intervals of a price; interface.md shows `month`, the reference accepts these. */
 export const PriceInterval = fromReference(
@@ -26,13 +26,13 @@ export const ResetInterval = fromReference(
 export const CurrencyCode = z.string().regex(/^[A-Za-z]{3}$/);
 
 /** "Amounts are explicit per currency, no exchange rates are applied." */
-export const AdditionalCurrency = z.object({ currency: CurrencyCode, amount: Money });
+export const AdditionalCurrency = z.object({ currency: CurrencyCode, amount: MoneyInput });
 const AdditionalCurrencies = z
   .array(AdditionalCurrency)
   .refine((list) => new Set(list.map((c) => c.currency.toLowerCase())).size === list.length, 'each currency at most once');
 
 export const BasePriceInput = z.object({
-  amount: Money.nonnegative(),
+  amount: MoneyInput.nonnegative(),
   interval: PriceInterval,
   interval_count: z.int().positive().optional(),
   additional_currencies: AdditionalCurrencies.optional(),
@@ -49,8 +49,8 @@ export const BasePrice = z.object({
 
 /** "`tiers` array of `{to: number or the string inf, amount: number}`"; a tier may carry its own currencies. */
 export const PriceTier = z.object({
-  to: z.union([z.number().positive(), z.literal('inf')]),
-  amount: Money,
+  to: z.union([Amount.positive(), z.literal('inf')]),
+  amount: MoneyInput,
   additional_currencies: AdditionalCurrencies.optional(),
 });
 
@@ -58,14 +58,14 @@ export const BillingMethod = z.enum(['usage_based', 'prepaid']);
 
 export const ItemPriceInput = z
   .object({
-    amount: Money.nonnegative().optional(),
+    amount: MoneyInput.nonnegative().optional(),
     tiers: z.array(PriceTier).min(1).optional(),
     tier_behavior: fromReference(z.enum(['graduated', 'volume']).optional(), 'openapi-2.3.0 /v1/plans.create'),
     interval: PriceInterval,
     interval_count: z.int().positive().optional(),
-    billing_units: z.number().positive().default(1),
+    billing_units: Amount.positive().default(1),
     billing_method: BillingMethod,
-    max_purchase: z.number().nonnegative().nullable().optional(),
+    max_purchase: Amount.nonnegative().nullable().optional(),
     additional_currencies: AdditionalCurrencies.optional(),
   })
   .refine((price) => (price.amount === undefined) !== (price.tiers === undefined), {

@@ -4,7 +4,7 @@
  * reference's referral and reward bodies are strict: an unknown key is an error.
  */
 import { z } from 'zod';
-import { Timestamp } from './common.ts';
+import { Amount, ID_MAX_LENGTH, Timestamp } from './common.ts';
 import { fromReference } from './meta.ts';
 
 export const RedeemOn = z.enum(['customer_creation', 'checkout']);
@@ -53,7 +53,7 @@ export const ReferralProgramsUpdateRequest = z
 export const ReferralProgramsCreateRequest = fromReference(
   z
     .strictObject({
-      id: z.string().min(1),
+      id: z.string().min(1).max(ID_MAX_LENGTH),
       reward_id: z.string().min(1),
       redeem_on: RedeemOn,
       received_by: ReceivedBy,
@@ -75,13 +75,13 @@ export const ReferralProgramsGetRequest = fromReference(
 );
 
 const FeatureGrant = z.strictObject({
-  id: z.string().min(1),
+  id: z.string().min(1).max(ID_MAX_LENGTH),
   name: z.string().min(1),
   grants: z
     .array(
       z.strictObject({
         feature_id: z.string().min(1),
-        included: z.number().nonnegative().nullable(),
+        included: Amount.nonnegative().nullable(),
         expiry: z.strictObject({ type: z.enum(['day', 'month', 'year']), length: z.int().positive() }).nullable(),
       }),
     )

@@ -82,17 +82,21 @@ export function flagOf(grants: readonly GrantRow[], featureId: string): FlagView
   return grant === undefined ? null : { id: grant.id, plan_id: grant.planId, expires_at: grant.expiresAt, feature_id: featureId };
 }
 
-/** Every metered balance and every flag a subject holds, keyed by feature id. */
+/**
+ * Every metered balance and every flag a subject holds, keyed by feature id. Maps keyed by the
+ * caller's IDs are built with Object.fromEntries (own properties), never by assignment, so an ID
+ * such as `__proto__` stays a key.
+ */
 export function balancesAndFlags(grants: readonly GrantRow[]): { balances: Record<string, BalanceView>; flags: Record<string, FlagView> } {
-  const balances: Record<string, BalanceView> = {};
-  const flags: Record<string, FlagView> = {};
-  for (const featureId of new Set(grants.map((grant) => grant.featureId))) {
-    const balance = balanceOf(grants, featureId);
-    if (balance !== null) balances[featureId] = balance;
-    const flag = flagOf(grants, featureId);
-    if (flag !== null) flags[featureId] = flag;
-  }
-  return { balances, flags };
+  const featureIds = [...new Set(grants.map((grant) => grant.featureId))];
+  return {
+    balances: Object.fromEntries(featureIds.flatMap((featureId) => presentEntry(featureId, balanceOf(grants, featureId)))),
+    flags: Object.fromEntries(featureIds.flatMap((featureId) => presentEntry(featureId, flagOf(grants, featureId)))),
+  };
+}
+
+function presentEntry<V>(key: string, value: V | null): [string, V][] {
+  return value === null ? [] : [[key, value]];
 }
 
 /** How far past its balance a grant may be used: unbounded for usage-based prices without a cap. */
@@ -160,9 +164,8 @@ type BalanceMap = Record<string, BalanceView | null>;
 
 /** The checked feature and the credit systems that price it: interface.md's "map of feature_id to Balance". */
 function relatedBalances(store: TenantStore, grants: readonly GrantRow[], featureId: string): BalanceMap {
-  const map: BalanceMap = { [featureId]: balanceOf(grants, featureId) };
-  for (const system of creditSystemsCovering(store, featureId)) map[system.id] = balanceOf(grants, system.id);
-  return map;
+  const ids = [featureId, ...creditSystemsCovering(store, featureId).map((system) => system.id)];
+  return Object.fromEntries(ids.map((id) => [id, balanceOf(grants, id)]));
 }
 
 /** Credits one unit of a metered feature costs in a credit system (its flat `credit_cost`). */
@@ -352,7 +355,7 @@ export function track(ctx: DomainContext, input: InputOf<'balances.track'>): Out
     ...(input.event_name !== undefined && { event_name: input.event_name }),
     value: input.value,
     balance: balanceOf(grants, features[0]!.id),
-    balances: Object.assign({}, ...features.map((feature) => relatedBalances(store, grants, feature.id))),
+    balances: Object.fromEntries(features.flatMap((feature) => Object.entries(relatedBalances(store, grants, feature.id)))),
     deductions: deductions.map((deduction) => deductionView(store, deduction)),
   };
 }

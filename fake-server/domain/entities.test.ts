@@ -69,6 +69,7 @@ describe('entities.create, entities.get, entities.delete', () => {
     expect(errorCode(() => call('entities.create', { customer_id: 'cus_a', entity_id: 'ent_1', feature_id: 'messages' }))).toBe('invalid_request');
     expect(errorCode(() => call('entities.create', { customer_id: 'cus_a', entity_id: 'ent_1', feature_id: 'nope' }))).toBe('feature_not_found');
     expect(ctx.store.entities.size).toBe(0);
+    expect(ctx.store.customers.has('cus_a'), 'a refused call does not create the missing customer either').toBe(false);
   });
 
   it('[ENT-GET, ENT-OWN-PLANS-BALANCES, ENT-BALANCES-MAP] an entity shows its own plans and those of its customer, with the balances both grant', () => {

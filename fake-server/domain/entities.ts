@@ -99,9 +99,9 @@ function deallocate(ctx: DomainContext, row: EntityRow): void {
 
 export function createEntity(ctx: DomainContext, input: InputOf<'entities.create'>): OutputOf<'entities.create'> {
   const { store } = ctx;
-  // The reference creates a missing customer on the way.
-  if (!store.customers.has(input.customer_id)) createCustomer(ctx, { id: input.customer_id });
   const row = createEntityRow(ctx, { customerId: input.customer_id, entityId: input.entity_id, featureId: input.feature_id, name: input.name });
+  // The reference creates a missing customer on the way; only once the entity is known to be valid, so a refused call creates nothing.
+  if (!store.customers.has(input.customer_id)) createCustomer(ctx, { id: input.customer_id });
   if (input.billing_controls !== undefined) row.billingControls = input.billing_controls;
   store.insertEntity(row);
   allocate(ctx, row);

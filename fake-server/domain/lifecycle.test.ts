@@ -84,13 +84,10 @@ describe('consumable resets', () => {
     expect(messages()).toMatchObject({ remaining: 100, nextResetAt: at('2026-04-30T10:00:00Z') });
   });
 
-  it('[PLAN-CONSUMABLE-RESET] a jump over several periods runs each reset once, oldest first, and lands on the next one ahead', () => {
+  it('[PLAN-CONSUMABLE-RESET] a jump over several periods applies the missed resets as one run, oldest to latest, and lands on the next one ahead', () => {
     use(40);
-    expect(moveTo(at('2026-05-15T00:00:00Z'))).toEqual([
-      ['grant.reset', at('2026-02-28T10:00:00Z')],
-      ['grant.reset', at('2026-03-31T10:00:00Z')],
-      ['grant.reset', at('2026-04-30T10:00:00Z')],
-    ]);
+    ctx.clock.set({ now: at('2026-05-15T00:00:00Z') });
+    expect(runDue(ctx)).toEqual([{ kind: 'grant.reset', id: expect.any(String), at: at('2026-02-28T10:00:00Z'), last: at('2026-04-30T10:00:00Z'), count: 3 }]);
     expect(messages()).toMatchObject({ remaining: 100, nextResetAt: at('2026-05-31T10:00:00Z') });
   });
 
@@ -227,11 +224,12 @@ describe('time order', () => {
           const resets = new Map<string, number>();
           for (const jump of jumps) {
             ctx.clock.advance(jump);
-            for (const entry of runDue(ctx)) {
-              expect(entry.at).toBeGreaterThanOrEqual(last);
-              expect(entry.at).toBeLessThanOrEqual(ctx.clock.now());
-              last = entry.at;
-              resets.set(entry.id, (resets.get(entry.id) ?? 0) + 1);
+            for (const run of runDue(ctx)) {
+              expect(run.at).toBeGreaterThanOrEqual(last);
+              expect(run.last).toBeGreaterThanOrEqual(run.at);
+              expect(run.last).toBeLessThanOrEqual(ctx.clock.now());
+              last = run.at;
+              resets.set(run.id, (resets.get(run.id) ?? 0) + run.count);
             }
           }
           const now = ctx.clock.now();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../spec/common.ts';
-import { errorResponse, readJsonBody } from './json.ts';
+import { errorResponse, MAX_JSON_DEPTH, nestingDepth, parseJsonBody, readJsonBody } from './json.ts';
 
 function post(body: RequestInit['body'], headers: Record<string, string> = {}): Request {
   return new Request('http://fake/v1/plans.get', { method: 'POST', body, headers, ...(body instanceof ReadableStream && { duplex: 'half' }) } as RequestInit);
@@ -36,6 +36,27 @@ describe('readJsonBody [CONV-POST-JSON]', () => {
     expect(declared.bodyUsed, 'nothing was read').toBe(false);
     expect(await readJsonBody(post(streamed(3, 400)), 1024)).toMatchObject({ ok: false, code: 'payload_too_large' });
     expect(await readJsonBody(post(streamed(2, 400)), 1024)).toEqual({ ok: true, value: {} });
+  });
+});
+
+describe('nesting depth of request bodies', () => {
+  const nested = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+
+  it('counts arrays and objects, not brackets inside strings or escaped quotes', () => {
+    expect(nestingDepth('1')).toBe(0);
+    expect(nestingDepth('{"a":[{"b":[]}]}')).toBe(4);
+    expect(nestingDepth('{"a":"[[[{{{","b":"\\"[[["}')).toBe(1);
+    expect(nestingDepth(nested(5_000))).toBe(5_000);
+  });
+
+  it(`accepts ${MAX_JSON_DEPTH} levels and refuses one more with invalid_json, before parsing`, () => {
+    expect(parseJsonBody(nested(MAX_JSON_DEPTH))).toMatchObject({ ok: true });
+    expect(parseJsonBody(nested(MAX_JSON_DEPTH + 1))).toMatchObject({ ok: false, code: 'invalid_json', message: expect.stringContaining('nests') });
+    expect(parseJsonBody(`[${nested(MAX_JSON_DEPTH)}]`)).toMatchObject({ ok: false, code: 'invalid_json' });
+  });
+
+  it('a body read from a request goes through the same bound', async () => {
+    expect(await readJsonBody(post(nested(5_000)), 1024 * 1024)).toMatchObject({ ok: false, code: 'invalid_json' });
   });
 });
 

@@ -44,11 +44,38 @@ export function tooLarge(limit: number): BodyText & { ok: false } {
 }
 
 /**
- * Parses a request body. An empty body reads as `{}`, as in the reference; malformed JSON is refused
- * (the reference would read it as `{}`).
+ * Deepest nesting of arrays and objects a request body may have. Plans, the deepest documented
+ * bodies, nest about 6 levels; the rest is room for metadata. A bound keeps every stored value
+ * serialisable: JSON.stringify overflows the stack somewhere past a few thousand levels.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** How deeply arrays and objects nest in a JSON text (0 for a scalar), counted without parsing it. */
+export function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text.charCodeAt(i);
+    if (inString) {
+      if (char === 0x5c /* backslash */) i++;
+      else if (char === 0x22 /* " */) inString = false;
+    } else if (char === 0x22) inString = true;
+    else if (char === 0x7b /* { */ || char === 0x5b /* [ */) deepest = Math.max(deepest, ++depth);
+    else if (char === 0x7d /* } */ || char === 0x5d /* ] */) depth--;
+  }
+  return deepest;
+}
+
+/**
+ * A request body's text as JSON: blank reads as `{}`, as in the reference; malformed JSON (the
+ * reference would read it as `{}`) and nesting deeper than MAX_JSON_DEPTH are refused. Pure, so
+ * every way into the fake parses bodies alike.
  */
 export function parseJsonBody(text: string): BodyResult {
   if (text.trim() === '') return { ok: true, value: {} };
+  const depth = nestingDepth(text);
+  if (depth > MAX_JSON_DEPTH) return { ok: false, code: 'invalid_json', message: `Request body nests ${depth} levels deep; at most ${MAX_JSON_DEPTH} are accepted` };
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (error) {

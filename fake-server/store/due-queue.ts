@@ -1,10 +1,13 @@
 /**
- * What falls due when: balance resets, period ends, trial ends, expiries, lock expiries. A binary
- * min-heap keyed by time, so advancing the clock over a million rows touches only what is due.
- * Entries can go stale (a record expired early, a lock was finalized); whoever pops an entry
- * re-checks the row before acting on it.
+ * What falls due when: balance resets, period ends, trial ends, expiries, lock expiries. One binary
+ * min-heap per kind, keyed by time, so advancing the clock over a million rows touches only what is
+ * due, and the next entry of the kinds that could change a row is found at once (what lets repeated
+ * resets be collapsed). Entries can go stale (a record expired early, a lock was finalized); whoever
+ * pops an entry re-checks the row before acting on it.
  */
-export type DueKind = 'grant.reset' | 'billing.period_end' | 'record.trial_end' | 'record.expire' | 'lock.expire';
+import { DUE_KINDS, type DueKind } from '../../spec/control-plane.ts';
+
+export type { DueKind };
 
 export interface DueEntry {
   readonly at: number;
@@ -14,59 +17,72 @@ export interface DueEntry {
   readonly seq: number;
 }
 
+function less(a: DueEntry, b: DueEntry): boolean {
+  return a.at < b.at || (a.at === b.at && a.seq < b.seq);
+}
+
+function swap(heap: DueEntry[], i: number, j: number): void {
+  [heap[i], heap[j]] = [heap[j]!, heap[i]!];
+}
+
+function push(heap: DueEntry[], entry: DueEntry): void {
+  heap.push(entry);
+  for (let at = heap.length - 1; at > 0; ) {
+    const parent = (at - 1) >> 1;
+    if (!less(heap[at]!, heap[parent]!)) return;
+    swap(heap, at, parent);
+    at = parent;
+  }
+}
+
+function popTop(heap: DueEntry[]): DueEntry {
+  const top = heap[0]!;
+  const last = heap.pop()!;
+  if (heap.length === 0) return top;
+  heap[0] = last;
+  for (let at = 0; ; ) {
+    const left = 2 * at + 1;
+    const right = left + 1;
+    let smallest = at;
+    if (left < heap.length && less(heap[left]!, heap[smallest]!)) smallest = left;
+    if (right < heap.length && less(heap[right]!, heap[smallest]!)) smallest = right;
+    if (smallest === at) return top;
+    swap(heap, at, smallest);
+    at = smallest;
+  }
+}
+
 export class DueQueue {
-  readonly #heap: DueEntry[] = [];
+  readonly #heaps = new Map<DueKind, DueEntry[]>(DUE_KINDS.map((kind) => [kind, []]));
   #seq = 0;
 
   get size(): number {
-    return this.#heap.length;
+    let size = 0;
+    for (const heap of this.#heaps.values()) size += heap.length;
+    return size;
   }
 
   schedule(at: number, kind: DueKind, id: string): void {
-    this.#heap.push({ at, kind, id, seq: this.#seq++ });
-    this.#up(this.#heap.length - 1);
+    push(this.#heaps.get(kind)!, { at, kind, id, seq: this.#seq++ });
   }
 
   /** Every entry in the order they will run (a state file keeps them so). */
   entries(): DueEntry[] {
-    return [...this.#heap].sort((a, b) => (this.#less(a, b) ? -1 : 1));
+    return [...this.#heaps.values()].flat().sort((a, b) => (less(a, b) ? -1 : 1));
   }
 
   /** The earliest entry due at or before `now`, removed from the queue; undefined when nothing is due. */
   popDue(now: number): DueEntry | undefined {
-    const top = this.#heap[0];
-    if (top === undefined || top.at > now) return undefined;
-    const last = this.#heap.pop()!;
-    if (this.#heap.length > 0) {
-      this.#heap[0] = last;
-      this.#down(0);
+    let earliest: DueEntry[] | undefined;
+    for (const heap of this.#heaps.values()) {
+      const top = heap[0];
+      if (top !== undefined && top.at <= now && (earliest === undefined || less(top, earliest[0]!))) earliest = heap;
     }
-    return top;
+    return earliest === undefined ? undefined : popTop(earliest);
   }
 
-  #less(a: DueEntry, b: DueEntry): boolean {
-    return a.at < b.at || (a.at === b.at && a.seq < b.seq);
-  }
-
-  #up(at: number): void {
-    while (at > 0) {
-      const parent = (at - 1) >> 1;
-      if (!this.#less(this.#heap[at]!, this.#heap[parent]!)) return;
-      [this.#heap[at], this.#heap[parent]] = [this.#heap[parent]!, this.#heap[at]!];
-      at = parent;
-    }
-  }
-
-  #down(at: number): void {
-    for (;;) {
-      const left = 2 * at + 1;
-      const right = left + 1;
-      let smallest = at;
-      if (left < this.#heap.length && this.#less(this.#heap[left]!, this.#heap[smallest]!)) smallest = left;
-      if (right < this.#heap.length && this.#less(this.#heap[right]!, this.#heap[smallest]!)) smallest = right;
-      if (smallest === at) return;
-      [this.#heap[at], this.#heap[smallest]] = [this.#heap[smallest]!, this.#heap[at]!];
-      at = smallest;
-    }
+  /** When the next entry of one of these kinds is due (stale ones included); Infinity when none is scheduled. */
+  nextAt(kinds: readonly DueKind[]): number {
+    return Math.min(...kinds.map((kind) => this.#heaps.get(kind)![0]?.at ?? Number.POSITIVE_INFINITY));
   }
 }

@@ -13,7 +13,7 @@ beforeAll(async () => {
     if (req.url === '/_fake/health') return json(res, 200, { fake: true, api_version: '2.4.0', faults: [] });
     if (req.url === '/_fake/clock.advance') {
       const { ms } = JSON.parse(req.body) as { ms: number };
-      return json(res, 200, { now: 1_000 + ms, frozen: true, events: [{ at: 1_000 + ms, kind: 'reset', id: 'bal_1' }] });
+      return json(res, 200, { now: 1_000 + ms, frozen: true, ran: { 'grant.reset': 2, 'billing.period_end': 0, 'record.trial_end': 0, 'record.expire': 0, 'lock.expire': 0 } });
     }
     if (req.url === '/_fake/records.force_state') return json(res, 200, { record_id: 'r', status: 'past_due', past_due: 'yes' });
     json(res, 400, { message: 'bad', code: 'invalid_inputs', env: 'sandbox' });
@@ -34,8 +34,8 @@ describe('ControlClient', () => {
   it('sends typed control calls under /_fake/ with the same headers, and parses the answer', async () => {
     const evidence = new EvidenceLog();
     const result = await control(fake.url, evidence).call('clock.advance', { ms: 500 });
-    expectTypeOf(result.events).toEqualTypeOf<{ at: number; kind: string; id: string }[]>();
-    expect(result).toEqual({ now: 1_500, frozen: true, events: [{ at: 1_500, kind: 'reset', id: 'bal_1' }] });
+    expectTypeOf(result.ran['grant.reset']).toEqualTypeOf<number>();
+    expect(result).toEqual({ now: 1_500, frozen: true, ran: { 'grant.reset': 2, 'billing.period_end': 0, 'record.trial_end': 0, 'record.expire': 0, 'lock.expire': 0 } });
     const request = fake.requests.at(-1);
     expect(request).toMatchObject({ method: 'POST', url: '/_fake/clock.advance', headers: { authorization: `Bearer ${TEST_KEY}`, 'x-api-version': '2.4.0' } });
     expect(evidence.entries()[0]).toMatchObject({ label: 'control:clock.advance', schemaIssues: [] });
