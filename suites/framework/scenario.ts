@@ -18,9 +18,9 @@ import type { CallFailure, CallSuccess, Client, OperationTable } from './client.
 import type { FixtureName, Fixtures } from './config.ts';
 import type { ControlClient } from './control-client.ts';
 import { truncate, type EvidenceLog, type Exchange } from './evidence.ts';
-import type { CleanupReport, LedgerEntry, ScenarioLedger } from './ledger.ts';
+import type { CleanupReport, ScenarioLedger } from './ledger.ts';
 import type { Namespace } from './namespace.ts';
-import type { Target, TargetInfo } from './target.ts';
+import { recordCreated, type Target, type TargetInfo } from './target.ts';
 
 export interface ScenarioDef<R extends string = string> {
   /** Unique across the suite; letters, digits, `.`, `_`, `-`. Also scopes the scenario's IDs. */
@@ -281,13 +281,10 @@ function context<Ops extends OperationTable, E extends z.ZodType, R extends stri
     Object.entries(target.config.profile.fixtures).filter(([name, fixture]) => fixture && declared.has(`fixture:${name as FixtureName}`)),
   );
   const ledger = target.ledger.forScenario(scenario.id);
-  const recordCreated = (operation: string, request: unknown) => {
-    const entry = (target.creates[operation] as ((request: unknown) => LedgerEntry | undefined) | undefined)?.(request);
-    if (entry !== undefined && target.ns.owns(entry.id)) ledger.record(entry);
-  };
+  const onSuccess = (operation: string, request: unknown) => recordCreated(target.creates, target.ns, ledger, operation, request);
   return {
     scenario: { id: scenario.id, title: scenario.title, rules: scenario.rules },
-    client: target.client.with({ evidence: log, signal, readOnly: !scenario.mutates, onSuccess: recordCreated }),
+    client: target.client.with({ evidence: log, signal, readOnly: !scenario.mutates, onSuccess }),
     get control(): ControlClient {
       if (!declared.has('control-plane')) throw new Error(`scenario ${scenario.id} uses the control plane but declares it in neither needs nor uses`);
       if (!target.control) throw new Error(`scenario ${scenario.id}: the control plane is not available here; check t.has('control-plane') first`);

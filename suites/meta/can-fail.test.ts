@@ -21,6 +21,7 @@ import { createFakeServer } from '../../fake-server/index.ts';
 import { testSeed } from '../../fixtures/random.ts';
 import { createTarget, loadConfig, runScenario, type ScenarioOutcome } from '../framework/index.ts';
 import { SCENARIOS } from '../scenarios/index.ts';
+import { LEDGER, PROBES } from '../support.ts';
 import { expectedFailures, precisionScope } from './precision.ts';
 
 type AnyScenario = (typeof SCENARIOS)[number];
@@ -43,6 +44,8 @@ async function runAgainst(faults: readonly string[], scenarios: readonly AnyScen
     config: loadConfig({ env: {} }),
     run: { baseUrl: fake.url, apiKey: fake.apiKey, ...(fake.otherTenantApiKey && { otherTenantApiKey: fake.otherTenantApiKey }), seed: testSeed(), salt: '', kind: 'fake' },
     retry: false,
+    ...LEDGER,
+    probes: PROBES,
   });
   try {
     const outcomes: Outcome[] = [];
