@@ -14,6 +14,7 @@ import { afterAll, expect, it } from 'vitest';
 import type { z } from 'zod';
 import type { Capability, Need } from './capabilities.ts';
 import { isRouteNotServed, isTargetFault, RuleChecks, SetupFailed, SetupNotServed, TargetFault, toRuleResults, type RecordedVerdict, type RuleResult } from './checks.ts';
+import { callMutates } from '../../spec/operation.ts';
 import type { CallFailure, CallSuccess, Client, OperationTable } from './client.ts';
 import type { FixtureName, Fixtures } from './config.ts';
 import type { ControlClient } from './control-client.ts';
@@ -219,7 +220,7 @@ export async function runScenario<Ops extends OperationTable, E extends z.ZodTyp
       reject(error);
     }, timeoutMs);
   });
-  const checks = new RuleChecks(scenario.rules, shapeRulesOf(target.client.operations), () => log.entries());
+  const checks = new RuleChecks(scenario.rules, shapeRulesOf(target.client.operations), () => log.entries(), referenceOperationOf(target.client.operations));
   try {
     await Promise.race([scenario.run(context(scenario, target, log, controller.signal, checks)), timedOut]);
     const verdicts = log.redact(checks.results(false));
@@ -259,6 +260,16 @@ function shapeRulesOf(operations: OperationTable): ReadonlySet<string> {
   let rules = shapeRuleSets.get(operations);
   if (!rules) shapeRuleSets.set(operations, (rules = new Set(Object.values(operations).map((op) => op.shapeRule))));
   return rules;
+}
+
+/** Whether an exchange called a reference-only operation (setup calls, reference reads), and whether that call read or wrote. */
+function referenceOperationOf(operations: OperationTable): (exchange: Exchange) => 'read' | 'write' | undefined {
+  const byName = new Map(Object.values(operations).map((op) => [op.name, op]));
+  return (exchange) => {
+    const op = byName.get(exchange.label);
+    if (op === undefined || op.provenance !== 'reference') return undefined;
+    return callMutates(op, exchange.request.body) ? 'write' : 'read';
+  };
 }
 
 /** A 5xx or a 429 that outlived the retry budget says nothing about the rule: ERROR. */
@@ -311,7 +322,7 @@ function context<Ops extends OperationTable, E extends z.ZodType, R extends stri
         expect(result.ok, `${result.exchange.label}: expected 200, got ${result.status} ${preview(result.body)}`).toBe(true);
         return (result as CallSuccess<never>).body;
       };
-      return rule === undefined ? assertOk() : checks.check(rule, assertOk);
+      return rule === undefined ? assertOk() : checks.check(rule, assertOk, result.exchange);
     },
     expectError(result, expected = {}) {
       const assertError = () => {
@@ -329,7 +340,7 @@ function context<Ops extends OperationTable, E extends z.ZodType, R extends stri
         }
         return failure;
       };
-      return expected.rule === undefined ? assertError() : checks.check(expected.rule, assertError);
+      return expected.rule === undefined ? assertError() : checks.check(expected.rule, assertError, result.exchange);
     },
     setup(result, needs = []) {
       refuseTargetFault(result);
@@ -355,7 +366,14 @@ function context<Ops extends OperationTable, E extends z.ZodType, R extends stri
       };
       try {
         const value = assertion();
-        return (value instanceof Promise ? value.catch(blocked) : value) as typeof value;
+        if (!(value instanceof Promise)) {
+          checks.settled();
+          return value;
+        }
+        return value.then((resolved: unknown) => {
+          checks.settled();
+          return resolved;
+        }, blocked) as typeof value;
       } catch (error) {
         return blocked(error);
       }
