@@ -145,7 +145,13 @@ export const envelopeFaults: readonly Fault[] = [
   },
   {
     rule: 'VER-HEADER-DEFAULT',
-    breaks: 'a request without x-api-version is refused instead of being served as 2.4.0',
+    breaks: 'a request without x-api-version is neither refused nor served as 2.4.0: its answer comes with status 203',
+    response: (response, request) =>
+      request.headers.has('x-api-version') || response.status !== 200 ? response : new Response(response.body, { status: 203, headers: response.headers }),
+  },
+  {
+    rule: 'VER-HEADER-DEFAULT-SERVED',
+    breaks: 'a request without x-api-version is refused (a clear 400) instead of being served as 2.4.0',
     request: (request) => (request.headers.has('x-api-version') ? request : withHeaders(request, (h) => h.set('x-api-version', 'missing'))),
   },
   {

@@ -306,20 +306,22 @@ export const envelopeScenarios = [
   scenario(
     {
       id: 'envelope.version-default',
-      title: 'a request without x-api-version is served exactly as with 2.4.0',
-      rules: ['VER-HEADER-DEFAULT'],
+      title: 'a request without x-api-version is refused with a clear 4xx or served exactly as with 2.4.0, and preferably served',
+      rules: ['VER-HEADER-DEFAULT', 'VER-HEADER-DEFAULT-SERVED'],
     },
     async (t) => {
       const { plan, customer } = await createCustomerWithEntity(t);
       const reads = [
         ['plans.get', { plan_id: plan.id }],
-        ['customers.get', { customer_id: customer.id }],
+        ['licenses.list', { customer_id: customer.id }],
         ['entities.list', { customer_id: customer.id }],
       ] as const;
       for (const [operation, body] of reads) {
-        const without = t.expectOk(await t.client.call(operation, body, { headers: { 'x-api-version': null } }));
-        const with240 = t.expectOk(await t.client.call(operation, body, { headers: { 'x-api-version': '2.4.0' } }));
-        expect(without, `${operation} without x-api-version answers as with 2.4.0`).toEqual(with240);
+        const without = await t.client.call(operation, body, { headers: { 'x-api-version': null } });
+        const with240 = t.setup(await t.client.call(operation, body, { headers: { 'x-api-version': '2.4.0' } }));
+        if (without.ok) t.check('VER-HEADER-DEFAULT', () => expect(without.body, `${operation} without x-api-version answers as with 2.4.0`).toEqual(with240));
+        else t.expectError(without, { rule: 'VER-HEADER-DEFAULT' });
+        t.check('VER-HEADER-DEFAULT-SERVED', () => expect(without.ok, `${operation} without x-api-version is served, not refused`).toBe(true));
       }
     },
   ),
