@@ -47,9 +47,33 @@ export const LEDGER = {
   },
 } as const satisfies Pick<CreateTargetOptions<Ops, typeof ErrorBody>, 'cleanup' | 'creates'>;
 
-/** The target of a scenario file (cleanup through LEDGER). */
+type Probes = NonNullable<CreateTargetOptions<Ops, typeof ErrorBody>['probes']>;
+
+/** How the suite tries the capabilities it cannot take a profile's word for. */
+export const PROBES: Probes = {
+  'paid-attach': async ({ client, ns }) => {
+    const planId = ns.id('probepaid');
+    const plan = await client.call('plans.create', { plan_id: planId, name: `Probe ${planId}`, price: { amount: 10, interval: 'month' } });
+    if (!plan.ok) return `plans.create of a paid plan answered ${plan.status}`;
+    const customerId = ns.id('probecus');
+    const customer = await client.call('customers.get_or_create', { customer_id: customerId, name: 'Capability probe', email: `${customerId.toLowerCase()}@example.com` });
+    if (!customer.ok) return `customers.get_or_create answered ${customer.status}`;
+    const attached = await client.call('billing.attach', { customer_id: customerId, plan_id: planId });
+    if (!attached.ok) return `billing.attach of a paid plan answered ${attached.status}`;
+    const paymentUrl = (attached.body as { payment_url?: unknown }).payment_url;
+    return typeof paymentUrl === 'string' ? 'billing.attach of a paid plan answered a checkout URL' : undefined;
+  },
+  'multi-currency': async ({ client, ns }) => {
+    const planId = ns.id('probecur');
+    const price = { amount: 10, interval: 'month' as const, additional_currencies: [{ currency: 'eur', amount: 9 }] };
+    const plan = await client.call('plans.create', { plan_id: planId, name: `Probe ${planId}`, price });
+    return plan.ok ? undefined : `plans.create of a plan priced in two currencies answered ${plan.status}`;
+  },
+};
+
+/** The target of a scenario file (cleanup through LEDGER, capabilities probed through PROBES). */
 export function conformanceTarget(): Promise<ConformanceTarget> {
-  return createTarget({ operations, errorBody: ErrorBody, ...LEDGER });
+  return createTarget({ operations, errorBody: ErrorBody, ...LEDGER, probes: PROBES });
 }
 
 // ── Builders ─────────────────────────────────────────────────────────────────

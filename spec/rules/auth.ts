@@ -18,9 +18,9 @@ export const authRules = [
     operations: [],
   },
   {
-    // Inferred: a token that is not one of the caller's secret keys does not satisfy the requirement.
+    // Stated outright: the token is the caller's secret key, so any other token does not authenticate.
     id: 'AUTH-SECRET-KEY',
-    level: 'SHOULD',
+    level: 'MUST',
     provenance: 'documented',
     part: 'auth',
     section: AUTHENTICATION,

@@ -192,9 +192,9 @@ export const balancesRules = [
     operations: [...OP],
   },
   {
-    // Inferred from "atomically": a denied check records nothing, and concurrent checks never draw more than the balance.
+    // Stated outright ("atomically"): a denied check records nothing, and concurrent checks never draw more than the balance.
     id: 'CHECK-SEND-EVENT-ATOMIC',
-    level: 'SHOULD',
+    level: 'MUST',
     provenance: 'documented',
     part: 'balances',
     section: CHECK,

@@ -112,9 +112,9 @@ export const plansRules = [
     operations: ['plans.create', 'billing.attach', 'balances.check'],
   },
   {
-    // Inferred observable: the charge itself is billing, but a usage price makes use beyond `included` possible.
+    // Stated outright: usage beyond `included` on a usage-priced item is priced, so it is allowed and billed (not refused).
     id: 'PLAN-USAGE-PRICE-OVERAGE',
-    level: 'SHOULD',
+    level: 'MUST',
     provenance: 'documented',
     part: 'plans',
     section: PLAN,

@@ -37,12 +37,31 @@ describe('resolveCapabilities', () => {
     expect(caps.missing(['control-plane'])).toBe("needs the fake's control plane (POST /_fake/health answered 404)");
   });
 
-  it('grants paid-attach only when the profile says paid plans attach without a checkout', async () => {
-    const granted = await resolveCapabilities({ profile: profile({ capabilities: ['paid-attach'] }), timeoutMs: 10_000 }, clientFor(deployment.url));
-    expect(granted.has('paid-attach')).toBe(true);
-    const withheld = await resolveCapabilities({ profile: profile({ capabilities: [] }), timeoutMs: 10_000 }, clientFor(deployment.url));
-    expect(withheld.has('paid-attach')).toBe(false);
+  it('grants paid-attach only when the profile allows it and the probe finds a paid plan attached at once', async () => {
+    const resolve = (capabilities: ('paid-attach' | 'control-plane')[], probe?: () => Promise<string | undefined>, readOnly = false) =>
+      resolveCapabilities({ profile: profile({ capabilities, readOnly }), timeoutMs: 10_000 }, clientFor(deployment.url), probe ? { 'paid-attach': probe } : {});
+    let probed = 0;
+    const works = async () => {
+      probed++;
+      return undefined;
+    };
+    expect((await resolve(['paid-attach'], works)).has('paid-attach')).toBe(true);
+    const checkout = await resolve(['paid-attach'], async () => 'billing.attach of a paid plan answered a checkout URL');
+    expect(checkout.has('paid-attach')).toBe(false);
+    expect(checkout.missing(['paid-attach'])).toContain('which the target does not do (billing.attach of a paid plan answered a checkout URL)');
+    const withheld = await resolve([], works);
     expect(withheld.missing(['paid-attach'])).toContain('paid plans to attach without a checkout');
+    expect((await resolve(['paid-attach'])).has('paid-attach')).toBe(false);
+    expect((await resolve(['paid-attach'], works, true)).has('paid-attach')).toBe(false);
+    expect(probed, 'probed only where the profile allows it and may change data').toBe(1);
+  });
+
+  it('grants multi-currency only when its probe succeeds', async () => {
+    const resolve = (probe: () => Promise<string | undefined>) =>
+      resolveCapabilities({ profile: profile({ capabilities: [] }), timeoutMs: 10_000 }, clientFor(deployment.url), { 'multi-currency': probe });
+    expect((await resolve(async () => undefined)).has('multi-currency')).toBe(true);
+    const refused = await resolve(async () => 'plans.create of a plan priced in two currencies answered 400');
+    expect(refused.missing(['multi-currency'])).toMatch(/plans priced in several currencies, which the target does not do \(plans\.create/);
   });
 
   it('grants other-tenant only when the run has a key of another tenant', async () => {

@@ -3,7 +3,10 @@
  * scenario is skipped with the reason, never passed silently.
  * - `control-plane`: the profile grants it and the target answers `POST /_fake/health` (probed once).
  * - `mutation`: the profile is not read-only.
- * - `paid-attach`: the profile says paid plans attach at once, without a checkout.
+ * - `paid-attach`: the profile allows paid plans, and a probe (the target's `probes['paid-attach']`)
+ *   finds that attaching a paid plan to a probe customer takes effect at once (a checkout URL: no).
+ * - `multi-currency`: a probe finds that a plan priced in several currencies is accepted (the
+ *   reference needs an organisation setting the API cannot change). Never granted read-only.
  * - `other-tenant`: the run has a secret key of another tenant of the target (OTHER_TENANT_API_KEY,
  *   or the second key of the fake the run booted).
  * - `exclusive-tenant`: the profile says the run has the tenant to itself, so tenant-wide side effects
@@ -16,7 +19,12 @@ import type { ConformanceConfig, FixtureName } from './config.ts';
 import { ControlClient } from './control-client.ts';
 import type { Transport } from './http.ts';
 
-export type Capability = 'control-plane' | 'paid-attach' | 'exclusive-tenant' | 'other-tenant' | 'mutation' | `fixture:${FixtureName}`;
+export type Capability = 'control-plane' | 'paid-attach' | 'multi-currency' | 'exclusive-tenant' | 'other-tenant' | 'mutation' | `fixture:${FixtureName}`;
+
+/** Capabilities decided by trying them on the target. */
+export type ProbedCapability = 'paid-attach' | 'multi-currency';
+/** Tries a capability on the target: undefined when it works, else why not (one clause). */
+export type Probe = () => Promise<string | undefined>;
 export type Need = Capability | readonly Capability[];
 
 export interface CapabilitySet {
@@ -32,6 +40,7 @@ export const PROBE_TIMEOUT_MS = 2_000;
 export async function resolveCapabilities(
   config: Pick<ConformanceConfig, 'profile' | 'timeoutMs'> & { readonly otherTenantApiKey?: string | undefined },
   client: { readonly transport: Transport },
+  probes: Partial<Record<ProbedCapability, Probe>> = {},
 ): Promise<CapabilitySet> {
   const { profile } = config;
   const available = new Set<Capability>();
@@ -44,8 +53,16 @@ export async function resolveCapabilities(
     if (fixture) available.add(`fixture:${name as FixtureName}`);
   }
 
-  if (profile.capabilities.includes('paid-attach')) available.add('paid-attach');
+  const probed = async (capability: ProbedCapability, what: string) => {
+    const probe = probes[capability];
+    if (profile.readOnly || probe === undefined) return why.set(capability, `${what}, which cannot be probed here (read-only profile, or no probe)`);
+    const reason = await probe().catch((error: unknown) => `the probe failed: ${error instanceof Error ? error.message : String(error)}`);
+    if (reason === undefined) available.add(capability);
+    else why.set(capability, `${what}, which the target does not do (${reason})`);
+  };
+  if (profile.capabilities.includes('paid-attach')) await probed('paid-attach', 'paid plans to attach at once, without a checkout');
   else why.set('paid-attach', `paid plans to attach without a checkout, which profile ${profile.name} does not grant (add "paid-attach" to its capabilities if the target charges a default payment method)`);
+  await probed('multi-currency', 'plans priced in several currencies');
 
   if (profile.capabilities.includes('exclusive-tenant')) available.add('exclusive-tenant');
   else why.set('exclusive-tenant', `the tenant to itself, which profile ${profile.name} does not grant (the scenario makes a plan auto-enable for a moment, which would reach customers other processes create meanwhile)`);

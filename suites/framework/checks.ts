@@ -51,6 +51,12 @@ export interface RuleResult {
 /** A verdict as recorded during the run: exchanges by their sequence number in the scenario's log. */
 export interface RecordedVerdict extends Omit<RuleResult, 'exchanges'> {
   readonly seqs?: readonly number[];
+  /**
+   * Reference-only operations the rule's checks rested on: reads of them made since the check (or
+   * precondition) before, and answers of them a check asserted (`expectOk(result, rule)`). A MUST rule must have
+   * none (suites/meta/must-documented.test.ts).
+   */
+  readonly referenceOperations?: readonly string[];
 }
 
 /** Lowest first. */
@@ -136,24 +142,37 @@ export class RuleChecks {
   readonly #primary: string | undefined;
   readonly #evidence: () => readonly Exchange[];
   readonly #verdicts = new Map<string, RecordedVerdict>();
+  readonly #referenceOperations: (exchange: Exchange) => 'read' | 'write' | undefined;
+  readonly #reliedOn = new Map<string, Set<string>>();
   /** Sequence number of the last exchange already behind a finished check. */
   #mark = 0;
 
   /**
    * @param declared the scenario's rules
    * @param shapeRules every operation's shape rule (a declared one is decided by the client's wire-schema checks)
+   * @param referenceOperation whether an exchange is a call of a reference-only operation, and whether it reads or writes
    */
-  constructor(declared: readonly string[], shapeRules: ReadonlySet<string>, evidence: () => readonly Exchange[]) {
+  constructor(
+    declared: readonly string[],
+    shapeRules: ReadonlySet<string>,
+    evidence: () => readonly Exchange[],
+    referenceOperation: (exchange: Exchange) => 'read' | 'write' | undefined = () => undefined,
+  ) {
     this.#declared = declared;
     this.#shapeRules = shapeRules;
     this.#evidence = evidence;
+    this.#referenceOperations = referenceOperation;
     const ruleRules = declared.filter((rule) => !shapeRules.has(rule));
     this.#primary = ruleRules.length === 1 ? ruleRules[0] : undefined;
   }
 
-  /** Runs `assertion` as a check of `rule`: its failure FAILs `rule` (or makes it ERROR) and is rethrown to stop the scenario. */
-  check<R>(rule: string, assertion: () => R): R {
+  /**
+   * Runs `assertion` as a check of `rule`: its failure FAILs `rule` (or makes it ERROR) and is
+   * rethrown to stop the scenario. `asserted`: the exchange whose answer the check asserts.
+   */
+  check<R>(rule: string, assertion: () => R, asserted?: Exchange): R {
     if (!this.#declared.includes(rule)) throw new Error(`a check names rule ${rule}, which the scenario does not declare (rules: ${this.#declared.join(', ')})`);
+    this.#noteReliedOn(rule, asserted);
     let value: R;
     try {
       value = assertion();
@@ -173,6 +192,21 @@ export class RuleChecks {
     }
     this.#passed(rule);
     return value;
+  }
+
+  /** The reference-only operations this check of `rule` rests on: reads since the previous check, and the asserted answer. */
+  #noteReliedOn(rule: string, asserted: Exchange | undefined): void {
+    const reads = this.#evidence().filter((e) => e.seq > this.#mark && this.#referenceOperations(e) === 'read');
+    const relied = [...reads, ...(asserted !== undefined && this.#referenceOperations(asserted) !== undefined ? [asserted] : [])].map((e) => e.label);
+    if (relied.length === 0) return;
+    const set = this.#reliedOn.get(rule) ?? new Set<string>();
+    for (const label of relied) set.add(label);
+    this.#reliedOn.set(rule, set);
+  }
+
+  /** What happened so far is behind a settled step (a precondition): later checks do not rest on it. */
+  settled(): void {
+    this.#mark = this.#lastSeq();
   }
 
   #passed(rule: string): void {
@@ -287,7 +321,8 @@ export class RuleChecks {
     const out: Record<string, RecordedVerdict> = {};
     for (const rule of this.#declared) {
       if (this.#shapeRules.has(rule)) continue;
-      out[rule] = this.#verdicts.get(rule) ?? { status: 'PASS' };
+      const relied = this.#reliedOn.get(rule);
+      out[rule] = { ...(this.#verdicts.get(rule) ?? { status: 'PASS' }), ...(relied ? { referenceOperations: [...relied].sort() } : {}) };
     }
     for (const [rule, verdict] of shapeVerdicts(this.#evidence())) out[rule] = verdict;
     for (const rule of this.#declared) {
@@ -331,7 +366,7 @@ export function shapeVerdicts(evidence: readonly Exchange[]): Map<string, Record
 export function toRuleResults(verdicts: Readonly<Record<string, RecordedVerdict>>, reported: readonly Exchange[]): Record<string, RuleResult> {
   const index = new Map(reported.map((e, i) => [e.seq, i]));
   return Object.fromEntries(
-    Object.entries(verdicts).map(([rule, { seqs, ...verdict }]) => {
+    Object.entries(verdicts).map(([rule, { seqs, referenceOperations: _, ...verdict }]) => {
       const exchanges = (seqs ?? []).flatMap((seq) => (index.has(seq) ? [index.get(seq)!] : []));
       return [rule, exchanges.length > 0 ? { ...verdict, exchanges } : verdict];
     }),

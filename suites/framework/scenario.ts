@@ -14,13 +14,14 @@ import { afterAll, expect, it } from 'vitest';
 import type { z } from 'zod';
 import type { Capability, Need } from './capabilities.ts';
 import { isRouteNotServed, isTargetFault, RuleChecks, SetupFailed, SetupNotServed, TargetFault, toRuleResults, type RecordedVerdict, type RuleResult } from './checks.ts';
+import { callMutates } from '../../spec/operation.ts';
 import type { CallFailure, CallSuccess, Client, OperationTable } from './client.ts';
 import type { FixtureName, Fixtures } from './config.ts';
 import type { ControlClient } from './control-client.ts';
 import { truncate, type EvidenceLog, type Exchange } from './evidence.ts';
-import type { CleanupReport, LedgerEntry, ScenarioLedger } from './ledger.ts';
+import type { CleanupReport, ScenarioLedger } from './ledger.ts';
 import type { Namespace } from './namespace.ts';
-import type { Target, TargetInfo } from './target.ts';
+import { recordCreated, type Target, type TargetInfo } from './target.ts';
 
 export interface ScenarioDef<R extends string = string> {
   /** Unique across the suite; letters, digits, `.`, `_`, `-`. Also scopes the scenario's IDs. */
@@ -221,7 +222,7 @@ export async function runScenario<Ops extends OperationTable, E extends z.ZodTyp
       reject(error);
     }, timeoutMs);
   });
-  const checks = new RuleChecks(scenario.rules, shapeRulesOf(target.client.operations), () => log.entries());
+  const checks = new RuleChecks(scenario.rules, shapeRulesOf(target.client.operations), () => log.entries(), referenceOperationOf(target.client.operations));
   try {
     await Promise.race([scenario.run(context(scenario, target, log, controller.signal, checks)), timedOut]);
     const verdicts = log.redact(checks.results(false));
@@ -263,6 +264,16 @@ function shapeRulesOf(operations: OperationTable): ReadonlySet<string> {
   return rules;
 }
 
+/** Whether an exchange called a reference-only operation (setup calls, reference reads), and whether that call read or wrote. */
+function referenceOperationOf(operations: OperationTable): (exchange: Exchange) => 'read' | 'write' | undefined {
+  const byName = new Map(Object.values(operations).map((op) => [op.name, op]));
+  return (exchange) => {
+    const op = byName.get(exchange.label);
+    if (op === undefined || op.provenance !== 'reference') return undefined;
+    return callMutates(op, exchange.request.body) ? 'write' : 'read';
+  };
+}
+
 /** A 5xx or a 429 that outlived the retry budget says nothing about the rule: ERROR. */
 function refuseTargetFault(result: CallSuccess<unknown> | CallFailure<unknown>): void {
   if (!result.ok && isTargetFault(result.status)) {
@@ -283,13 +294,10 @@ function context<Ops extends OperationTable, E extends z.ZodType, R extends stri
     Object.entries(target.config.profile.fixtures).filter(([name, fixture]) => fixture && declared.has(`fixture:${name as FixtureName}`)),
   );
   const ledger = target.ledger.forScenario(scenario.id);
-  const recordCreated = (operation: string, request: unknown) => {
-    const entry = (target.creates[operation] as ((request: unknown) => LedgerEntry | undefined) | undefined)?.(request);
-    if (entry !== undefined && target.ns.owns(entry.id)) ledger.record(entry);
-  };
+  const onSuccess = (operation: string, request: unknown) => recordCreated(target.creates, target.ns, ledger, operation, request);
   return {
     scenario: { id: scenario.id, title: scenario.title, rules: scenario.rules },
-    client: target.client.with({ evidence: log, signal, readOnly: !scenario.mutates, onSuccess: recordCreated }),
+    client: target.client.with({ evidence: log, signal, readOnly: !scenario.mutates, onSuccess }),
     get control(): ControlClient {
       if (!declared.has('control-plane')) throw new Error(`scenario ${scenario.id} uses the control plane but declares it in neither needs nor uses`);
       if (!target.control) throw new Error(`scenario ${scenario.id}: the control plane is not available here; check t.has('control-plane') first`);
@@ -317,7 +325,7 @@ function context<Ops extends OperationTable, E extends z.ZodType, R extends stri
         expect(result.ok, `${result.exchange.label}: expected 200, got ${result.status} ${preview(result.body)}`).toBe(true);
         return (result as CallSuccess<never>).body;
       };
-      return rule === undefined ? assertOk() : checks.check(rule, assertOk);
+      return rule === undefined ? assertOk() : checks.check(rule, assertOk, result.exchange);
     },
     expectError(result, expected = {}) {
       const assertError = () => {
@@ -335,7 +343,7 @@ function context<Ops extends OperationTable, E extends z.ZodType, R extends stri
         }
         return failure;
       };
-      return expected.rule === undefined ? assertError() : checks.check(expected.rule, assertError);
+      return expected.rule === undefined ? assertError() : checks.check(expected.rule, assertError, result.exchange);
     },
     setup(result, needs = []) {
       refuseTargetFault(result);
@@ -361,7 +369,14 @@ function context<Ops extends OperationTable, E extends z.ZodType, R extends stri
       };
       try {
         const value = assertion();
-        return (value instanceof Promise ? value.catch(blocked) : value) as typeof value;
+        if (!(value instanceof Promise)) {
+          checks.settled();
+          return value;
+        }
+        return value.then((resolved: unknown) => {
+          checks.settled();
+          return resolved;
+        }, blocked) as typeof value;
       } catch (error) {
         return blocked(error);
       }

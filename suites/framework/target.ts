@@ -2,14 +2,15 @@
  * The target a test file talks to: clients, capability set, namespace and ledger, built from the
  * configuration and from what the run's global setup decided (see run.ts), read back with `inject`.
  */
+import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import type { z } from 'zod';
-import { resolveCapabilities, type CapabilitySet } from './capabilities.ts';
+import { resolveCapabilities, type CapabilitySet, type Probe, type ProbedCapability } from './capabilities.ts';
 import { createClient, type Client, type OperationTable } from './client.ts';
 import { ConfigError, ENV_VARS, loadConfig, type ConformanceConfig } from './config.ts';
 import { ControlClient } from './control-client.ts';
 import { EvidenceLog } from './evidence.ts';
-import { Ledger, type CleanupAction, type CleanupReport, type LedgerEntry } from './ledger.ts';
+import { Ledger, type CleanupAction, type CleanupReport, type LedgerEntry, type ScenarioLedger } from './ledger.ts';
 import { createNamespace, type Namespace } from './namespace.ts';
 import type { RetryPolicy } from './retry.ts';
 import type { RunInfo } from './run.ts';
@@ -61,7 +62,15 @@ export interface CreateTargetOptions<Ops extends OperationTable, E extends z.Zod
    * are not the suite's to record). Kinds without a cleanup action are reported as left behind.
    */
   readonly creates?: Readonly<Record<string, Creates>>;
+  /** How to try the probed capabilities on this target (support.ts: PROBES); what they create goes in the ledger. */
+  readonly probes?: Partial<Record<ProbedCapability, (context: ProbeContext<Ops, E>) => Promise<string | undefined>>>;
   readonly retry?: Partial<RetryPolicy> | false;
+}
+
+/** What a probe works with: the client (recording into the ledger like a scenario's) and its own namespace scope. */
+export interface ProbeContext<Ops extends OperationTable, E extends z.ZodType> {
+  readonly client: Client<Ops, E>;
+  readonly ns: Namespace;
 }
 
 /** The ledger entry a request creates; undefined when it names none. */
@@ -96,11 +105,19 @@ export async function createTarget<Ops extends OperationTable, E extends z.ZodTy
     evidence,
     ...(options.retry === undefined ? {} : { retry: options.retry }),
   });
-  const capabilities = await resolveCapabilities({ ...config, otherTenantApiKey }, client);
   // Without a global setup, a deployment still gets a fresh salt, so a re-run with the same seed cannot collide.
   const salt = run?.salt ?? (kind === 'deployment' ? new Date().toISOString() : '');
   const ns = createNamespace({ prefix: config.namespacePrefix, seed, salt });
   const ledger = new Ledger<Client<Ops, E>>(ns, options.cleanup);
+  const creates = options.creates ?? {};
+  const probeLedger = ledger.forScenario('capability-probe');
+  const probeContext: ProbeContext<Ops, E> = {
+    client: client.with({ onSuccess: (operation, request) => recordCreated(creates, ns, probeLedger, operation, request) }),
+    // Every test file builds its own target and probes again: a scope of its own, so probes never collide.
+    ns: ns.scope(`capability-probe-${randomUUID()}`),
+  };
+  const probes = Object.fromEntries(Object.entries(options.probes ?? {}).map(([capability, probe]): [string, Probe] => [capability, () => probe(probeContext)]));
+  const capabilities = await resolveCapabilities({ ...config, otherTenantApiKey }, client, probes);
   return {
     config,
     info: { baseUrl, kind, apiVersion: config.apiVersion, seed, profile: config.profile.name, readOnly: config.profile.readOnly },
@@ -111,7 +128,7 @@ export async function createTarget<Ops extends OperationTable, E extends z.ZodTy
     capabilities,
     ns,
     ledger,
-    creates: options.creates ?? {},
+    creates,
     evidence,
     async close() {
       const report = await ledger.cleanup(client);
@@ -119,4 +136,10 @@ export async function createTarget<Ops extends OperationTable, E extends z.ZodTy
       return report;
     },
   };
+}
+
+/** Records in `ledger` what `operation` created, when the request names an ID of the run's namespace. */
+export function recordCreated(creates: Readonly<Record<string, Creates>>, ns: Pick<Namespace, 'owns'>, ledger: ScenarioLedger, operation: string, request: unknown): void {
+  const entry = (creates[operation] as ((request: unknown) => LedgerEntry | undefined) | undefined)?.(request);
+  if (entry !== undefined && ns.owns(entry.id)) ledger.record(entry);
 }

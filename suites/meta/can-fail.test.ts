@@ -12,19 +12,13 @@
  * scenario's FAILs; unset, the faults of converted files, counting only those files' FAILs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorBody } from '../../spec/common.ts';
 import { operations } from '../../spec/operations.ts';
 import { ruleById } from '../../spec/rules/catalogue.ts';
 import { FAULTS } from '../../fake-server/faults/index.ts';
 import type { Fault } from '../../fake-server/faults/fault.ts';
-import { createFakeServer } from '../../fake-server/index.ts';
-import { testSeed } from '../../fixtures/random.ts';
-import { createTarget, loadConfig, runScenario, type ScenarioOutcome } from '../framework/index.ts';
 import { SCENARIOS } from '../scenarios/index.ts';
+import { runAgainstFake as runAgainst, type AnyScenario, type Outcome } from './against-fake.ts';
 import { expectedFailures, precisionScope } from './precision.ts';
-
-type AnyScenario = (typeof SCENARIOS)[number];
-type Outcome = ScenarioOutcome & { readonly scenario: string };
 
 const scope = precisionScope();
 const selected = scope.rules;
@@ -34,25 +28,6 @@ const inexact: string[] = [];
 /** Scenario → the operations it called against the healthy fake. */
 const operationsOf = new Map<string, ReadonlySet<string>>();
 const healthyProblems: string[] = [];
-
-async function runAgainst(faults: readonly string[], scenarios: readonly AnyScenario[]): Promise<Outcome[]> {
-  const fake = await createFakeServer({ faults: [...faults] });
-  const target = await createTarget({
-    operations,
-    errorBody: ErrorBody,
-    config: loadConfig({ env: {} }),
-    run: { baseUrl: fake.url, apiKey: fake.apiKey, ...(fake.otherTenantApiKey && { otherTenantApiKey: fake.otherTenantApiKey }), seed: testSeed(), salt: '', kind: 'fake' },
-    retry: false,
-  });
-  try {
-    const outcomes: Outcome[] = [];
-    for (const scenario of scenarios) outcomes.push({ scenario: scenario.id, ...(await runScenario(scenario, target, { timeoutMs: 30_000 })) });
-    return outcomes;
-  } finally {
-    await target.close();
-    await fake.close();
-  }
-}
 
 /** The operations a fault can change the answers of; undefined when it can touch any (request or response hooks, no operations named). */
 function touchedBy(fault: Fault): ReadonlySet<string> | undefined {

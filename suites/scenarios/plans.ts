@@ -169,6 +169,7 @@ export const plansScenarios = [
       id: 'plans.currencies-round-trip',
       title: 'additional_currencies on the base price, on a feature price and on each tier of a tiered price read back as sent',
       rules: ['PLAN-CURRENCIES-ROUND-TRIP'],
+      needs: ['multi-currency'],
     },
     async (t) => {
       const messages = await createFeature(t, 'consumable');

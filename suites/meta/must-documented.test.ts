@@ -1,0 +1,34 @@
+/**
+ * No MUST verdict rests on reference-only behaviour (DESIGN.md decision 3). Two checks:
+ * - statically, every MUST rule of the catalogue is `documented`;
+ * - dynamically, against the healthy fake, no check of a MUST rule rests on a reference-only
+ *   operation: neither asserts the answer of one (`expectOk(result, rule)` on `billing.attach`…)
+ *   nor follows a read of one made since the check before (`entities.get`, `customers.get`…; see
+ *   RecordedVerdict.referenceOperations). Observe through documented operations instead
+ *   (`entities.list`, `licenses.list`), or make the reference behaviour its own SHOULD rule.
+ * Dynamically only the scenario files already converted to attributed checks (CONVERTED_FILES).
+ */
+import { describe, expect, it } from 'vitest';
+import { RULES, ruleById } from '../../spec/rules/catalogue.ts';
+import { SCENARIOS_BY_FILE } from '../scenarios/index.ts';
+import type { RuleDef } from '../../spec/rules/rule.ts';
+import { runAgainstFake, type AnyScenario } from './against-fake.ts';
+import { CONVERTED_FILES } from './precision.ts';
+
+describe('MUST rules rest on the document alone', () => {
+  it('every MUST rule is documented', () => {
+    const rules: readonly RuleDef[] = RULES;
+    expect(rules.filter((rule) => rule.level === 'MUST' && rule.provenance !== 'documented').map((rule) => rule.id)).toEqual([]);
+  });
+
+  it('no check of a MUST rule rests on a reference-only operation', { timeout: 300_000 }, async () => {
+    const converted: readonly AnyScenario[] = CONVERTED_FILES.flatMap((file): readonly AnyScenario[] => SCENARIOS_BY_FILE[file]);
+    const outcomes = await runAgainstFake([], converted);
+    const offending = outcomes.flatMap((outcome) =>
+      Object.entries(outcome.verdicts)
+        .filter(([rule, verdict]) => ruleById.get(rule)?.level === 'MUST' && (verdict.referenceOperations?.length ?? 0) > 0)
+        .map(([rule, verdict]) => `${outcome.scenario}: ${rule} rests on ${verdict.referenceOperations!.join(', ')}`),
+    );
+    expect(offending).toEqual([]);
+  });
+});
