@@ -1,0 +1,38 @@
+/**
+ * The conformance scenarios as the tests of a mutation run (`npm run mutation`, see
+ * stryker.config.mjs): one vitest test per scenario, each against a fresh in-process fake, so that
+ * Stryker's per-test coverage runs only the scenarios that reach a mutant, each in milliseconds,
+ * in any order and any subset. Not part of `npm test`: only suites/mutation/vitest.config.ts
+ * includes this file.
+ */
+import { expect, it } from 'vitest';
+import { ErrorBody } from '../../spec/common.ts';
+import { operations } from '../../spec/operations.ts';
+import { createFakeServer } from '../../fake-server/index.ts';
+import { testSeed } from '../../fixtures/random.ts';
+import { createTarget, loadConfig, runScenario } from '../framework/index.ts';
+import { SCENARIOS } from '../scenarios/index.ts';
+
+const SCENARIO_TIMEOUT_MS = 30_000;
+
+it.each(SCENARIOS.map((s) => [s.id, s] as const))('%s', { timeout: SCENARIO_TIMEOUT_MS + 10_000 }, async (_id, scenario) => {
+  const fake = await createFakeServer();
+  try {
+    const target = await createTarget({
+      operations,
+      errorBody: ErrorBody,
+      config: loadConfig({ env: {} }),
+      run: { baseUrl: fake.url, apiKey: fake.apiKey, ...(fake.otherTenantApiKey && { otherTenantApiKey: fake.otherTenantApiKey }), seed: testSeed(), salt: '', kind: 'fake' },
+      retry: false,
+    });
+    try {
+      const outcome = await runScenario(scenario, target, { timeoutMs: SCENARIO_TIMEOUT_MS });
+      if (outcome.status === 'fail' || outcome.status === 'error') throw outcome.error;
+      expect(outcome.status, outcome.reason).toBe('pass');
+    } finally {
+      await target.close();
+    }
+  } finally {
+    await fake.close();
+  }
+});
