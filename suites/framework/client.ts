@@ -1,12 +1,16 @@
 /**
  * The suite's typed client, built from an operation table. `call` sends `POST /v1/<name>` and
- * checks the answer against the spec: a 200 body must match the operation's response schema
- * (else WireSchemaError, naming the operation's shape rule), an error body is checked against the
- * error-body schema but only reported (`errorBodyIssues`), never thrown. `raw` sends anything, for
- * negative tests.
+ * checks the answer against the spec, recording and never throwing: a 200 body is checked against
+ * the operation's response schema, and a mismatch goes into the exchange (`shapeRule`,
+ * `schemaIssues`), where the scenario's verdicts find it as a FAIL of that shape rule; the call
+ * still succeeds with the raw body (documented spellings renamed), so the scenario carries on with
+ * whatever fields are there; a 200 that is not JSON at all throws TargetFault (an unparseable
+ * answer is ERROR, never FAIL). An error body is checked against the error-body schema the same way
+ * (`errorBodyIssues`). `raw` sends anything, for negative tests.
  */
 import { z } from 'zod';
 import { callMutates, type OperationDef } from '../../spec/operation.ts';
+import { TargetFault } from './checks.ts';
 import type { EvidenceLog, Exchange, Issue, Spelling } from './evidence.ts';
 import { Transport, type ExchangeAnnotations, type HeaderOverrides, type HttpResponse, type TransportOptions } from './http.ts';
 import type { RetryPolicy } from './retry.ts';
@@ -30,8 +34,14 @@ export interface CallSuccess<Out> {
   readonly ok: true;
   readonly status: 200;
   readonly headers: Readonly<Record<string, string>>;
-  /** The response, validated, with documented spellings renamed to their wire form. */
+  /**
+   * The response with documented spellings renamed to their wire form: validated, or the raw body
+   * when it does not match the schema (then `schemaIssues` says why and the type is a promise the
+   * body may not keep).
+   */
   readonly body: Out;
+  /** Why the body does not match the response schema; empty when it does. */
+  readonly schemaIssues: readonly Issue[];
   readonly exchange: Exchange;
 }
 
@@ -63,25 +73,6 @@ export interface RawResult {
   readonly body: unknown;
   readonly text: string;
   readonly exchange: Exchange;
-}
-
-/** A 200 whose body does not match the operation's response schema: a failure of the operation's shape rule. */
-export class WireSchemaError extends Error {
-  override readonly name = 'WireSchemaError';
-  constructor(
-    readonly operation: string,
-    readonly shapeRule: string,
-    readonly issues: readonly Issue[],
-    readonly exchange: Exchange,
-  ) {
-    super(
-      [
-        `${operation}: the 200 response does not match the response schema (rule ${shapeRule})`,
-        ...issues.slice(0, 20).map((i) => `  - ${i.path === '' ? '(root)' : i.path}: ${i.message}`),
-        ...(issues.length > 20 ? [`  … and ${issues.length - 20} more`] : []),
-      ].join('\n'),
-    );
-  }
 }
 
 /** A read-only scenario tried to call an operation that mutates. Nothing was sent. */
@@ -144,8 +135,9 @@ export class Client<Ops extends OperationTable, E extends z.ZodType> {
     );
     const { res } = seen;
     if (seen.kind === 'success') {
-      if (seen.data === undefined) throw new WireSchemaError(op.name, op.shapeRule, seen.annotations.schemaIssues, exchange);
-      const success: CallSuccess<unknown> = { ok: true, status: 200, headers: res.headers, body: seen.data.value, exchange };
+      if (!res.isJson) throw new TargetFault(`${op.name}: the 200 answer is not JSON: ${JSON.stringify(res.text.slice(0, 120))}`, exchange);
+      const schemaIssues = seen.annotations.schemaIssues;
+      const success: CallSuccess<unknown> = { ok: true, status: 200, headers: res.headers, body: seen.body, schemaIssues, exchange };
       return success as CallResult<Ops[N], E>;
     }
     const failure: CallFailure<z.output<E>> = {
@@ -195,21 +187,21 @@ function parsedOrUndefined(text: string | undefined): unknown {
 
 /**
  * The wire-schema check of a 200: documented spellings renamed, then the body parsed by the response
- * schema. `data` is undefined when the check failed; `annotations` go into the evidence either way.
+ * schema. `body` is the parsed body, or the renamed raw one when the check failed; `annotations` go
+ * into the evidence either way.
  */
 function checkResponse(
   op: OperationDef,
   res: HttpResponse,
-): { readonly data: { readonly value: unknown } | undefined; readonly annotations: ExchangeAnnotations & { readonly schemaIssues: readonly Issue[] } } {
+): { readonly body: unknown; readonly annotations: ExchangeAnnotations & { readonly schemaIssues: readonly Issue[] } } {
   const spellings = op.documentedSpellings ? normaliseSpellings(res.body, op.documentedSpellings) : undefined;
   const recorded = spellings && Object.keys(spellings.seen).length > 0 ? { spellings: spellings.seen } : {};
-  if (!res.isJson) {
-    const issue = { path: '', message: `the body is not JSON: ${JSON.stringify(res.text.slice(0, 120))}` };
-    return { data: undefined, annotations: { shapeRule: op.shapeRule, schemaIssues: [issue], ...recorded } };
-  }
-  const parsed = op.response.safeParse(spellings ? spellings.value : res.body);
+  const body = spellings ? spellings.value : res.body;
+  // Not JSON: no shape to check; `call` reports the answer as unparseable (ERROR).
+  if (!res.isJson) return { body, annotations: { schemaIssues: [], ...recorded } };
+  const parsed = op.response.safeParse(body);
   return {
-    data: parsed.success ? { value: parsed.data } : undefined,
+    body: parsed.success ? parsed.data : body,
     annotations: { shapeRule: op.shapeRule, schemaIssues: parsed.success ? [] : toIssues(parsed.error), ...recorded },
   };
 }
