@@ -7,6 +7,7 @@ import { entitiesScenarios } from './entities.ts';
 import { envelopeScenarios } from './envelope.ts';
 import { featuresScenarios } from './features.ts';
 import { licenseScenarios } from './licenses.ts';
+import { licensesGapScenarios } from './licenses-gaps.ts';
 import { listingsScenarios } from './listings.ts';
 import { plansScenarios } from './plans.ts';
 import { previewScenarios } from './preview.ts';
@@ -18,6 +19,7 @@ type AnyScenario = ReturnType<typeof scenario>;
 export const SCENARIOS_BY_FILE = {
   envelope: envelopeScenarios,
   licenses: licenseScenarios,
+  'licenses-gaps': licensesGapScenarios,
   customers: customersScenarios,
   billing: billingScenarios,
   listings: listingsScenarios,
