@@ -3,7 +3,7 @@
  * testing"): behaviour of the fake that could be changed without any other scenario noticing.
  */
 import { expect } from 'vitest';
-import { attach, createCustomer, createEntity, createLicensePool, scenario, type T } from '../support.ts';
+import { attach, createCustomer, createEntity, createFeature, createLicensePool, createPlan, scenario, type T } from '../support.ts';
 
 /** One customer's pool of `licensePlanId` as licenses.list shows it (a read that is setup here). */
 async function poolOf(t: T, customerId: string, licensePlanId: string) {
@@ -18,6 +18,15 @@ async function assignedUnder(t: T, customerId: string, licensePlanId: string): P
     .filter((assignment) => assignment.ended_at == null)
     .map((assignment) => assignment.entity_id)
     .sort();
+}
+
+/** Active assignments as `[entity_id, license_plan_id]` pairs, sorted, for a licenses.list_assignments filter (setup read). */
+async function assignmentPairs(t: T, filter: { customer_id: string; entity_id?: string; plan_id?: string }): Promise<string[][]> {
+  const { list } = t.setup(await t.client.call('licenses.list_assignments', filter), ['list']);
+  return list
+    .filter((assignment) => assignment.ended_at == null)
+    .map((assignment) => [assignment.entity_id, assignment.license_plan_id])
+    .sort((a, b) => a.join().localeCompare(b.join()));
 }
 
 export const licensesGapScenarios = [
@@ -56,6 +65,60 @@ export const licensesGapScenarios = [
         expect(await assignedUnder(t, setup.customerId, setup.licensePlan.id), 'only its own entity holds a seat of the first customer').toEqual([mine.id]);
         expect(await assignedUnder(t, other.id, setup.licensePlan.id), "the refused release left the other customer's seat in place").toEqual([theirs.id]);
       });
+    },
+  ),
+
+  scenario(
+    {
+      id: 'licenses.entity-holding-two-license-plans',
+      title: "an entity holding two license plans of one customer: each attach consumes a seat of its own pool only, a release leaves the other pool alone, list_assignments filters by plan and by entity, and a license plan no pool offers is refused",
+      rules: ['LIC-POOL-USAGE', 'LIC-ATTACH-CAPACITY', 'LIC-ASSIGNMENTS-LIST'],
+    },
+    async (t) => {
+      const seatFeature = await createFeature(t, 'allocated');
+      const flag = await createFeature(t, 'boolean');
+      const first = await createPlan(t, { items: [{ feature_id: flag.id }] });
+      const second = await createPlan(t, { items: [{ feature_id: flag.id }] });
+      const unoffered = await createPlan(t, { items: [{ feature_id: flag.id }] });
+      const parent = await createPlan(t, {
+        group: t.ns.id('grp'),
+        licenses: [
+          { license_plan_id: first.id, included: 2 },
+          { license_plan_id: second.id, included: 2 },
+        ],
+      });
+      const customer = await createCustomer(t);
+      await attach(t, customer.id, parent.id);
+      const both = await createEntity(t, customer.id, seatFeature.id);
+      const onlyFirst = await createEntity(t, customer.id, seatFeature.id);
+      const attachTo = (planId: string, entityIds: readonly string[]) =>
+        t.client.call('licenses.attach', { customer_id: customer.id, plan_id: planId, entities: entityIds.map((id) => ({ entity_id: id, name: id })) });
+      const usage = async (licensePlanId: string) => (await poolOf(t, customer.id, licensePlanId))?.usage;
+
+      t.setup(await attachTo(first.id, [both.id, onlyFirst.id]));
+      t.setup(await attachTo(second.id, [both.id]));
+      await t.check('LIC-POOL-USAGE', async () => {
+        expect(await usage(second.id), 'an entity holding the first license plan takes a seat of the second when attached to it').toBe(1);
+        expect(await usage(first.id), "attaching to the second pool leaves the first pool's usage alone").toBe(2);
+      });
+      t.setup(
+        await t.client.call('licenses.release', { customer_id: customer.id, license_plan_id: first.id, entity_ids: [both.id] }),
+      );
+      await t.check('LIC-POOL-USAGE', async () => {
+        expect(await usage(first.id), 'releasing the first license plan frees its seat').toBe(1);
+        expect(await usage(second.id), "releasing one license plan leaves the entity's other seat in use").toBe(1);
+      });
+
+      await t.check('LIC-ASSIGNMENTS-LIST', async () => {
+        expect(await assignmentPairs(t, { customer_id: customer.id, plan_id: first.id }), 'plan_id filters by license plan').toEqual([[onlyFirst.id, first.id]]);
+        expect(await assignmentPairs(t, { customer_id: customer.id, entity_id: both.id }), 'entity_id filters by entity').toEqual([[both.id, second.id]]);
+        expect(await assignmentPairs(t, { customer_id: customer.id }), 'without filters: every active assignment').toEqual(
+          [[both.id, second.id], [onlyFirst.id, first.id]].sort((a, b) => a.join().localeCompare(b.join())),
+        );
+      });
+
+      // No pool of the customer offers this license plan: there is no capacity for it at all.
+      t.expectError(await attachTo(unoffered.id, [onlyFirst.id]), { rule: 'LIC-ATTACH-CAPACITY' });
     },
   ),
 ];
