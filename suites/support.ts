@@ -13,7 +13,7 @@ import type { Feature } from '../spec/features.ts';
 import { operations } from '../spec/operations.ts';
 import type { Plan, PlansCreateRequest } from '../spec/plans.ts';
 import type { RuleId } from '../spec/rules/catalogue.ts';
-import { createTarget, SetupNotServed, defineScenario, type Scenario, type ScenarioContext, type ScenarioDef, type Target } from './framework/index.ts';
+import { createTarget, SetupNotServed, type CreateTargetOptions, defineScenario, type Scenario, type ScenarioContext, type ScenarioDef, type Target } from './framework/index.ts';
 
 export type Ops = typeof operations;
 /** A scenario's context; `R`: the rules its checks may name (a scenario's body gets its declared rules). */
@@ -29,22 +29,33 @@ export function scenario<const R extends RuleId>(def: ScenarioDef<R>, run: (t: T
   return defineScenario<Ops, typeof ErrorBody, R>(def, run);
 }
 
-/** The target of a scenario file; cleanup deletes entities and archives plans (the API cannot delete plans). */
+/** What the suite creates, and how it undoes it where the API allows: entities are deleted, plans archived. */
+export const LEDGER = {
+  cleanup: {
+    entity: (entry, client) => client.call('entities.delete', { customer_id: entry['customer_id']!, entity_id: entry.id }),
+    plan: (entry, client) => client.call('plans.update', { plan_id: entry.id, archived: true }),
+  },
+  // Customers, features, rewards and referral programs cannot be deleted: recorded so the cleanup
+  // report lists them as left behind.
+  creates: {
+    'plans.create': (request: { plan_id: string }) => ({ kind: 'plan', id: request.plan_id }),
+    'entities.create': (request: { customer_id: string; entity_id: string }) => ({ kind: 'entity', id: request.entity_id, customer_id: request.customer_id }),
+    'customers.get_or_create': (request: { customer_id: string | null }) => (request.customer_id === null ? undefined : { kind: 'customer', id: request.customer_id }),
+    'features.create': (request: { feature_id: string }) => ({ kind: 'feature', id: request.feature_id }),
+    'rewards.create': (request: { id: string }) => ({ kind: 'reward', id: request.id }),
+    'referral_programs.create': (request: { id: string }) => ({ kind: 'referral_program', id: request.id }),
+  },
+} as const satisfies Pick<CreateTargetOptions<Ops, typeof ErrorBody>, 'cleanup' | 'creates'>;
+
+/** The target of a scenario file (cleanup through LEDGER). */
 export function conformanceTarget(): Promise<ConformanceTarget> {
-  return createTarget({
-    operations,
-    errorBody: ErrorBody,
-    cleanup: {
-      entity: (entry, client) => client.call('entities.delete', { customer_id: entry['customer_id']!, entity_id: entry.id }),
-      plan: (entry, client) => client.call('plans.update', { plan_id: entry.id, archived: true }),
-    },
-  });
+  return createTarget({ operations, errorBody: ErrorBody, ...LEDGER });
 }
 
 // ── Builders ─────────────────────────────────────────────────────────────────
 // Setup steps: each goes through `t.setup`, so a refusal BLOCKS the scenario (never FAILs a rule)
-// and a route the target does not serve SKIPS it. What is created is recorded in the ledger as soon
-// as the answer is a 200, whatever its shape. A scenario whose subject is one of these calls makes
+// and a route the target does not serve SKIPS it. What any call creates is recorded in the ledger
+// (LEDGER.creates) as soon as the answer is a 200, whatever its shape. A scenario whose subject is one of these calls makes
 // it itself, with its checks attributed.
 
 export type FeatureKind = 'boolean' | 'consumable' | 'allocated';
@@ -62,9 +73,7 @@ export async function createFeature(t: T, kind: FeatureKind, extra: Partial<z.in
 /** Creates a plan with a namespaced id (`plan_id`, when given, must be one: `t.ns.id(kind)`); it is archived at cleanup. */
 export async function createPlan(t: T, body: Omit<z.input<typeof PlansCreateRequest>, 'plan_id' | 'name'> & { name?: string; plan_id?: string } = {}): Promise<Plan> {
   const planId = body.plan_id ?? t.ns.id('plan');
-  const result = await t.client.call('plans.create', { name: `Plan ${planId}`, ...body, plan_id: planId });
-  if (result.ok) t.ledger.record({ kind: 'plan', id: planId });
-  return t.setup(result, ['id']);
+  return t.setup(await t.client.call('plans.create', { name: `Plan ${planId}`, ...body, plan_id: planId }), ['id']);
 }
 
 type CustomerBody = z.input<Ops['customers.get_or_create']['request']>;
@@ -95,9 +104,7 @@ export async function attach(t: T, customerId: string, planId: string, extra: Pa
 /** Creates an entity of a customer, tied to an allocated feature; it is deleted at cleanup. */
 export async function createEntity(t: T, customerId: string, featureId: string, name?: string): Promise<z.output<typeof EntityDetail>> {
   const entityId = t.ns.id('ent');
-  const result = await t.client.call('entities.create', { customer_id: customerId, entity_id: entityId, feature_id: featureId, name: name ?? `Entity ${entityId}` });
-  if (result.ok) t.ledger.record({ kind: 'entity', id: entityId, customer_id: customerId });
-  return t.setup(result, ['id']);
+  return t.setup(await t.client.call('entities.create', { customer_id: customerId, entity_id: entityId, feature_id: featureId, name: name ?? `Entity ${entityId}` }), ['id']);
 }
 
 export interface LicenseSetup {

@@ -28,7 +28,13 @@ beforeAll(async () => {
     json(res, 404, { message: 'no route', code: 'route_not_found', env: 'sandbox' });
   });
   const config = loadConfig({ env: { BASE_URL: server.url, API_KEY: TEST_KEY, CONFORMANCE_SEED: '5' } });
-  t = await createTarget({ operations: testOperations, errorBody: TestErrorBody, config, retry: false });
+  t = await createTarget({
+    operations: testOperations,
+    errorBody: TestErrorBody,
+    config,
+    retry: false,
+    creates: { 'things.create': (request: { thing_id: string }) => ({ kind: 'thing', id: request.thing_id }) },
+  });
 });
 afterAll(async () => {
   await t.close();
@@ -132,6 +138,20 @@ describe('per-rule verdicts', () => {
     expect(outcome.status).toBe('blocked');
     expect(outcome.verdicts['THING-GET-SHAPE']).toMatchObject({ status: 'FAIL', actual: ['id'], message: expect.stringMatching(/^things\.get: the 200 answer does not match its schema: id: /) });
     expect(outcome.verdicts['A']).toMatchObject({ status: 'BLOCKED', blockedBy: 'THING-GET-SHAPE' });
+  });
+
+  it('records what a call created in the ledger as soon as it is answered 200, before any check', async () => {
+    let made = '';
+    await runScenario(
+      scenario({ id: 'V-11', title: 't', rules: ['A'] }, async (ctx) => {
+        made = ctx.ns.id('thing');
+        await ctx.client.call('things.create', { thing_id: made, name: 'n' });
+        await ctx.client.call('things.create', { thing_id: 'refused_2', name: 'n' });
+      }),
+      t,
+    );
+    expect(t.ledger.entries().map((e) => e.entry)).toContainEqual({ kind: 'thing', id: made });
+    expect(t.ledger.entries().map((e) => e.entry.id)).not.toContain('refused_2');
   });
 
   it('needs fields of a setup answer: a missing one blocks', async () => {

@@ -85,6 +85,8 @@ export interface ClientScope {
   readonly signal?: AbortSignal;
   /** Refuse (throw ReadOnlyViolation, send nothing) any call to an operation with `mutates: true`. */
   readonly readOnly?: boolean;
+  /** Told of every `call` answered 200 (with the request body sent), whatever the answer's shape, before it returns: the cleanup ledger listens. */
+  readonly onSuccess?: (operation: string, request: unknown) => void;
 }
 
 /** What `call` learns from a response before the exchange is recorded. */
@@ -98,18 +100,20 @@ export class Client<Ops extends OperationTable, E extends z.ZodType> {
   readonly transport: Transport;
   readonly readOnly: boolean;
   readonly #byPath: ReadonlyMap<string, OperationDef>;
+  readonly #onSuccess: ClientScope['onSuccess'];
 
-  constructor(operations: Ops, errorBody: E, transport: Transport, readOnly: boolean) {
+  constructor(operations: Ops, errorBody: E, transport: Transport, readOnly: boolean, onSuccess?: ClientScope['onSuccess']) {
     this.operations = operations;
     this.errorBody = errorBody;
     this.transport = transport;
     this.readOnly = readOnly;
     this.#byPath = new Map(Object.values(operations).map((op) => [op.path, op]));
+    this.#onSuccess = onSuccess;
   }
 
   /** Same pool and settings; evidence into `scope.evidence`, cancelled by `scope.signal`, optionally read-only. */
   with(scope: ClientScope): Client<Ops, E> {
-    return new Client(this.operations, this.errorBody, this.transport.with(scope), scope.readOnly ?? this.readOnly);
+    return new Client(this.operations, this.errorBody, this.transport.with(scope), scope.readOnly ?? this.readOnly, scope.onSuccess ?? this.#onSuccess);
   }
 
   async call<N extends keyof Ops & string>(
@@ -135,6 +139,7 @@ export class Client<Ops extends OperationTable, E extends z.ZodType> {
     );
     const { res } = seen;
     if (seen.kind === 'success') {
+      this.#onSuccess?.(op.name, body);
       if (!res.isJson) throw new TargetFault(`${op.name}: the 200 answer is not JSON: ${JSON.stringify(res.text.slice(0, 120))}`, exchange);
       const schemaIssues = seen.annotations.schemaIssues;
       const success: CallSuccess<unknown> = { ok: true, status: 200, headers: res.headers, body: seen.body, schemaIssues, exchange };

@@ -18,7 +18,7 @@ import type { CallFailure, CallSuccess, Client, OperationTable } from './client.
 import type { FixtureName, Fixtures } from './config.ts';
 import type { ControlClient } from './control-client.ts';
 import { truncate, type EvidenceLog, type Exchange } from './evidence.ts';
-import type { CleanupReport, ScenarioLedger } from './ledger.ts';
+import type { CleanupReport, LedgerEntry, ScenarioLedger } from './ledger.ts';
 import type { Namespace } from './namespace.ts';
 import type { Target, TargetInfo } from './target.ts';
 
@@ -280,9 +280,14 @@ function context<Ops extends OperationTable, E extends z.ZodType, R extends stri
   const fixtures: Partial<Fixtures> = Object.fromEntries(
     Object.entries(target.config.profile.fixtures).filter(([name, fixture]) => fixture && declared.has(`fixture:${name as FixtureName}`)),
   );
+  const ledger = target.ledger.forScenario(scenario.id);
+  const recordCreated = (operation: string, request: unknown) => {
+    const entry = (target.creates[operation] as ((request: unknown) => LedgerEntry | undefined) | undefined)?.(request);
+    if (entry !== undefined && target.ns.owns(entry.id)) ledger.record(entry);
+  };
   return {
     scenario: { id: scenario.id, title: scenario.title, rules: scenario.rules },
-    client: target.client.with({ evidence: log, signal, readOnly: !scenario.mutates }),
+    client: target.client.with({ evidence: log, signal, readOnly: !scenario.mutates, onSuccess: recordCreated }),
     get control(): ControlClient {
       if (!declared.has('control-plane')) throw new Error(`scenario ${scenario.id} uses the control plane but declares it in neither needs nor uses`);
       if (!target.control) throw new Error(`scenario ${scenario.id}: the control plane is not available here; check t.has('control-plane') first`);
@@ -294,7 +299,7 @@ function context<Ops extends OperationTable, E extends z.ZodType, R extends stri
       return target.otherTenantApiKey;
     },
     ns: target.ns.scope(scenario.id),
-    ledger: target.ledger.forScenario(scenario.id),
+    ledger,
     fixtures,
     seed: target.info.seed,
     get evidence() {
