@@ -13,7 +13,9 @@ import type { Feature } from '../spec/features.ts';
 import { operations } from '../spec/operations.ts';
 import type { Plan, PlansCreateRequest } from '../spec/plans.ts';
 import type { RuleId } from '../spec/rules/catalogue.ts';
-import { createTarget, SetupNotServed, type CreateTargetOptions, defineScenario, type Scenario, type ScenarioContext, type ScenarioDef, type Target } from './framework/index.ts';
+import type { FakeServer } from '../fake-server/index.ts';
+import { testSeed } from '../fixtures/random.ts';
+import { createTarget, loadConfig, SetupNotServed, type CreateTargetOptions, defineScenario, type Scenario, type ScenarioContext, type ScenarioDef, type Target } from './framework/index.ts';
 
 export type Ops = typeof operations;
 /** A scenario's context; `R`: the rules its checks may name (a scenario's body gets its declared rules). */
@@ -46,6 +48,20 @@ export const LEDGER = {
     'referral_programs.create': (request: { id: string }) => ({ kind: 'referral_program', id: request.id }),
   },
 } as const satisfies Pick<CreateTargetOptions<Ops, typeof ErrorBody>, 'cleanup' | 'creates'>;
+
+/**
+ * A target for an in-process fake a meta-test started itself (can-fail, mutation testing): default
+ * configuration, the test seed, no retries and no cleanup (the fake is thrown away).
+ */
+export function inProcessTarget(fake: FakeServer): Promise<ConformanceTarget> {
+  return createTarget({
+    operations,
+    errorBody: ErrorBody,
+    config: loadConfig({ env: {} }),
+    run: { baseUrl: fake.url, apiKey: fake.apiKey, ...(fake.otherTenantApiKey && { otherTenantApiKey: fake.otherTenantApiKey }), seed: testSeed(), salt: '', kind: 'fake' },
+    retry: false,
+  });
+}
 
 /** The target of a scenario file (cleanup through LEDGER). */
 export function conformanceTarget(): Promise<ConformanceTarget> {

@@ -12,15 +12,14 @@
  * scenario's FAILs; unset, the faults of converted files, counting only those files' FAILs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorBody } from '../../spec/common.ts';
 import { operations } from '../../spec/operations.ts';
 import { ruleById } from '../../spec/rules/catalogue.ts';
 import { FAULTS } from '../../fake-server/faults/index.ts';
 import type { Fault } from '../../fake-server/faults/fault.ts';
 import { createFakeServer } from '../../fake-server/index.ts';
-import { testSeed } from '../../fixtures/random.ts';
-import { createTarget, loadConfig, runScenario, type ScenarioOutcome } from '../framework/index.ts';
+import { runScenario, type ScenarioOutcome } from '../framework/index.ts';
 import { SCENARIOS } from '../scenarios/index.ts';
+import { inProcessTarget } from '../support.ts';
 import { expectedFailures, precisionScope } from './precision.ts';
 
 type AnyScenario = (typeof SCENARIOS)[number];
@@ -37,13 +36,7 @@ const healthyProblems: string[] = [];
 
 async function runAgainst(faults: readonly string[], scenarios: readonly AnyScenario[]): Promise<Outcome[]> {
   const fake = await createFakeServer({ faults: [...faults] });
-  const target = await createTarget({
-    operations,
-    errorBody: ErrorBody,
-    config: loadConfig({ env: {} }),
-    run: { baseUrl: fake.url, apiKey: fake.apiKey, ...(fake.otherTenantApiKey && { otherTenantApiKey: fake.otherTenantApiKey }), seed: testSeed(), salt: '', kind: 'fake' },
-    retry: false,
-  });
+  const target = await inProcessTarget(fake);
   try {
     const outcomes: Outcome[] = [];
     for (const scenario of scenarios) outcomes.push({ scenario: scenario.id, ...(await runScenario(scenario, target, { timeoutMs: 30_000 })) });

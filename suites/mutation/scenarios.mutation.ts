@@ -6,25 +6,17 @@
  * includes this file.
  */
 import { expect, it } from 'vitest';
-import { ErrorBody } from '../../spec/common.ts';
-import { operations } from '../../spec/operations.ts';
 import { createFakeServer } from '../../fake-server/index.ts';
-import { testSeed } from '../../fixtures/random.ts';
-import { createTarget, loadConfig, runScenario } from '../framework/index.ts';
+import { runScenario } from '../framework/index.ts';
 import { SCENARIOS } from '../scenarios/index.ts';
+import { inProcessTarget } from '../support.ts';
 
 const SCENARIO_TIMEOUT_MS = 30_000;
 
 it.each(SCENARIOS.map((s) => [s.id, s] as const))('%s', { timeout: SCENARIO_TIMEOUT_MS + 10_000 }, async (_id, scenario) => {
   const fake = await createFakeServer();
   try {
-    const target = await createTarget({
-      operations,
-      errorBody: ErrorBody,
-      config: loadConfig({ env: {} }),
-      run: { baseUrl: fake.url, apiKey: fake.apiKey, ...(fake.otherTenantApiKey && { otherTenantApiKey: fake.otherTenantApiKey }), seed: testSeed(), salt: '', kind: 'fake' },
-      retry: false,
-    });
+    const target = await inProcessTarget(fake);
     try {
       const outcome = await runScenario(scenario, target, { timeoutMs: SCENARIO_TIMEOUT_MS });
       // The healthy fake passes every rule a scenario decides; a mutant is noticed by any other verdict.
