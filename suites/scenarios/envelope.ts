@@ -112,6 +112,19 @@ async function targetNow(t: T): Promise<number> {
   return t.has('control-plane') ? (await t.control.call('clock.get', {})).now : Date.now();
 }
 
+/**
+ * Sends a valid request that must succeed: its being a success (2xx) is a precondition, its status
+ * being exactly 200 is `rule`'s.
+ */
+async function succeedsWith200(t: T<'ERR-SUCCESS-200' | 'ERR-SUCCESS-200-SETUP'>, rule: 'ERR-SUCCESS-200' | 'ERR-SUCCESS-200-SETUP', operation: OperationName, body: Record<string, unknown>): Promise<void> {
+  const result = await rawCall(t, operation, body);
+  t.precondition(`${operation} of a valid request succeeds`, () => {
+    expect(result.status, `${operation}: ${result.text.slice(0, 200)}`).toBeGreaterThanOrEqual(200);
+    expect(result.status, `${operation}: ${result.text.slice(0, 200)}`).toBeLessThan(300);
+  });
+  t.check(rule, () => expect(result.status, `${operation} answered a success with ${result.status}`).toBe(200));
+}
+
 /** Every integer-looking timestamp field of a JSON answer (`…_at`, `current_period_start/end`), with its path; metadata is user data and skipped. */
 function timestampsOf(body: unknown, at = ''): [string, unknown][] {
   if (Array.isArray(body)) return body.flatMap((item, i) => timestampsOf(item, `${at}[${i}]`));
@@ -169,14 +182,7 @@ export const envelopeScenarios = [
     },
     async (t) => {
       // The documented creates come first, made here: a setup builder would block on a 201 before this rule is asked.
-      const calls: [OperationName, Record<string, unknown>][] = [];
-      const succeeded = async (operation: OperationName, body: Record<string, unknown>) => {
-        const result = await rawCall(t, operation, body);
-        t.precondition(`${operation} of a valid request succeeds`, () => expect(result.status, `${operation}: ${result.text.slice(0, 200)}`).toBeGreaterThanOrEqual(200));
-        t.precondition(`${operation} of a valid request succeeds`, () => expect(result.status, `${operation}: ${result.text.slice(0, 200)}`).toBeLessThan(300));
-        t.check('ERR-SUCCESS-200', () => expect(result.status, `${operation} answered a success with ${result.status}`).toBe(200));
-        calls.push([operation, body]);
-      };
+      const succeeded = (operation: OperationName, body: Record<string, unknown>) => succeedsWith200(t, 'ERR-SUCCESS-200', operation, body);
       const { featureId, body } = freshFeature(t);
       await succeeded('features.create', body);
       const planId = t.ns.id('plan');
@@ -187,6 +193,28 @@ export const envelopeScenarios = [
       for (const operation of ['licenses.list', 'subscriptions.list', 'purchases.list', 'entities.list'] as const) await succeeded(operation, { customer_id: customer.id });
       await succeeded('balances.check', { customer_id: customer.id, feature_id: featureId });
       await succeeded('billing.preview_multi_update', { customer_id: customer.id, updates: [{ plan_id: planId, cancel_action: 'cancel_immediately' }] });
+    },
+  ),
+
+  scenario(
+    {
+      id: 'envelope.success-200-setup',
+      title: 'successful calls of the setup operations answer exactly 200, not another 2xx',
+      rules: ['ERR-SUCCESS-200-SETUP'],
+    },
+    async (t) => {
+      // Built with documented operations only, so a setup operation's 201 is asked before anything blocks on it.
+      const feature = await createFeature(t, 'allocated');
+      const plan = await createPlan(t, { items: [{ feature_id: feature.id, included: 2 }] });
+      const succeeded = (operation: OperationName, body: Record<string, unknown>) => succeedsWith200(t, 'ERR-SUCCESS-200-SETUP', operation, body);
+      const [customer_id, entity_id] = [t.ns.id('cus'), t.ns.id('ent')];
+      await succeeded('customers.get_or_create', { customer_id });
+      await succeeded('customers.get', { customer_id });
+      await succeeded('billing.attach', { customer_id, plan_id: plan.id });
+      await succeeded('entities.create', { customer_id, entity_id, feature_id: feature.id, name: 'Desk' });
+      await succeeded('entities.get', { customer_id, entity_id });
+      await succeeded('features.get', { feature_id: feature.id });
+      await succeeded('plans.list', {});
     },
   ),
 
