@@ -13,7 +13,9 @@ import type { Feature } from '../spec/features.ts';
 import { operations } from '../spec/operations.ts';
 import type { Plan, PlansCreateRequest } from '../spec/plans.ts';
 import type { RuleId } from '../spec/rules/catalogue.ts';
-import { createTarget, SetupNotServed, type CreateTargetOptions, defineScenario, type Scenario, type ScenarioContext, type ScenarioDef, type Target } from './framework/index.ts';
+import type { FakeServer } from '../fake-server/index.ts';
+import { testSeed } from '../fixtures/random.ts';
+import { createTarget, loadConfig, SetupNotServed, type CreateTargetOptions, defineScenario, type Scenario, type ScenarioContext, type ScenarioDef, type Target } from './framework/index.ts';
 
 export type Ops = typeof operations;
 /** A scenario's context; `R`: the rules its checks may name (a scenario's body gets its declared rules). */
@@ -70,6 +72,22 @@ export const PROBES: Probes = {
     return plan.ok ? undefined : `plans.create of a plan priced in two currencies answered ${plan.status}`;
   },
 };
+
+/**
+ * A target for an in-process fake a meta-test started itself (can-fail, mutation testing): default
+ * configuration, the test seed, no retries; cleanup and probes as for any target.
+ */
+export function inProcessTarget(fake: FakeServer): Promise<ConformanceTarget> {
+  return createTarget({
+    operations,
+    errorBody: ErrorBody,
+    config: loadConfig({ env: {} }),
+    run: { baseUrl: fake.url, apiKey: fake.apiKey, ...(fake.otherTenantApiKey && { otherTenantApiKey: fake.otherTenantApiKey }), seed: testSeed(), salt: '', kind: 'fake' },
+    retry: false,
+    ...LEDGER,
+    probes: PROBES,
+  });
+}
 
 /** The target of a scenario file (cleanup through LEDGER, capabilities probed through PROBES). */
 export function conformanceTarget(): Promise<ConformanceTarget> {

@@ -7,7 +7,9 @@ import { entitiesScenarios } from './entities.ts';
 import { envelopeScenarios } from './envelope.ts';
 import { featuresScenarios } from './features.ts';
 import { licenseScenarios } from './licenses.ts';
+import { licensesGapScenarios } from './licenses-gaps.ts';
 import { listingsScenarios } from './listings.ts';
+import { listingsGapScenarios } from './listings-gaps.ts';
 import { plansScenarios } from './plans.ts';
 import { previewScenarios } from './preview.ts';
 import { referralsScenarios } from './referrals.ts';
@@ -18,9 +20,11 @@ type AnyScenario = ReturnType<typeof scenario>;
 export const SCENARIOS_BY_FILE = {
   envelope: envelopeScenarios,
   licenses: licenseScenarios,
+  'licenses-gaps': licensesGapScenarios,
   customers: customersScenarios,
   billing: billingScenarios,
   listings: listingsScenarios,
+  'listings-gaps': listingsGapScenarios,
   entities: entitiesScenarios,
   balances: balancesScenarios,
   plans: plansScenarios,

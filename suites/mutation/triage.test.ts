@@ -1,0 +1,72 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { MutationTestResult } from 'mutation-testing-report-schema';
+import { describe, expect, it } from 'vitest';
+import { generateMutants, textAt, type EquivalentMutant } from './mutants.ts';
+import { triage } from './triage.ts';
+
+const SOURCE = "export function sign(n: number) {\n  if (n < 0) return 'minus';\n  return 'plus';\n}\n";
+
+function report(mutants: { mutatorName: string; replacement: string; line: number; from: number; to: number; status: string }[]): MutationTestResult {
+  return {
+    schemaVersion: '2',
+    thresholds: { high: 80, low: 60 },
+    files: {
+      'sign.ts': {
+        language: 'typescript',
+        source: SOURCE,
+        mutants: mutants.map((m, i) => ({
+          id: String(i),
+          mutatorName: m.mutatorName,
+          replacement: m.replacement,
+          status: m.status,
+          location: { start: { line: m.line, column: m.from }, end: { line: m.line, column: m.to } },
+        })),
+      },
+    },
+  } as MutationTestResult;
+}
+
+const lessThan = { mutatorName: 'EqualityOperator', replacement: 'n <= 0', line: 2, from: 7, to: 12 };
+const minus = { mutatorName: 'StringLiteral', replacement: '""', line: 2, from: 21, to: 28 };
+const listed: EquivalentMutant = { file: 'sign.ts', mutator: 'EqualityOperator', original: 'n < 0', replacement: 'n <= 0', reason: 'zero signs the same either way here' };
+
+describe('triage of a mutation report', () => {
+  it('reads the original code at 1-based report positions and 0-based instrumenter positions', () => {
+    expect(textAt(SOURCE, { line: 2, column: 7 }, { line: 2, column: 12 }, 1)).toBe('n < 0');
+    expect(textAt(SOURCE, { line: 1, column: 6 }, { line: 1, column: 11 }, 0)).toBe('n < 0');
+  });
+
+  it('counts a listed survivor as equivalent and an unlisted one as untriaged', () => {
+    const result = triage(report([{ ...lessThan, status: 'Survived' }, { ...minus, status: 'Survived' }]), [listed]);
+    expect(result.counts).toMatchObject({ Equivalent: 1, Survived: 1 });
+    expect(result.untriaged.map((s) => s.original)).toEqual(["'minus'"]);
+    expect(result.score).toBe(0);
+    expect(result.stale).toEqual([]);
+  });
+
+  it('scores killed mutants over those not listed as equivalent', () => {
+    const result = triage(report([{ ...lessThan, status: 'Survived' }, { ...minus, status: 'Killed' }]), [listed]);
+    expect(result.score).toBe(1);
+    expect(result.untriaged).toEqual([]);
+  });
+
+  it('reports an entry whose mutant is now killed, or gone, as stale', () => {
+    expect(triage(report([{ ...lessThan, status: 'Killed' }]), [listed]).stale.map((s) => s.why)).toEqual(['now Killed (line 2)']);
+    expect(triage(report([{ ...minus, status: 'Killed' }]), [listed]).stale.map((s) => s.why)).toEqual(['no such mutant any more']);
+  });
+
+  it('does not judge entries of files the run did not mutate', () => {
+    expect(triage(report([]), [{ ...listed, file: 'other.ts' }]).stale).toEqual([]);
+  });
+});
+
+describe('generated mutants', () => {
+  it('leave out the message of fail(code, message), and only that', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'mutants-')), 'fails.ts');
+    writeFileSync(file, "declare function fail(code: string, message: string): never;\nexport function check(n: number) {\n  if (n < 0) fail('negative', 'n must not be negative');\n  throw new Error('unreachable');\n}\n");
+    const strings = (await generateMutants([file])).filter((m) => m.mutator === 'StringLiteral').map((m) => m.original);
+    expect(strings).toEqual(["'negative'", "'unreachable'"]);
+  });
+});

@@ -1,0 +1,81 @@
+/**
+ * After a Stryker run (`npm run mutation`): reads reports/mutation/mutation.json, prints the counts
+ * and the score over the mutants that are not equivalent, and lists what needs a decision: every
+ * surviving mutant that equivalent-mutants.json does not list (write a scenario, or list it with
+ * the reason) and every entry that is stale (the mutant is now killed, or no longer exists). Exits 1
+ * when there is either. Only the files the run mutated are judged, so a `--mutate` subset works.
+ */
+import { readFileSync } from 'node:fs';
+import type { MutationTestResult } from 'mutation-testing-report-schema';
+import { loadEquivalentMutants, sameMutant, textAt, type EquivalentMutant, type MutantSite } from './mutants.ts';
+
+export const REPORT_FILE = 'reports/mutation/mutation.json';
+
+export interface Triage {
+  readonly counts: Readonly<Record<string, number>>;
+  /** Killed or timed out, over all tested mutants that are not listed as equivalent. */
+  readonly score: number;
+  readonly untriaged: readonly (MutantSite & { readonly status: string })[];
+  readonly stale: readonly { readonly entry: EquivalentMutant; readonly why: string }[];
+}
+
+const UNDETECTED = new Set(['Survived', 'NoCoverage']);
+
+export function triage(report: MutationTestResult, equivalents: readonly EquivalentMutant[]): Triage {
+  const counts: Record<string, number> = { Equivalent: 0 };
+  const sites: (MutantSite & { status: string })[] = [];
+  for (const [file, { source, mutants }] of Object.entries(report.files)) {
+    for (const m of mutants) {
+      const original = textAt(source, m.location.start, m.location.end, 1);
+      sites.push({ file, mutator: m.mutatorName, original, replacement: m.replacement ?? '', line: m.location.start.line, status: m.status });
+    }
+  }
+  const untriaged: (MutantSite & { status: string })[] = [];
+  for (const site of sites) {
+    const equivalent = UNDETECTED.has(site.status) && equivalents.some((e) => sameMutant(e, site));
+    const status = equivalent ? 'Equivalent' : site.status;
+    counts[status] = (counts[status] ?? 0) + 1;
+    if (!equivalent && UNDETECTED.has(site.status)) untriaged.push(site);
+  }
+  const mutatedFiles = new Set(Object.keys(report.files));
+  const stale = equivalents
+    .filter((entry) => mutatedFiles.has(entry.file))
+    .flatMap((entry) => {
+      const matches = sites.filter((site) => sameMutant(entry, site));
+      if (matches.length === 0) return [{ entry, why: 'no such mutant any more' }];
+      const detected = matches.filter((site) => !UNDETECTED.has(site.status));
+      return detected.length > 0 ? [{ entry, why: `now ${detected.map((s) => `${s.status} (line ${s.line})`).join(', ')}` }] : [];
+    });
+  const detected = (counts['Killed'] ?? 0) + (counts['Timeout'] ?? 0);
+  const undetected = untriaged.length;
+  return { counts, score: detected + undetected === 0 ? 1 : detected / (detected + undetected), untriaged, stale };
+}
+
+function describe(site: MutantSite): string {
+  return `${site.file}:${site.line} ${site.mutator}: ${JSON.stringify(site.original)} -> ${JSON.stringify(site.replacement)}`;
+}
+
+export function format(result: Triage): string {
+  const lines = [
+    `mutants: ${Object.entries(result.counts)
+      .filter(([, n]) => n > 0)
+      .map(([status, n]) => `${status} ${n}`)
+      .join(', ')}`,
+    `mutation score over the mutants not listed as equivalent: ${(result.score * 100).toFixed(1)}%`,
+  ];
+  if (result.untriaged.length > 0) {
+    lines.push(`\n${result.untriaged.length} surviving mutants need a scenario or an entry in suites/mutation/equivalent-mutants.json:`);
+    lines.push(...result.untriaged.map((site) => `  ${site.status} ${describe(site)}`));
+  }
+  if (result.stale.length > 0) {
+    lines.push(`\n${result.stale.length} stale entries in suites/mutation/equivalent-mutants.json:`);
+    lines.push(...result.stale.map(({ entry, why }) => `  ${describe({ ...entry, line: 0 })}: ${why}`));
+  }
+  return lines.join('\n');
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const result = triage(JSON.parse(readFileSync(REPORT_FILE, 'utf8')) as MutationTestResult, loadEquivalentMutants());
+  console.log(format(result));
+  if (result.untriaged.length > 0 || result.stale.length > 0) process.exitCode = 1;
+}

@@ -1,0 +1,152 @@
+/**
+ * License scenarios found missing by mutation testing (`npm run mutation`, README "Mutation
+ * testing"): behaviour of the fake that could be changed without any other scenario noticing.
+ */
+import { expect } from 'vitest';
+import { attach, createCustomer, createEntity, createFeature, createLicensePool, createPlan, scenario, type T } from '../support.ts';
+
+/**
+ * One customer's pool of `licensePlanId` as licenses.list shows it (a read that is setup here); that
+ * the customer has exactly one such pool is a precondition (LIC-LIST-CUSTOMER-POOLS proves it).
+ */
+async function poolOf(t: T, customerId: string, licensePlanId: string) {
+  const { list } = t.setup(await t.client.call('licenses.list', { customer_id: customerId }), ['list']);
+  const pools = list.filter((p) => p.license_plan_id === licensePlanId);
+  t.precondition(`licenses.list of ${customerId} shows one pool of ${licensePlanId}`, () => expect(pools).toHaveLength(1));
+  return pools[0];
+}
+
+/** The entity IDs holding an active assignment of `licensePlanId` under `customerId` (setup read). */
+async function assignedUnder(t: T, customerId: string, licensePlanId: string): Promise<string[]> {
+  const { list } = t.setup(await t.client.call('licenses.list_assignments', { customer_id: customerId, plan_id: licensePlanId }), ['list']);
+  return list
+    .filter((assignment) => assignment.ended_at == null)
+    .map((assignment) => assignment.entity_id)
+    .sort();
+}
+
+/** Active assignments as `[entity_id, license_plan_id]` pairs, sorted, for a licenses.list_assignments filter (setup read). */
+async function assignmentPairs(t: T, filter: { customer_id: string; entity_id?: string; plan_id?: string }): Promise<string[][]> {
+  const { list } = t.setup(await t.client.call('licenses.list_assignments', filter), ['list']);
+  return list
+    .filter((assignment) => assignment.ended_at == null)
+    .map((assignment) => [assignment.entity_id, assignment.license_plan_id])
+    .sort((a, b) => a.join().localeCompare(b.join()));
+}
+
+export const licensesGapScenarios = [
+  scenario(
+    {
+      id: 'licenses.two-customers-one-parent-plan',
+      title: "two customers on the same parent plan: seats assigned under one never move the other's pool, and neither can assign or release the other's entity",
+      rules: ['LIC-POOL-USAGE', 'LIC-POOL-REMAINING', 'ENT-OWN-PLANS-BALANCES'],
+    },
+    async (t) => {
+      const setup = await createLicensePool(t, 3);
+      const other = await createCustomer(t);
+      await attach(t, other.id, setup.parentPlan.id);
+      const mine = await createEntity(t, setup.customerId, setup.seatFeature.id);
+      const theirs = await createEntity(t, other.id, setup.seatFeature.id);
+      const attachAs = (customerId: string, entityId: string) =>
+        t.client.call('licenses.attach', { customer_id: customerId, plan_id: setup.licensePlan.id, entities: [{ entity_id: entityId, name: entityId }] });
+
+      t.setup(await attachAs(setup.customerId, mine.id));
+      const held = await assignedUnder(t, setup.customerId, setup.licensePlan.id);
+      t.precondition('the setup attach took effect', () => expect(held).toEqual([mine.id]));
+      await t.check('LIC-POOL-USAGE', async () => {
+        expect(await poolOf(t, setup.customerId, setup.licensePlan.id), 'the assigning customer uses one seat').toMatchObject({ usage: 1 });
+        expect(await poolOf(t, other.id, setup.licensePlan.id), "a seat assigned under one customer is not in the other's usage").toMatchObject({ usage: 0 });
+      });
+      await t.check('LIC-POOL-REMAINING', async () => {
+        expect(await poolOf(t, other.id, setup.licensePlan.id), "the other customer's pool keeps all its seats").toMatchObject({ granted: 3, remaining: 3 });
+      });
+
+      // Another customer's entity can be neither assigned nor released through this customer.
+      t.expectError(await attachAs(setup.customerId, theirs.id), { rule: 'ENT-OWN-PLANS-BALANCES' });
+      t.setup(await attachAs(other.id, theirs.id)); // the nearest valid request: the same entity through its own customer
+      // Whether the foreign release is refused as such or as a release of an unassigned entity
+      // (LIC-RELEASE-UNASSIGNED), it must leave the other customer's seat alone.
+      await t.client.call('licenses.release', { customer_id: setup.customerId, license_plan_id: setup.licensePlan.id, entity_ids: [theirs.id] });
+      await t.check('ENT-OWN-PLANS-BALANCES', async () => {
+        expect(await assignedUnder(t, setup.customerId, setup.licensePlan.id), 'only its own entity holds a seat of the first customer').toEqual([mine.id]);
+        expect(await assignedUnder(t, other.id, setup.licensePlan.id), "the refused release left the other customer's seat in place").toEqual([theirs.id]);
+      });
+    },
+  ),
+
+  scenario(
+    {
+      id: 'licenses.entity-holding-two-license-plans',
+      title: "an entity holding two license plans of one customer: each attach consumes a seat of its own pool only, a release leaves the other pool alone, list_assignments filters by plan and by entity, and a license plan no pool offers is refused",
+      rules: ['LIC-POOL-USAGE', 'LIC-ATTACH-CAPACITY', 'LIC-ASSIGNMENTS-LIST'],
+    },
+    async (t) => {
+      const seatFeature = await createFeature(t, 'allocated');
+      const flag = await createFeature(t, 'boolean');
+      const first = await createPlan(t, { items: [{ feature_id: flag.id }] });
+      const second = await createPlan(t, { items: [{ feature_id: flag.id }] });
+      const unoffered = await createPlan(t, { items: [{ feature_id: flag.id }] });
+      const parent = await createPlan(t, {
+        group: t.ns.id('grp'),
+        licenses: [
+          { license_plan_id: first.id, included: 2 },
+          { license_plan_id: second.id, included: 2 },
+        ],
+      });
+      const customer = await createCustomer(t);
+      await attach(t, customer.id, parent.id);
+      const both = await createEntity(t, customer.id, seatFeature.id);
+      const onlyFirst = await createEntity(t, customer.id, seatFeature.id);
+      const attachTo = (planId: string, entityIds: readonly string[]) =>
+        t.client.call('licenses.attach', { customer_id: customer.id, plan_id: planId, entities: entityIds.map((id) => ({ entity_id: id, name: id })) });
+      const usage = async (licensePlanId: string) => (await poolOf(t, customer.id, licensePlanId))?.usage;
+
+      t.setup(await attachTo(first.id, [both.id, onlyFirst.id]));
+      t.setup(await attachTo(second.id, [both.id]));
+      const [heldFirst, heldSecond] = [await assignedUnder(t, customer.id, first.id), await assignedUnder(t, customer.id, second.id)];
+      t.precondition('the setup attaches took effect', () => expect([heldFirst, heldSecond]).toEqual([[both.id, onlyFirst.id].sort(), [both.id]]));
+      await t.check('LIC-POOL-USAGE', async () => {
+        expect(await usage(second.id), 'an entity holding the first license plan takes a seat of the second when attached to it').toBe(1);
+        expect(await usage(first.id), "attaching to the second pool leaves the first pool's usage alone").toBe(2);
+      });
+      await t.check('LIC-ASSIGNMENTS-LIST', async () => {
+        const byKey = (pairs: string[][]) => pairs.sort((a, b) => a.join().localeCompare(b.join()));
+        expect(await assignmentPairs(t, { customer_id: customer.id, plan_id: second.id }), 'plan_id filters by license plan').toEqual([[both.id, second.id]]);
+        expect(await assignmentPairs(t, { customer_id: customer.id, entity_id: both.id }), 'entity_id filters by entity').toEqual(byKey([[both.id, first.id], [both.id, second.id]]));
+        expect(await assignmentPairs(t, { customer_id: customer.id }), 'without filters: every active assignment').toEqual(
+          byKey([[both.id, first.id], [both.id, second.id], [onlyFirst.id, first.id]]),
+        );
+      });
+
+      t.setup(
+        await t.client.call('licenses.release', { customer_id: customer.id, license_plan_id: first.id, entity_ids: [both.id] }),
+      );
+      await t.check('LIC-POOL-USAGE', async () => {
+        expect(await usage(second.id), "releasing one license plan leaves the entity's other seat in use").toBe(1);
+      });
+
+      // No pool of the customer offers this license plan: there is no capacity for it at all.
+      t.expectError(await attachTo(unoffered.id, [onlyFirst.id]), { rule: 'LIC-ATTACH-CAPACITY' });
+    },
+  ),
+
+  scenario(
+    {
+      id: 'licenses.replaced-parent-plan-pool-gone',
+      title: "once the parent plan is replaced by another main plan of its group, licenses.list no longer shows the pool it offered",
+      rules: ['LIC-LIST-CUSTOMER-POOLS'],
+    },
+    async (t) => {
+      const setup = await createLicensePool(t, 2);
+      t.precondition('the parent plan has a group', () => expect(setup.parentPlan.group).toBeTruthy());
+      const successor = await createPlan(t, { group: setup.parentPlan.group! });
+      const before = await poolOf(t, setup.customerId, setup.licensePlan.id);
+      t.precondition('the parent plan offers its pool before it is replaced', () => expect(before).toBeDefined());
+      await attach(t, setup.customerId, successor.id);
+      const { list } = t.setup(await t.client.call('licenses.list', { customer_id: setup.customerId }), ['list']);
+      t.check('LIC-LIST-CUSTOMER-POOLS', () =>
+        expect(list.map((p) => p.parent_plan_id), `the pool of ${setup.parentPlan.id}, replaced by ${successor.id}, is no longer the customer's`).not.toContain(setup.parentPlan.id),
+      );
+    },
+  ),
+];
