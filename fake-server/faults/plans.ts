@@ -231,10 +231,26 @@ export const plansFaults: readonly Fault[] = [
     },
   },
   {
+    // Only the answers: the plan keeps resetting, so scenarios relying on resets are not touched.
     rule: 'PLAN-ITEMS-ROUND-TRIP',
-    breaks: 'plans.create ignores the reset of each item',
+    breaks: 'plans answer every item with reset null, whatever reset it was created with',
+    output: (operation, body) => rewritePlans(operation, body, (plan) => ({ ...plan, items: plan.items.map((item) => ({ ...item, reset: null })) })),
+  },
+  {
+    rule: 'PLAN-BILLING-METHOD-ENUM',
+    breaks: 'plans.create takes an item price billing_method outside usage_based and prepaid as usage_based',
     input: (operation, body) =>
-      rewriteCreate(operation, body, (create) => (Array.isArray(create['items']) ? { ...create, items: create['items'].map((item: Body) => without(item, 'reset')) } : create)),
+      rewriteCreate(operation, body, (create) =>
+        Array.isArray(create['items'])
+          ? {
+              ...create,
+              items: create['items'].map((item: Body) => {
+                const price = item['price'] as Body | undefined;
+                return price === undefined || price === null || ['usage_based', 'prepaid'].includes(price['billing_method'] as string) ? item : { ...item, price: { ...price, billing_method: 'usage_based' } };
+              }),
+            }
+          : create,
+      ),
   },
   {
     rule: 'PLAN-LICENSE-LINKS-OFFER',
@@ -307,6 +323,11 @@ export const plansFaults: readonly Fault[] = [
     rule: 'PLAN-BILLING-CONTROLS-WIRE',
     breaks: 'plans.create ignores billing_controls',
     input: (operation, body) => rewriteCreate(operation, body, (create) => without(create, 'billing_controls')),
+  },
+  {
+    rule: 'PLAN-CREATE-IN-STRIPE-WIRE',
+    breaks: 'plans.create refuses create_in_stripe',
+    input: (operation, body) => rewriteCreate(operation, body, (create) => ('create_in_stripe' in create ? { ...create, create_in_stripe: 'unsupported' } : create)),
   },
   {
     rule: 'PLAN-METADATA-WIRE',
