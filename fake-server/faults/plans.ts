@@ -186,13 +186,16 @@ export const plansFaults: readonly Fault[] = [
 
   // ── plans.create ──────────────────────────────────────────────────────────
   {
+    // Surgical: the stored plan differs from the answer in a field only this rule's scenario reads,
+    // so scenarios attaching created plans are not touched.
     rule: 'PLAN-CREATE-THEN-GET',
-    breaks: 'plans.create answers the plan but does not store it',
+    breaks: 'plans.create answers the plan as sent but stores it without its description',
     handlers: {
       'plans.create': (real) => (ctx, input) => {
-        const plan = real(ctx, input);
-        ctx.store.plans.delete(input.plan_id);
-        return plan;
+        const answer = structuredClone(real(ctx, input));
+        const stored = ctx.store.plans.get(input.plan_id)?.at(-1);
+        if (stored !== undefined) stored.description = null;
+        return answer;
       },
     },
   },

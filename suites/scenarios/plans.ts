@@ -14,7 +14,7 @@ import { expect } from 'vitest';
 import type { z } from 'zod';
 import { PLAN_ID_PATTERN, type Plan, type PlanItemInput, type PlansUpdateRequest } from '../../spec/plans.ts';
 import type { RuleId } from '../../spec/rules/catalogue.ts';
-import { attach, checkProperty, createCustomer, createFeature, createLicensePool, createPlan, scenario, type T } from '../support.ts';
+import { attach, checkProperty, createCustomer, createFeature, createPlan, scenario, type T } from '../support.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -652,7 +652,13 @@ export const plansScenarios = [
       rules: ['PLAN-LICENSE-LINKS-OFFER', 'PLAN-LICENSES-WIRE'],
     },
     async (t) => {
-      const setup = await createLicensePool(t, 3);
+      // Built here rather than with createLicensePool, which requires the links this scenario proves.
+      const flag = await createFeature(t, 'boolean');
+      const licensePlan = await createPlan(t, { items: [{ feature_id: flag.id }] });
+      const parentPlan = await createPlan(t, { group: t.ns.id('grp'), licenses: [{ license_plan_id: licensePlan.id, included: 3 }] });
+      const customer = await createCustomer(t);
+      await attach(t, customer.id, parentPlan.id);
+      const setup = { customerId: customer.id, licensePlan, parentPlan };
       const { list } = t.setup(await t.client.call('licenses.list', { customer_id: setup.customerId }), ['list']);
       const pool = list.find((p) => p.license_plan_id === setup.licensePlan.id && p.parent_plan_id === setup.parentPlan.id);
       t.check('PLAN-LICENSE-LINKS-OFFER', () => {
