@@ -29,6 +29,14 @@ function without(body: Body, key: string): Body {
   return rest;
 }
 
+/**
+ * Drops `key` from a create body when its value is an object or an array, as a target ignoring the
+ * field would; an invalid value stays, so the body is refused as it would be without the fault.
+ */
+function ignoring(key: string): NonNullable<Fault['input']> {
+  return (operation, body) => rewriteCreate(operation, body, (create) => (typeof create[key] === 'object' && create[key] !== null ? without(create, key) : create));
+}
+
 /** The record a billing.attach just created. */
 function attachedRecord(ctx: DomainContext, input: InputOf<'billing.attach'>): RecordRow {
   return ctx.store
@@ -111,7 +119,7 @@ export const plansFaults: readonly Fault[] = [
   {
     rule: 'PLAN-CONFIG-ROUND-TRIP',
     breaks: 'plans.create ignores the config sent',
-    input: (operation, body) => rewriteCreate(operation, body, (create) => without(create, 'config')),
+    input: ignoring('config'),
   },
   {
     rule: 'PLAN-METADATA-SHARED',
@@ -217,7 +225,7 @@ export const plansFaults: readonly Fault[] = [
   },
   {
     rule: 'PLAN-ADD-ON-ALONGSIDE',
-    breaks: 'attaching an add-on replaces the main plan of its group, as a main plan would',
+    breaks: 'attaching an add-on that has a group replaces the main plan of that group, as a main plan would',
     handlers: {
       'billing.attach': (real) => (ctx, input) => {
         const result = real(ctx, input);
@@ -227,7 +235,7 @@ export const plansFaults: readonly Fault[] = [
         for (const record of ctx.store.recordsOf(input.customer_id)) {
           if (record === added || record.status === 'expired' || record.entityId !== added.entityId) continue;
           const other = planOfRecord(ctx, record);
-          if (!other.add_on && other.group === plan.group) endRecord(ctx, record);
+          if (!other.add_on && plan.group !== null && other.group === plan.group) endRecord(ctx, record);
         }
         return result;
       },
@@ -258,7 +266,7 @@ export const plansFaults: readonly Fault[] = [
   {
     rule: 'PLAN-LICENSE-LINKS-OFFER',
     breaks: 'plans.create ignores the license links sent, so the plan offers no license',
-    input: (operation, body) => rewriteCreate(operation, body, (create) => without(create, 'licenses')),
+    input: ignoring('licenses'),
   },
   {
     rule: 'PLAN-LICENSE-LINKS-REPLACE',
@@ -286,16 +294,21 @@ export const plansFaults: readonly Fault[] = [
   // ── plans.get ─────────────────────────────────────────────────────────────
   {
     rule: 'PLAN-GET-REQUIRED-FIELDS',
-    breaks: 'plans.get without plan_id answers the most recently created plan',
-    input: (operation, body) => (operation === 'plans.get' && typeof body === 'object' && body !== null && !('plan_id' in body) ? { ...body, plan_id: '' } : body),
+    breaks: 'plans.get with a version but without plan_id answers the most recently created plan',
+    input: (operation, body) => (operation === 'plans.get' && typeof body === 'object' && body !== null && !('plan_id' in body) && 'version' in body ? { ...body, plan_id: '' } : body),
     handlers: {
       'plans.get': (real) => (ctx, input) => (input.plan_id === '' ? (listPlans(ctx, { include_archived: true }).list.at(-1) ?? real(ctx, input)) : real(ctx, input)),
     },
   },
   {
     rule: 'PLAN-GET-VERSION',
-    breaks: 'plans.get ignores version and answers the active version',
-    handlers: { 'plans.get': (real) => (ctx, input) => real(ctx, { plan_id: input.plan_id }) },
+    breaks: 'plans.get of an existing version answers the active version instead',
+    handlers: {
+      'plans.get': (real) => (ctx, input) => {
+        const exists = (ctx.store.plans.get(input.plan_id) ?? []).some((plan) => plan.version === input.version);
+        return real(ctx, exists ? { plan_id: input.plan_id } : input);
+      },
+    },
   },
   {
     rule: 'PLAN-GET-DEFAULT-ACTIVE',
@@ -315,7 +328,7 @@ export const plansFaults: readonly Fault[] = [
   {
     rule: 'PLAN-FREE-TRIAL-WIRE',
     breaks: 'plans.create ignores free_trial',
-    input: (operation, body) => rewriteCreate(operation, body, (create) => without(create, 'free_trial')),
+    input: ignoring('free_trial'),
   },
   {
     rule: 'PLAN-CONFIG-WIRE',
@@ -325,7 +338,7 @@ export const plansFaults: readonly Fault[] = [
   {
     rule: 'PLAN-BILLING-CONTROLS-WIRE',
     breaks: 'plans.create ignores billing_controls',
-    input: (operation, body) => rewriteCreate(operation, body, (create) => without(create, 'billing_controls')),
+    input: ignoring('billing_controls'),
   },
   {
     rule: 'PLAN-CREATE-IN-STRIPE-WIRE',
@@ -335,7 +348,7 @@ export const plansFaults: readonly Fault[] = [
   {
     rule: 'PLAN-METADATA-WIRE',
     breaks: 'plans.create ignores metadata',
-    input: (operation, body) => rewriteCreate(operation, body, (create) => without(create, 'metadata')),
+    input: ignoring('metadata'),
   },
 
   // ── plans.update, plans.list and versions ──────────────────────────────────────
@@ -360,7 +373,7 @@ export const plansFaults: readonly Fault[] = [
   {
     rule: 'PLAN-LIST',
     breaks: 'plans.list lists every version of each plan, not only the active one',
-    input: (operation, body) => (operation === 'plans.list' && typeof body === 'object' && body !== null ? { ...body, all_versions: true } : body),
+    input: (operation, body) => (operation === 'plans.list' && typeof body === 'object' && body !== null && !('all_versions' in body) ? { ...body, all_versions: true } : body),
   },
   {
     rule: 'PLAN-LIST-SHAPE',

@@ -325,8 +325,8 @@ export const plansScenarios = [
         expect(flagged.config?.ignore_past_due, 'the create answer keeps ignore_past_due true').toBe(true);
         expect(flaggedRead.config?.ignore_past_due, 'plans.get keeps ignore_past_due true').toBe(true);
       });
-      await updatePlan(t, { plan_id: flagged.id, config: { ignore_past_due: false } });
-      const updated = await readPlan(t, flagged.id);
+      const { version } = await updatePlan(t, { plan_id: flagged.id, config: { ignore_past_due: false } });
+      const updated = await readPlan(t, flagged.id, version);
       t.check('PLAN-CONFIG-ROUND-TRIP', () => expect(updated.config?.ignore_past_due, 'plans.update turns ignore_past_due off').toBe(false));
       const plain = await createPlan(t);
       const plainRead = await readPlan(t, plain.id);
@@ -630,6 +630,7 @@ export const plansScenarios = [
       await attach(t, customer.id, versioned.id);
       const v2 = await updatePlan(t, { plan_id: versioned.id, items: [monthly(feature.id, 20)] });
       const first = await readPlan(t, versioned.id, versioned.version);
+      t.precondition('plans.get answers the version asked for', () => expect(first.version).toBe(versioned.version));
       t.check('VER-PLAN-ONE-ACTIVE', () => expect(first.active, 'version 1 is no longer active').toBe(false));
 
       const answer = t.expectOk(await t.client.call('plans.list', {}), 'PLAN-LIST');
@@ -694,14 +695,15 @@ export const plansScenarios = [
           { license_plan_id: l2.id, included: 1 },
         ],
       });
-      await updatePlan(t, {
+      const updated = await updatePlan(t, {
         plan_id: parent.id,
         licenses: [
           { license_plan_id: l2.id, included: 5 },
           { license_plan_id: l3.id, included: 1 },
         ],
       });
-      const links = (await readPlan(t, parent.id)).licenses ?? [];
+      // The version the update answered, whether it made a new one or not (which plans.get returns without version is PLAN-GET-DEFAULT-ACTIVE's).
+      const links = (await readPlan(t, parent.id, updated.version)).licenses ?? [];
       t.check('PLAN-LICENSE-LINKS-REPLACE', () =>
         expect(Object.fromEntries(links.map((link) => [link.license_plan_id, link.included])), 'only the links sent last remain, with their included seats').toEqual({ [l2.id]: 5, [l3.id]: 1 }),
       );
@@ -938,6 +940,8 @@ export const plansScenarios = [
         price: { amount: 10, interval: 'month' },
         free_trial: { duration_length: 7, duration_type: 'day', card_required: false },
       });
+      // The plan carries its trial (PLAN-FREE-TRIAL-WIRE and -ROUND-TRIP are proven apart).
+      t.precondition('the plan was created with its free trial', () => expect(plan.free_trial?.duration_length).toBe(7));
       const customer = await createCustomer(t);
       const now = await targetNow(t);
       await attach(t, customer.id, plan.id);
