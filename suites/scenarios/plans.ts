@@ -32,13 +32,15 @@ async function updatePlan(t: T, body: z.input<typeof PlansUpdateRequest>): Promi
   return t.setup(await t.client.call('plans.update', body));
 }
 
-/** The plan ids of a customer's active customer-level subscriptions, sorted (customers.get is a read here). */
+/** A customer's active customer-level subscriptions, through the documented subscriptions.list (a read here). */
+async function activeSubscriptions(t: T, customerId: string) {
+  const { list } = t.setup(await t.client.call('subscriptions.list', { customer_id: customerId, limit: 200 }), ['list']);
+  return list.filter((sub) => sub.customer_id === customerId && sub.status === 'active' && sub.entity_id == null);
+}
+
+/** The plan ids of a customer's active customer-level subscriptions, sorted. */
 async function activePlanIds(t: T, customerId: string): Promise<string[]> {
-  const customer = t.setup(await t.client.call('customers.get', { customer_id: customerId }));
-  return (customer.subscriptions ?? [])
-    .filter((sub) => sub.status === 'active' && sub.scope === 'customer')
-    .map((sub) => sub.plan_id)
-    .sort();
+  return (await activeSubscriptions(t, customerId)).map((sub) => sub.plan_id).sort();
 }
 
 /** The customer's balance of a metered feature (a check that consumes nothing, as a read); undefined when none is shown. */
@@ -774,14 +776,11 @@ export const plansScenarios = [
       // A free plan in a group of its own, turned off right after it has served.
       const plan = await createPlan(t, { group: t.ns.id('grp'), auto_enable: true, items: [{ feature_id: flag.id }] });
       const customer = await createCustomer(t).finally(() => updatePlan(t, { plan_id: plan.id, auto_enable: false }));
-      const held = await activePlanIds(t, customer.id);
+      const subscriptions = (await activeSubscriptions(t, customer.id)).filter((sub) => sub.plan_id === plan.id);
       const check = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: flag.id }));
       t.check('PLAN-AUTO-ENABLE', () => {
         expect(plan.auto_enable, 'auto_enable reads back true').toBe(true);
-        const subscriptions = (customer.subscriptions ?? []).filter((sub) => sub.plan_id === plan.id && sub.status === 'active');
         expect(subscriptions, 'the new customer holds the auto-enable plan').toHaveLength(1);
-        expect(subscriptions[0]!.auto_enable).toBe(true);
-        expect(held).toContain(plan.id);
         expect(check.allowed, 'the auto-enabled plan grants its feature').toBe(true);
       });
     },
@@ -802,7 +801,8 @@ export const plansScenarios = [
       const read = await readPlan(t, plan.id);
       t.precondition('the update archived the plan', () => expect([archived.archived, read.archived]).toEqual([true, true]));
       const newcomer = await createCustomer(t);
-      t.expectError(await t.client.call('billing.attach', { customer_id: newcomer.id, plan_id: plan.id }), { rule: 'PLAN-ARCHIVED-NOT-ATTACHABLE' });
+      // billing.attach is the reference's call: what counts is what the documented listing shows after it, refused or not.
+      await t.client.call('billing.attach', { customer_id: newcomer.id, plan_id: plan.id });
       const [newcomerPlans, existingPlans] = [await activePlanIds(t, newcomer.id), await activePlanIds(t, existing.id)];
       t.check('PLAN-ARCHIVED-NOT-ATTACHABLE', () => {
         expect(newcomerPlans, 'the new customer did not get the archived plan').toEqual([]);
@@ -945,11 +945,9 @@ export const plansScenarios = [
       const customer = await createCustomer(t);
       const now = await targetNow(t);
       await attach(t, customer.id, plan.id);
-      const held = t.setup(await t.client.call('customers.get', { customer_id: customer.id }));
-      const sub = (held.subscriptions ?? []).find((s) => s.plan_id === plan.id);
+      const sub = (await activeSubscriptions(t, customer.id)).find((s) => s.plan_id === plan.id);
       t.check('PLAN-FREE-TRIAL-APPLIES', () => {
-        expect(sub, 'the customer holds the plan').toBeDefined();
-        expect(sub!.status).toBe('active');
+        expect(sub, 'the customer holds the plan, active').toBeDefined();
         expect(sub!.trial_ends_at, 'the subscription is trialing').toEqual(expect.any(Number));
         expect(sub!.trial_ends_at! - sub!.started_at, 'the trial lasts 7 days').toBe(7 * DAY_MS);
       });
