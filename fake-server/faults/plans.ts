@@ -33,8 +33,9 @@ function without(body: Body, key: string): Body {
  * Drops `key` from a create body when its value is an object or an array, as a target ignoring the
  * field would; an invalid value stays, so the body is refused as it would be without the fault.
  */
-function ignoring(key: string): NonNullable<Fault['input']> {
-  return (operation, body) => rewriteCreate(operation, body, (create) => (typeof create[key] === 'object' && create[key] !== null ? without(create, key) : create));
+function ignoring(key: string, kind: 'object' | 'array' = 'object'): NonNullable<Fault['input']> {
+  const wellFormed = (value: unknown) => typeof value === 'object' && value !== null && Array.isArray(value) === (kind === 'array');
+  return (operation, body) => rewriteCreate(operation, body, (create) => (wellFormed(create[key]) ? without(create, key) : create));
 }
 
 /** The record a billing.attach just created. */
@@ -266,7 +267,7 @@ export const plansFaults: readonly Fault[] = [
   {
     rule: 'PLAN-LICENSE-LINKS-OFFER',
     breaks: 'plans.create ignores the license links sent, so the plan offers no license',
-    input: ignoring('licenses'),
+    input: ignoring('licenses', 'array'),
   },
   {
     rule: 'PLAN-LICENSE-LINKS-REPLACE',
@@ -403,15 +404,10 @@ export const plansFaults: readonly Fault[] = [
     output: (operation, body) => rewritePlans(operation, body, (plan) => ({ ...plan, version_slug: String(plan.version) })),
   },
   {
+    // In the answers only: which version plans.get and attach pick stays the domain's.
     rule: 'VER-PLAN-ONE-ACTIVE',
-    breaks: 'a new version leaves the older versions active too',
-    handlers: {
-      'plans.update': (real) => (ctx, input) => {
-        const updated = real(ctx, input);
-        for (const plan of ctx.store.plans.get(input.plan_id) ?? []) plan.active = true;
-        return updated;
-      },
-    },
+    breaks: 'older versions of a plan read as active too',
+    output: (operation, body) => rewritePlans(operation, body, (plan) => ({ ...plan, active: true })),
   },
   {
     rule: 'ERR-PLAN-NOT-FOUND',

@@ -22,6 +22,12 @@ export interface Dependent {
 
 /** Broken rule → the other rules that genuinely fail with it. Keep it short; every entry needs its reason. */
 export const DEPENDENT_RULES: Partial<Record<RuleId, readonly Dependent[]>> = {
+  'PLAN-FREE-TRIAL-WIRE': [
+    {
+      rule: 'CONV-SNAKE-CASE-REQUEST',
+      why: 'ignoring `free_trial` is ignoring a request field spelled snake_case: the trial sent in snake_case does not take effect',
+    },
+  ],
   'PLAN-AUTO-ENABLE': [
     {
       rule: 'CUS-GET-OR-CREATE-NEW',

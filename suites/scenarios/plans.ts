@@ -632,7 +632,7 @@ export const plansScenarios = [
       await attach(t, customer.id, versioned.id);
       const v2 = await updatePlan(t, { plan_id: versioned.id, items: [monthly(feature.id, 20)] });
       const first = await readPlan(t, versioned.id, versioned.version);
-      t.precondition('plans.get answers the version asked for', () => expect(first.version).toBe(versioned.version));
+      t.precondition('the item change made a new version, and plans.get answers the version asked for', () => expect([v2.version, first.version]).toEqual([versioned.version + 1, versioned.version]));
       t.check('VER-PLAN-ONE-ACTIVE', () => expect(first.active, 'version 1 is no longer active').toBe(false));
 
       const answer = t.expectOk(await t.client.call('plans.list', {}), 'PLAN-LIST');
