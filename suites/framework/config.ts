@@ -55,7 +55,7 @@ export const Profile = z.strictObject({
   description: z.string().optional(),
   /** A read-only run executes only scenarios that declare `mutates: false`, against pre-provisioned data. */
   readOnly: z.boolean().default(false),
-  /** What the run may use on the target. Leave `control-plane` out for a shared deployment: `reset` resets every tenant. */
+  /** What the run may use on the target. Leave `control-plane` out for a shared deployment: `reset` wipes the key's whole tenant. */
   capabilities: z.array(ProfileCapability).default([]),
   fixtures: Fixtures.default({}),
 });
