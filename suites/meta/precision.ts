@@ -28,6 +28,12 @@ export const DEPENDENT_RULES: Partial<Record<RuleId, readonly Dependent[]>> = {
       why: 'ignoring `free_trial` is ignoring a request field spelled snake_case: the trial sent in snake_case does not take effect',
     },
   ],
+  'CUS-GET-OR-CREATE-NEW': [
+    {
+      rule: 'PLAN-AUTO-ENABLE',
+      why: 'a new customer created without its auto-enable plans is a plan not attached automatically at customer creation: the same statement from the plan side',
+    },
+  ],
   'PLAN-AUTO-ENABLE': [
     {
       rule: 'CUS-GET-OR-CREATE-NEW',
