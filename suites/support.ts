@@ -4,6 +4,7 @@
  * setup endpoints under the run's namespace (recording what can be undone in the ledger).
  */
 import fc from 'fast-check';
+import { expect } from 'vitest';
 import type { z } from 'zod';
 import { hashSeed, person, seededFaker } from '../fixtures/factories.ts';
 import { ErrorBody } from '../spec/common.ts';
@@ -109,7 +110,12 @@ export async function createFeature(t: T, kind: FeatureKind, extra: Partial<z.in
     kind === 'boolean'
       ? { feature_id: featureId, name: `Flag ${featureId}`, type: 'boolean' }
       : { feature_id: featureId, name: `Units ${featureId}`, type: 'metered', consumable: kind === 'consumable', display: { singular: 'unit', plural: 'units' } };
-  return t.setup(await t.client.call('features.create', { ...body, ...extra }), ['id']);
+  const feature = t.setup(await t.client.call('features.create', { ...body, ...extra }), ['id']);
+  if (kind !== 'boolean' && extra.consumable === undefined) {
+    // A metered feature of the wrong kind would change what every scenario using it sees (FEAT-CONSUMABLE-METERED is proven in features.ts).
+    t.precondition(`the ${kind} feature ${featureId} is ${kind}`, () => expect(feature.consumable, 'consumable').toBe(kind === 'consumable'));
+  }
+  return feature;
 }
 
 /** Creates a plan with a namespaced id (`plan_id`, when given, must be one: `t.ns.id(kind)`); it is archived at cleanup. */
@@ -170,10 +176,22 @@ export async function createLicensePool(t: T, seats: number, options: { totalSea
   const flag = await createFeature(t, 'boolean');
   const licensePlan = await createPlan(t, { items: [{ feature_id: flag.id }] });
   const parentPlan = await createPlan(t, { group: t.ns.id('grp'), licenses: [{ license_plan_id: licensePlan.id, included: seats }] });
+  requireLicenseLinks(t, parentPlan, [licensePlan.id]);
   const customer = await createCustomer(t);
   const quantities = options.totalSeats === undefined ? {} : { license_quantities: [{ license_plan_id: licensePlan.id, quantity: options.totalSeats }] };
   await attach(t, customer.id, parentPlan.id, quantities);
   return { customerId: customer.id, licensePlan, parentPlan, seatFeature, flag };
+}
+
+/**
+ * Precondition: the answer of plans.create of a parent plan carries the license links sent, so a
+ * target that drops them (PLAN-LICENSE-LINKS-OFFER, proven in plans.ts) blocks the license
+ * scenarios rather than failing their rules.
+ */
+export function requireLicenseLinks(t: T, parentPlan: Plan, licensePlanIds: readonly string[]): void {
+  t.precondition(`plan ${parentPlan.id} carries its license links`, () =>
+    expect((parentPlan.licenses ?? []).map((link) => link.license_plan_id).sort()).toEqual([...licensePlanIds].sort()),
+  );
 }
 
 /** Entity items for licenses.attach; new ones carry the feature so the target creates them. */

@@ -103,6 +103,11 @@ export const featuresFaults: readonly Fault[] = [
     output: featureAnswer(({ provider_markups: _markups, ...rest }) => rest),
   },
   {
+    rule: 'FEAT-MODEL-MARKUPS-WIRE',
+    breaks: 'the model markups are not answered',
+    output: featureAnswer(({ model_markups: _markups, ...rest }) => rest),
+  },
+  {
     rule: 'FEAT-CREDIT-SCHEMA-WIRE',
     breaks: 'the credit schema is kept but left out of the answer',
     output: featureAnswer(({ credit_schema: _schema, ...rest }) => rest),

@@ -29,6 +29,15 @@ function without(body: Body, key: string): Body {
   return rest;
 }
 
+/**
+ * Drops `key` from a create body when its value is an object or an array, as a target ignoring the
+ * field would; an invalid value stays, so the body is refused as it would be without the fault.
+ */
+function ignoring(key: string, kind: 'object' | 'array' = 'object'): NonNullable<Fault['input']> {
+  const wellFormed = (value: unknown) => typeof value === 'object' && value !== null && Array.isArray(value) === (kind === 'array');
+  return (operation, body) => rewriteCreate(operation, body, (create) => (wellFormed(create[key]) ? without(create, key) : create));
+}
+
 /** The record a billing.attach just created. */
 function attachedRecord(ctx: DomainContext, input: InputOf<'billing.attach'>): RecordRow {
   return ctx.store
@@ -111,7 +120,7 @@ export const plansFaults: readonly Fault[] = [
   {
     rule: 'PLAN-CONFIG-ROUND-TRIP',
     breaks: 'plans.create ignores the config sent',
-    input: (operation, body) => rewriteCreate(operation, body, (create) => without(create, 'config')),
+    input: ignoring('config'),
   },
   {
     rule: 'PLAN-METADATA-SHARED',
@@ -186,13 +195,16 @@ export const plansFaults: readonly Fault[] = [
 
   // ── plans.create ──────────────────────────────────────────────────────────
   {
+    // Surgical: the stored plan differs from the answer in a field only this rule's scenario reads,
+    // so scenarios attaching created plans are not touched.
     rule: 'PLAN-CREATE-THEN-GET',
-    breaks: 'plans.create answers the plan but does not store it',
+    breaks: 'plans.create answers the plan as sent but stores it without its description',
     handlers: {
       'plans.create': (real) => (ctx, input) => {
-        const plan = real(ctx, input);
-        ctx.store.plans.delete(input.plan_id);
-        return plan;
+        const answer = structuredClone(real(ctx, input));
+        const stored = ctx.store.plans.get(input.plan_id)?.at(-1);
+        if (stored !== undefined) stored.description = null;
+        return answer;
       },
     },
   },
@@ -214,7 +226,7 @@ export const plansFaults: readonly Fault[] = [
   },
   {
     rule: 'PLAN-ADD-ON-ALONGSIDE',
-    breaks: 'attaching an add-on replaces the main plan of its group, as a main plan would',
+    breaks: 'attaching an add-on that has a group replaces the main plan of that group, as a main plan would',
     handlers: {
       'billing.attach': (real) => (ctx, input) => {
         const result = real(ctx, input);
@@ -224,22 +236,38 @@ export const plansFaults: readonly Fault[] = [
         for (const record of ctx.store.recordsOf(input.customer_id)) {
           if (record === added || record.status === 'expired' || record.entityId !== added.entityId) continue;
           const other = planOfRecord(ctx, record);
-          if (!other.add_on && other.group === plan.group) endRecord(ctx, record);
+          if (!other.add_on && plan.group !== null && other.group === plan.group) endRecord(ctx, record);
         }
         return result;
       },
     },
   },
   {
+    // Only the answers: the plan keeps resetting, so scenarios relying on resets are not touched.
     rule: 'PLAN-ITEMS-ROUND-TRIP',
-    breaks: 'plans.create ignores the reset of each item',
+    breaks: 'plans answer every item with reset null, whatever reset it was created with',
+    output: (operation, body) => rewritePlans(operation, body, (plan) => ({ ...plan, items: plan.items.map((item) => ({ ...item, reset: null })) })),
+  },
+  {
+    rule: 'PLAN-BILLING-METHOD-ENUM',
+    breaks: 'plans.create takes an item price billing_method outside usage_based and prepaid as usage_based',
     input: (operation, body) =>
-      rewriteCreate(operation, body, (create) => (Array.isArray(create['items']) ? { ...create, items: create['items'].map((item: Body) => without(item, 'reset')) } : create)),
+      rewriteCreate(operation, body, (create) =>
+        Array.isArray(create['items'])
+          ? {
+              ...create,
+              items: create['items'].map((item: Body) => {
+                const price = item['price'] as Body | undefined;
+                return price === undefined || price === null || ['usage_based', 'prepaid'].includes(price['billing_method'] as string) ? item : { ...item, price: { ...price, billing_method: 'usage_based' } };
+              }),
+            }
+          : create,
+      ),
   },
   {
     rule: 'PLAN-LICENSE-LINKS-OFFER',
     breaks: 'plans.create ignores the license links sent, so the plan offers no license',
-    input: (operation, body) => rewriteCreate(operation, body, (create) => without(create, 'licenses')),
+    input: ignoring('licenses', 'array'),
   },
   {
     rule: 'PLAN-LICENSE-LINKS-REPLACE',
@@ -267,16 +295,21 @@ export const plansFaults: readonly Fault[] = [
   // ── plans.get ─────────────────────────────────────────────────────────────
   {
     rule: 'PLAN-GET-REQUIRED-FIELDS',
-    breaks: 'plans.get without plan_id answers the most recently created plan',
-    input: (operation, body) => (operation === 'plans.get' && typeof body === 'object' && body !== null && !('plan_id' in body) ? { ...body, plan_id: '' } : body),
+    breaks: 'plans.get with a version but without plan_id answers the most recently created plan',
+    input: (operation, body) => (operation === 'plans.get' && typeof body === 'object' && body !== null && !('plan_id' in body) && 'version' in body ? { ...body, plan_id: '' } : body),
     handlers: {
       'plans.get': (real) => (ctx, input) => (input.plan_id === '' ? (listPlans(ctx, { include_archived: true }).list.at(-1) ?? real(ctx, input)) : real(ctx, input)),
     },
   },
   {
     rule: 'PLAN-GET-VERSION',
-    breaks: 'plans.get ignores version and answers the active version',
-    handlers: { 'plans.get': (real) => (ctx, input) => real(ctx, { plan_id: input.plan_id }) },
+    breaks: 'plans.get of an existing version answers the active version instead',
+    handlers: {
+      'plans.get': (real) => (ctx, input) => {
+        const exists = (ctx.store.plans.get(input.plan_id) ?? []).some((plan) => plan.version === input.version);
+        return real(ctx, exists ? { plan_id: input.plan_id } : input);
+      },
+    },
   },
   {
     rule: 'PLAN-GET-DEFAULT-ACTIVE',
@@ -296,7 +329,7 @@ export const plansFaults: readonly Fault[] = [
   {
     rule: 'PLAN-FREE-TRIAL-WIRE',
     breaks: 'plans.create ignores free_trial',
-    input: (operation, body) => rewriteCreate(operation, body, (create) => without(create, 'free_trial')),
+    input: ignoring('free_trial'),
   },
   {
     rule: 'PLAN-CONFIG-WIRE',
@@ -306,12 +339,17 @@ export const plansFaults: readonly Fault[] = [
   {
     rule: 'PLAN-BILLING-CONTROLS-WIRE',
     breaks: 'plans.create ignores billing_controls',
-    input: (operation, body) => rewriteCreate(operation, body, (create) => without(create, 'billing_controls')),
+    input: ignoring('billing_controls'),
+  },
+  {
+    rule: 'PLAN-CREATE-IN-STRIPE-WIRE',
+    breaks: 'plans.create refuses create_in_stripe',
+    input: (operation, body) => rewriteCreate(operation, body, (create) => ('create_in_stripe' in create ? { ...create, create_in_stripe: 'unsupported' } : create)),
   },
   {
     rule: 'PLAN-METADATA-WIRE',
     breaks: 'plans.create ignores metadata',
-    input: (operation, body) => rewriteCreate(operation, body, (create) => without(create, 'metadata')),
+    input: ignoring('metadata'),
   },
 
   // ── plans.update, plans.list and versions ──────────────────────────────────────
@@ -336,7 +374,7 @@ export const plansFaults: readonly Fault[] = [
   {
     rule: 'PLAN-LIST',
     breaks: 'plans.list lists every version of each plan, not only the active one',
-    input: (operation, body) => (operation === 'plans.list' && typeof body === 'object' && body !== null ? { ...body, all_versions: true } : body),
+    input: (operation, body) => (operation === 'plans.list' && typeof body === 'object' && body !== null && !('all_versions' in body) ? { ...body, all_versions: true } : body),
   },
   {
     rule: 'PLAN-LIST-SHAPE',
@@ -366,15 +404,10 @@ export const plansFaults: readonly Fault[] = [
     output: (operation, body) => rewritePlans(operation, body, (plan) => ({ ...plan, version_slug: String(plan.version) })),
   },
   {
+    // In the answers only: which version plans.get and attach pick stays the domain's.
     rule: 'VER-PLAN-ONE-ACTIVE',
-    breaks: 'a new version leaves the older versions active too',
-    handlers: {
-      'plans.update': (real) => (ctx, input) => {
-        const updated = real(ctx, input);
-        for (const plan of ctx.store.plans.get(input.plan_id) ?? []) plan.active = true;
-        return updated;
-      },
-    },
+    breaks: 'older versions of a plan read as active too',
+    output: (operation, body) => rewritePlans(operation, body, (plan) => ({ ...plan, active: true })),
   },
   {
     rule: 'ERR-PLAN-NOT-FOUND',

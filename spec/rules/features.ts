@@ -156,6 +156,17 @@ export const featuresRules = [
     operations: ['features.create'],
   },
 
+  {
+    id: 'FEAT-MODEL-MARKUPS-WIRE',
+    level: 'SHOULD',
+    provenance: 'reference',
+    part: 'features',
+    section: CREATE,
+    quote: 'The model markups are sent as `model_markups` (map of model id to `{markup}`) and the feature answers them as sent.',
+    source: 'observed-behaviour §3.8',
+    operations: ['features.create', 'features.get'],
+  },
+
   // --- Reference: names the Resources part leaves open ---
   {
     id: 'FEAT-CREDIT-SCHEMA-WIRE',

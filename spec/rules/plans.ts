@@ -140,6 +140,16 @@ export const plansRules = [
     operations: ['plans.create', 'billing.attach'],
   },
   {
+    // The Errors part states the refusal: "values outside stated bounds or enumerations".
+    id: 'PLAN-BILLING-METHOD-ENUM',
+    level: 'MUST',
+    provenance: 'documented',
+    part: 'plans',
+    section: PLAN,
+    quote: '`billingMethod` `usage_based` or `prepaid`',
+    operations: ['plans.create'],
+  },
+  {
     id: 'PLAN-CURRENCIES-ROUND-TRIP',
     level: 'MUST',
     provenance: 'documented',
@@ -335,6 +345,16 @@ export const plansRules = [
     part: 'plans',
     section: ENDPOINTS,
     quote: 'Billing controls are sent as `billing_controls` (object) and accepted; the plan reads `{}` when none are set.',
+    source: 'observed-behaviour §3.7',
+    operations: ['plans.create'],
+  },
+  {
+    id: 'PLAN-CREATE-IN-STRIPE-WIRE',
+    level: 'SHOULD',
+    provenance: 'reference',
+    part: 'plans',
+    section: ENDPOINTS,
+    quote: '`plans.create` accepts `create_in_stripe: false`, and the plan is then connected to no Stripe product.',
     source: 'observed-behaviour §3.7',
     operations: ['plans.create'],
   },

@@ -1,11 +1,13 @@
 /**
  * Conformance scenarios of features: `features.create` and the Feature resource, credit systems,
  * and the setup calls `features.get` and `features.list`. Features cannot be deleted through the
- * API, so every one carries a namespaced id and a shared deployment keeps them.
+ * API, so every one carries a namespaced id and a shared deployment keeps them. Every assertion
+ * names its rule; `features.get` is the subject of FEAT-GET only, elsewhere a read (setup).
  */
 import { expect } from 'vitest';
 import type { z } from 'zod';
 import type { Feature } from '../../spec/features.ts';
+import type { RuleId } from '../../spec/rules/catalogue.ts';
 import { attach, createCustomer, createFeature, createPlan, type Ops, scenario, type T } from '../support.ts';
 
 type CreateBody = z.input<Ops['features.create']['request']>;
@@ -13,36 +15,42 @@ type CreateBody = z.input<Ops['features.create']['request']>;
 /** The fields a create request sets, as the Feature must read them back. */
 const ECHOED = ['id', 'name', 'type', 'consumable', 'archived', 'event_names', 'credit_schema', 'model_markups', 'default_markup', 'provider_markups'] as const;
 
-function echoed(feature: Feature) {
-  return Object.fromEntries(ECHOED.map((key) => [key, feature[key]]));
+/**
+ * The echoed fields of `feature` that `reference` (an earlier answer about the same feature) has:
+ * a field the earlier answer left out is a shape or wire rule's, not the rule comparing the two.
+ */
+function echoed(feature: Feature, reference: Feature = feature) {
+  return Object.fromEntries(ECHOED.filter((key) => reference[key] !== undefined).map((key) => [key, feature[key]]));
 }
 
-async function create(t: T, body: CreateBody): Promise<Feature> {
-  return t.expectOk(await t.client.call('features.create', body));
+/** features.create as the subject of `rule`. */
+async function create(t: T, rule: RuleId, body: CreateBody): Promise<Feature> {
+  return t.expectOk(await t.client.call('features.create', body), rule);
 }
 
-async function get(t: T, featureId: string): Promise<Feature> {
-  return t.expectOk(await t.client.call('features.get', { feature_id: featureId }));
+/** features.get as a read (setup); the rule using it checks what it answers. */
+async function readFeature(t: T, featureId: string): Promise<Feature> {
+  return t.setup(await t.client.call('features.get', { feature_id: featureId }));
 }
 
-/** A refused create must leave no feature behind. */
-async function expectRefusedAndAbsent(t: T, body: Record<string, unknown>, why: string): Promise<void> {
-  const result = await t.client.call('features.create', body as CreateBody);
-  expect(result.ok, `${why}: features.create must refuse the body`).toBe(false);
-  t.expectError(result);
-  const after = await t.client.call('features.get', { feature_id: String(body['feature_id']) });
-  expect(after.ok, `${why}: the refused create must not have created ${String(body['feature_id'])}`).toBe(false);
+/**
+ * features.create refuses `body` (a check of `rule`) and leaves no feature behind: the nearest valid
+ * request, a boolean feature under the same id, is then accepted (a feature left behind would make
+ * it a duplicate). Both through the documented features.create.
+ */
+async function expectRefusedAndAbsent(t: T, rule: RuleId, body: Record<string, unknown>): Promise<void> {
+  t.expectError(await t.client.call('features.create', body as CreateBody), { rule });
+  await create(t, rule, { feature_id: String(body['feature_id']), name: 'Valid', type: 'boolean' });
 }
 
-/** The balance of a feature as balances.check reports it (required_balance 0 consumes and requires nothing). */
+/** The balance of a feature as balances.check reports it (a read; required_balance 0 consumes and requires nothing). */
 async function balanceOf(t: T, customerId: string, featureId: string) {
-  const result = t.expectOk(await t.client.call('balances.check', { customer_id: customerId, feature_id: featureId, required_balance: 0 }));
-  expect(result.balance, `balances.check shows a balance of ${featureId}`).not.toBeNull();
-  return result.balance!;
+  return t.setup(await t.client.call('balances.check', { customer_id: customerId, feature_id: featureId, required_balance: 0 })).balance ?? undefined;
 }
 
+/** Whether balances.check allows `required` units (a read here; the caller's check inspects it). */
 async function allowed(t: T, customerId: string, featureId: string, required: number): Promise<boolean> {
-  return t.expectOk(await t.client.call('balances.check', { customer_id: customerId, feature_id: featureId, required_balance: required })).allowed;
+  return t.setup(await t.client.call('balances.check', { customer_id: customerId, feature_id: featureId, required_balance: required })).allowed;
 }
 
 export const featuresScenarios = [
@@ -60,56 +68,91 @@ export const featuresScenarios = [
         { feature_id: t.ns.id('featcredits'), name: 'Credits', type: 'credit_system', credit_schema: [{ metered_feature_id: metered, credit_cost: 2 }] },
         { feature_id: t.ns.id('featai'), name: 'AI credits', type: 'ai_credit_system', default_markup: 20 },
       ];
+      const answers: [CreateBody, Feature][] = [];
       for (const body of bodies) {
-        const created = await create(t, body);
-        expect(created, `features.create answers the ${body.type} feature as sent`).toMatchObject({ id: body.feature_id, name: body.name, type: body.type, archived: false });
-        expect(created.event_names, `event_names of ${body.feature_id}: as sent, [] when none were set`).toEqual(body.event_names ?? []);
-        expect(echoed(await get(t, body.feature_id)), `features.get reads ${body.feature_id} as created`).toEqual(echoed(created));
+        const created = await create(t, 'FEAT-TYPES', body);
+        t.check('FEAT-TYPES', () => expect(created, `features.create answers the ${body.type} feature as sent`).toMatchObject({ id: body.feature_id, name: body.name, type: body.type }));
+        const got = t.expectOk(await t.client.call('features.get', { feature_id: body.feature_id }), 'FEAT-GET');
+        t.check('FEAT-GET', () => expect(echoed(got, created), `features.get reads ${body.feature_id} as created`).toEqual(echoed(created)));
+        answers.push([body, created]);
+      }
+      // The reference's wire name and default last, apart from the documented rules above.
+      for (const [body, created] of answers) {
+        t.check('FEAT-EVENT-NAMES-WIRE', () => expect(created.event_names, `event_names of ${body.feature_id}: as sent, [] when none were set`).toEqual(body.event_names ?? []));
       }
     },
   ),
 
   scenario(
     {
-      id: 'features.consumable',
-      title: 'consumable is kept on metered features, and changes nothing on boolean features or credit systems',
-      rules: ['FEAT-CONSUMABLE-METERED', 'FEAT-CONSUMABLE-ONLY-METERED'],
+      id: 'features.consumable-metered',
+      title: 'consumable is kept on metered features, true and false',
+      rules: ['FEAT-CONSUMABLE-METERED', 'FEAT-GET'],
     },
     async (t) => {
       for (const consumable of [true, false]) {
-        const feature = await create(t, { feature_id: t.ns.id('featmetered'), name: 'Metered', type: 'metered', consumable });
-        expect(feature.consumable, `a metered feature created with consumable ${consumable}`).toBe(consumable);
-        expect((await get(t, feature.id)).consumable, `features.get of a metered feature created with consumable ${consumable}`).toBe(consumable);
+        const feature = await create(t, 'FEAT-CONSUMABLE-METERED', { feature_id: t.ns.id('featmetered'), name: 'Metered', type: 'metered', consumable });
+        t.check('FEAT-CONSUMABLE-METERED', () => expect(feature.consumable, `a metered feature created with consumable ${consumable}`).toBe(consumable));
+        // Read back through the reference's features.get: its own (SHOULD) rule.
+        const got = await readFeature(t, feature.id);
+        t.check('FEAT-GET', () => expect(got.consumable, `features.get of a metered feature created with consumable ${consumable}`).toBe(feature.consumable));
       }
-
-      const plain = await create(t, { feature_id: t.ns.id('featflag'), name: 'Flag', type: 'boolean' });
-      const flagged = await create(t, { feature_id: t.ns.id('featflag'), name: 'Flag', type: 'boolean', consumable: true });
-      expect({ ...echoed(flagged), id: plain.id }, 'a boolean feature created with consumable true reads like one created without it').toEqual(echoed(plain));
-      // …and it still gates access as a flag.
-      const plan = await createPlan(t, { items: [{ feature_id: flagged.id }] });
-      const customer = await createCustomer(t);
-      await attach(t, customer.id, plan.id);
-      const check = t.expectOk(await t.client.call('balances.check', { customer_id: customer.id, feature_id: flagged.id }));
-      expect(check, 'the boolean feature created with consumable true is a flag the plan grants').toMatchObject({ allowed: true, balance: null, flag: { feature_id: flagged.id } });
-
-      const metered = await createFeature(t, 'consumable');
-      const schema = [{ metered_feature_id: metered.id, credit_cost: 1 }];
-      const credits = await create(t, { feature_id: t.ns.id('featcredits'), name: 'Credits', type: 'credit_system', consumable: true, credit_schema: schema });
-      const creditsDefault = await create(t, { feature_id: t.ns.id('featcredits'), name: 'Credits', type: 'credit_system', credit_schema: schema });
-      expect(credits.consumable, 'consumable true on a credit system changes nothing').toBe(creditsDefault.consumable);
     },
   ),
 
   scenario(
-    { id: 'features.display-round-trip', title: 'the display names sent to features.create are the ones features.create and features.get answer', rules: ['FEAT-DISPLAY-ROUND-TRIP'] },
+    {
+      id: 'features.consumable-only-metered',
+      title: 'consumable true on a boolean feature or a credit system changes nothing: the create is refused, or the feature reads and works like one created without it',
+      rules: ['FEAT-CONSUMABLE-ONLY-METERED'],
+    },
+    async (t) => {
+      // The nearest valid request: the same boolean feature without consumable.
+      const plain = t.setup(await t.client.call('features.create', { feature_id: t.ns.id('featflag'), name: 'Flag', type: 'boolean' }));
+      const flaggedResult = await t.client.call('features.create', { feature_id: t.ns.id('featflag'), name: 'Flag', type: 'boolean', consumable: true });
+      // The document says only that consumable is "applicable only to metered features": refusing it is as good as ignoring it.
+      if (flaggedResult.ok) {
+        const flagged = flaggedResult.body;
+        t.check('FEAT-CONSUMABLE-ONLY-METERED', () =>
+          expect({ ...echoed(flagged, plain), id: plain.id }, 'a boolean feature created with consumable true reads like one created without it').toEqual(echoed(plain)),
+        );
+        // …and it still gates access as a flag.
+        const plan = await createPlan(t, { items: [{ feature_id: flagged.id }] });
+        const customer = await createCustomer(t);
+        await attach(t, customer.id, plan.id);
+        const check = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: flagged.id }));
+        t.check('FEAT-CONSUMABLE-ONLY-METERED', () =>
+          expect(check, 'the boolean feature created with consumable true is a flag the plan grants').toMatchObject({ allowed: true, balance: null, flag: { feature_id: flagged.id } }),
+        );
+      } else {
+        t.expectError(flaggedResult, { rule: 'FEAT-CONSUMABLE-ONLY-METERED' });
+      }
+
+      const metered = await createFeature(t, 'consumable');
+      const schema = [{ metered_feature_id: metered.id, credit_cost: 1 }];
+      const creditsDefault = t.setup(await t.client.call('features.create', { feature_id: t.ns.id('featcredits'), name: 'Credits', type: 'credit_system', credit_schema: schema }));
+      const creditsResult = await t.client.call('features.create', { feature_id: t.ns.id('featcredits'), name: 'Credits', type: 'credit_system', consumable: true, credit_schema: schema });
+      if (creditsResult.ok) {
+        t.check('FEAT-CONSUMABLE-ONLY-METERED', () => expect(creditsResult.body.consumable, 'consumable true on a credit system changes nothing').toBe(creditsDefault.consumable));
+      } else {
+        t.expectError(creditsResult, { rule: 'FEAT-CONSUMABLE-ONLY-METERED' });
+      }
+    },
+  ),
+
+  scenario(
+    { id: 'features.display-round-trip', title: 'the display names sent to features.create are the ones features.create and features.get answer', rules: ['FEAT-DISPLAY-ROUND-TRIP', 'FEAT-GET'] },
     async (t) => {
       const bodies: CreateBody[] = [
         { feature_id: t.ns.id('featseats'), name: 'Seats', type: 'metered', consumable: false, display: { singular: 'seat', plural: 'seats' } },
         { feature_id: t.ns.id('featflag'), name: 'Single sign-on', type: 'boolean', display: { singular: 'SSO login', plural: 'SSO logins' } },
       ];
       for (const body of bodies) {
-        expect((await create(t, body)).display, `features.create answers the display of ${body.feature_id} as sent`).toEqual(body.display);
-        expect((await get(t, body.feature_id)).display, `features.get reads the display of ${body.feature_id} as sent`).toEqual(body.display);
+        const created = await create(t, 'FEAT-DISPLAY-ROUND-TRIP', body);
+        t.check('FEAT-DISPLAY-ROUND-TRIP', () => expect(created.display, `features.create answers the display of ${body.feature_id} as sent`).toEqual(body.display));
+        // Read back through the reference's features.get: its own (SHOULD) rule.
+        const got = await readFeature(t, body.feature_id);
+        t.check('FEAT-GET', () => expect(got.display, `features.get reads the display of ${body.feature_id} as created`).toEqual(created.display));
       }
     },
   ),
@@ -127,29 +170,41 @@ export const featuresScenarios = [
         { metered_feature_id: messages.id, credit_cost: 3 },
         { metered_feature_id: images.id, credit_cost: 2 },
       ];
-      const credits = await create(t, { feature_id: t.ns.id('featcredits'), name: 'Credits', type: 'credit_system', credit_schema: schema });
-      expect(credits.credit_schema, 'features.create answers the credit schema as sent').toEqual(schema);
-      expect((await get(t, credits.id)).credit_schema, 'features.get reads the credit schema as sent').toEqual(schema);
+      const credits = await create(t, 'FEAT-CREDIT-SYSTEM', { feature_id: t.ns.id('featcredits'), name: 'Credits', type: 'credit_system', credit_schema: schema });
 
       // A yearly reset, so that another scenario moving the shared clock by a month does not refill the credits midway.
       const plan = await createPlan(t, { items: [{ feature_id: credits.id, included: 100, reset: { interval: 'year' } }] });
       const customer = await createCustomer(t);
       await attach(t, customer.id, plan.id);
-      expect(await balanceOf(t, customer.id, credits.id)).toMatchObject({ granted: 100, usage: 0, remaining: 100 });
+      const initial = await balanceOf(t, customer.id, credits.id);
+      t.precondition('the plan grants 100 credits', () => expect(initial).toMatchObject({ granted: 100, usage: 0, remaining: 100 }));
 
-      const sent = t.expectOk(await t.client.call('balances.check', { customer_id: customer.id, feature_id: messages.id, required_balance: 2, send_event: true }));
-      expect(sent.allowed, '2 messages at 3 credits each fit in 100 credits').toBe(true);
-      expect(await balanceOf(t, customer.id, credits.id), '2 messages drew 2 × 3 credits').toMatchObject({ usage: 6, remaining: 94 });
+      const sent = t.expectOk(await t.client.call('balances.check', { customer_id: customer.id, feature_id: messages.id, required_balance: 2, send_event: true }), 'FEAT-CREDIT-SYSTEM');
+      const afterMessages = await balanceOf(t, customer.id, credits.id);
+      t.check('FEAT-CREDIT-SYSTEM', () => {
+        expect(sent.allowed, '2 messages at 3 credits each fit in 100 credits').toBe(true);
+        expect(afterMessages, '2 messages drew 2 × 3 credits').toMatchObject({ usage: 6, remaining: 94 });
+      });
 
-      t.expectOk(await t.client.call('balances.track', { customer_id: customer.id, feature_id: images.id, value: 5 }));
-      expect(await balanceOf(t, customer.id, credits.id), '5 images drew 5 × 2 credits').toMatchObject({ usage: 16, remaining: 84 });
+      // balances.track is the reference's call: the documented balances.check shows what it drew.
+      t.setup(await t.client.call('balances.track', { customer_id: customer.id, feature_id: images.id, value: 5 }));
+      const afterImages = await balanceOf(t, customer.id, credits.id);
+      t.check('FEAT-CREDIT-SYSTEM', () => expect(afterImages, '5 images drew 5 × 2 credits').toMatchObject({ usage: 16, remaining: 84 }));
 
       // 84 credits left: 28 messages (84 credits) fit exactly, 29 (87) do not; 42 images (84) fit, 43 (86) do not.
-      expect(await allowed(t, customer.id, messages.id, 28), '28 messages cost 84 credits, all that is left').toBe(true);
-      expect(await allowed(t, customer.id, messages.id, 29), '29 messages cost 87 credits, more than the 84 left').toBe(false);
-      expect(await allowed(t, customer.id, images.id, 42), '42 images cost 84 credits, all that is left').toBe(true);
-      expect(await allowed(t, customer.id, images.id, 43), '43 images cost 86 credits, more than the 84 left').toBe(false);
-      expect(await balanceOf(t, customer.id, credits.id), 'checks without send_event draw nothing').toMatchObject({ usage: 16, remaining: 84 });
+      const fits = [await allowed(t, customer.id, messages.id, 28), await allowed(t, customer.id, messages.id, 29), await allowed(t, customer.id, images.id, 42), await allowed(t, customer.id, images.id, 43)];
+      const untouched = await balanceOf(t, customer.id, credits.id);
+      t.check('FEAT-CREDIT-SYSTEM', () => {
+        expect(fits, '28 messages and 42 images cost the 84 credits left; 29 messages and 43 images cost more').toEqual([true, false, true, false]);
+        expect(untouched, 'checks without send_event draw nothing').toMatchObject({ usage: 16, remaining: 84 });
+      });
+
+      // The reference's wire name of the schema last, apart from the documented rule above.
+      const got = await readFeature(t, credits.id);
+      t.check('FEAT-CREDIT-SCHEMA-WIRE', () => {
+        expect(credits.credit_schema, 'features.create answers the credit schema as sent').toEqual(schema);
+        expect(got.credit_schema, 'features.get reads the credit schema as sent').toEqual(schema);
+      });
     },
   ),
 
@@ -160,10 +215,10 @@ export const featuresScenarios = [
       rules: ['FEAT-CREATE-REQUIRED-FIELDS', 'FEAT-TYPE-ENUM'],
     },
     async (t) => {
-      await expectRefusedAndAbsent(t, { feature_id: t.ns.id('featnoname'), type: 'boolean' }, 'no name');
-      await expectRefusedAndAbsent(t, { feature_id: t.ns.id('featnotype'), name: 'No type' }, 'no type');
+      await expectRefusedAndAbsent(t, 'FEAT-CREATE-REQUIRED-FIELDS', { feature_id: t.ns.id('featnoname'), type: 'boolean' });
+      await expectRefusedAndAbsent(t, 'FEAT-CREATE-REQUIRED-FIELDS', { feature_id: t.ns.id('featnotype'), name: 'No type' });
       for (const type of ['gauge', 'Boolean', 'credit-system', '']) {
-        await expectRefusedAndAbsent(t, { feature_id: t.ns.id('featbadtype'), name: 'Bad type', type }, `type ${JSON.stringify(type)}`);
+        await expectRefusedAndAbsent(t, 'FEAT-TYPE-ENUM', { feature_id: t.ns.id('featbadtype'), name: 'Bad type', type });
       }
       const metered = await createFeature(t, 'consumable');
       const accepted: CreateBody[] = [
@@ -172,25 +227,36 @@ export const featuresScenarios = [
         { feature_id: t.ns.id('featcredits'), name: 'Credits', type: 'credit_system', credit_schema: [{ metered_feature_id: metered.id, credit_cost: 1 }] },
         { feature_id: t.ns.id('featai'), name: 'AI', type: 'ai_credit_system' },
       ];
-      for (const body of accepted) expect((await create(t, body)).type, `type ${body.type} is accepted`).toBe(body.type);
+      // Accepted; what type the feature reads back is FEAT-TYPES's.
+      for (const body of accepted) await create(t, 'FEAT-TYPE-ENUM', body);
     },
   ),
 
   scenario(
     {
       id: 'features.ai-markups',
-      title: 'an AI credit system takes a default markup of -100 (usage free) but not below, and answers default_markup and provider_markups as sent',
-      rules: ['FEAT-AI-DEFAULT-MARKUP-MIN', 'FEAT-AI-MARKUP-WIRE'],
+      title: 'an AI credit system takes a default markup of -100 (usage free) but not below, and answers default_markup, provider_markups and model_markups as sent',
+      rules: ['FEAT-AI-DEFAULT-MARKUP-MIN', 'FEAT-AI-MARKUP-WIRE', 'FEAT-MODEL-MARKUPS-WIRE'],
     },
     async (t) => {
       for (const default_markup of [-100.01, -101, -1000]) {
-        await expectRefusedAndAbsent(t, { feature_id: t.ns.id('featai'), name: 'AI', type: 'ai_credit_system', default_markup }, `default markup ${default_markup}`);
+        await expectRefusedAndAbsent(t, 'FEAT-AI-DEFAULT-MARKUP-MIN', { feature_id: t.ns.id('featai'), name: 'AI', type: 'ai_credit_system', default_markup });
       }
+      const answers: [number, Feature, Feature][] = [];
       for (const default_markup of [-100, -99.99, 0, 250]) {
-        const markups = { default_markup, provider_markups: { openai: { markup: 10 }, anthropic: { markup: -100 } } };
-        const created = await create(t, { feature_id: t.ns.id('featai'), name: 'AI', type: 'ai_credit_system', ...markups });
-        expect(created, `features.create answers default markup ${default_markup} and the provider markups as sent`).toMatchObject(markups);
-        expect(await get(t, created.id), `features.get reads default markup ${default_markup} and the provider markups as sent`).toMatchObject(markups);
+        const created = await create(t, 'FEAT-AI-DEFAULT-MARKUP-MIN', { feature_id: t.ns.id('featai'), name: 'AI', type: 'ai_credit_system', default_markup, ...MARKUPS });
+        answers.push([default_markup, created, await readFeature(t, created.id)]);
+      }
+      for (const [default_markup, created, got] of answers) {
+        for (const [what, feature] of [['features.create', created], ['features.get', got]] as const) {
+          t.check('FEAT-AI-MARKUP-WIRE', () =>
+            expect({ default_markup: feature.default_markup, provider_markups: feature.provider_markups }, `${what} answers default markup ${default_markup} and the provider markups as sent`).toEqual({
+              default_markup,
+              provider_markups: MARKUPS.provider_markups,
+            }),
+          );
+          t.check('FEAT-MODEL-MARKUPS-WIRE', () => expect(feature.model_markups, `${what} answers the model markups as sent`).toEqual(MARKUPS.model_markups));
+        }
       }
     },
   ),
@@ -199,9 +265,15 @@ export const featuresScenarios = [
     { id: 'features.duplicate-id', title: 'features.create of an existing id is refused with 409 duplicate_feature_id and leaves the feature as it was', rules: ['FEAT-DUPLICATE-ID'] },
     async (t) => {
       const original = await createFeature(t, 'boolean');
-      const again = await t.client.call('features.create', { feature_id: original.id, name: 'Another name', type: 'metered', consumable: true });
-      t.expectError(again, { status: 409, code: 'duplicate_feature_id' });
-      expect(echoed(await get(t, original.id)), 'the refused create left the feature as it was').toEqual(echoed(original));
+      const duplicate = { name: 'Another name', type: 'metered', consumable: true } as const;
+      t.expectError(await t.client.call('features.create', { feature_id: original.id, ...duplicate }), { status: 409, code: 'duplicate_feature_id', rule: 'FEAT-DUPLICATE-ID' });
+      const kept = await readFeature(t, original.id);
+      t.check('FEAT-DUPLICATE-ID', () => {
+        expect({ type: kept.type, consumable: kept.consumable }, 'the refused create left the feature as it was').toEqual({ type: original.type, consumable: original.consumable });
+        expect(kept.name, 'the refused create did not rename the feature').not.toBe(duplicate.name);
+      });
+      // The nearest valid request: the same body under a new id.
+      t.setup(await t.client.call('features.create', { feature_id: t.ns.id('featmetered'), ...duplicate }));
     },
   ),
 
@@ -213,16 +285,29 @@ export const featuresScenarios = [
     },
     async (t) => {
       const created = [await createFeature(t, 'boolean'), await createFeature(t, 'consumable'), await createFeature(t, 'allocated')];
-      const { list } = t.expectOk(await t.client.call('features.list', {}));
-      for (const feature of created) {
-        const listed = list.find((candidate) => candidate.id === feature.id);
-        expect(listed && echoed(listed), `features.list shows ${feature.id} as created`).toEqual(echoed(feature));
-      }
+      const answer = t.expectOk(await t.client.call('features.list', {}), 'FEAT-LIST');
+      t.precondition('features.list answered a list', () => expect(Array.isArray(answer.list)).toBe(true));
+      t.check('FEAT-LIST', () => {
+        for (const feature of created) {
+          const listed = answer.list.find((candidate) => candidate.id === feature.id);
+          expect(listed && echoed(listed, feature), `features.list shows ${feature.id} as created`).toEqual(echoed(feature));
+        }
+      });
 
+      // The nearest valid request: a feature that exists.
+      const known = t.expectOk(await t.client.call('features.get', { feature_id: created[0]!.id }), 'FEAT-GET');
+      t.check('FEAT-GET', () => expect(echoed(known, created[0]), 'features.get reads the feature as created').toEqual(echoed(created[0]!)));
       const unknown = t.ns.id('featnever');
-      t.expectError(await t.client.call('features.get', { feature_id: unknown }), { status: 404, code: 'feature_not_found' });
+      const notFound = { status: 404, code: 'feature_not_found', rule: 'ERR-FEATURE-NOT-FOUND' } as const;
+      t.expectError(await t.client.call('features.get', { feature_id: unknown }), notFound);
       const customer = await createCustomer(t);
-      t.expectError(await t.client.call('balances.check', { customer_id: customer.id, feature_id: unknown }), { status: 404, code: 'feature_not_found' });
+      t.expectError(await t.client.call('balances.check', { customer_id: customer.id, feature_id: unknown }), notFound);
     },
   ),
 ];
+
+/** Markups of an AI credit system, per provider and per model. */
+const MARKUPS = {
+  provider_markups: { openai: { markup: 10 }, anthropic: { markup: -100 } },
+  model_markups: { 'openai/gpt-4o': { markup: 25 } },
+};

@@ -9,6 +9,7 @@ import {
   createLicensePool,
   createPlan,
   licenseEntities,
+  requireLicenseLinks,
   scenario,
   type LicenseSetup,
   type T,
@@ -390,6 +391,8 @@ export const licenseScenarios = [
         ],
       });
       const aParent = await createPlan(t, { plan_id: t.ns.id('aparent'), add_on: true, licenses: [{ license_plan_id: mSeat.id, included: 3 }] });
+      requireLicenseLinks(t, zParent, [zSeat.id, aSeat.id]);
+      requireLicenseLinks(t, aParent, [mSeat.id]);
       const both = await createCustomer(t);
       await attach(t, both.id, zParent.id);
       await attach(t, both.id, aParent.id);

@@ -1,6 +1,9 @@
 /**
  * Conformance scenarios of plans: `plans.create`, `plans.get` (documented), `plans.list` and
  * `plans.update` (setup), plan versions, and what a plan's configuration does once attached.
+ * Every assertion names its rule; calls that only build or observe state are setup (they block,
+ * never fail): `plans.get` is the subject only of PLAN-CREATE-THEN-GET and the version rules,
+ * elsewhere it is a read whose answer a rule's check inspects.
  *
  * The reference creates a new version on a configuration change only when customers are on the
  * plan's current version, so every versioning scenario attaches a customer to the current version
@@ -10,40 +13,49 @@ import fc from 'fast-check';
 import { expect } from 'vitest';
 import type { z } from 'zod';
 import { PLAN_ID_PATTERN, type Plan, type PlanItemInput, type PlansUpdateRequest } from '../../spec/plans.ts';
-import { attach, checkProperty, createCustomer, createFeature, createLicensePool, createPlan, scenario, type T } from '../support.ts';
+import type { RuleId } from '../../spec/rules/catalogue.ts';
+import { attach, checkProperty, createCustomer, createFeature, createPlan, scenario, type T } from '../support.ts';
 
 const DAY_MS = 86_400_000;
 
-async function getPlan(t: T, planId: string, version?: number): Promise<Plan> {
-  return t.expectOk(await t.client.call('plans.get', { plan_id: planId, ...(version !== undefined && { version }) }));
+/** plans.get as a read (setup); the rule using it checks what it answers. */
+async function readPlan(t: T, planId: string, version?: number): Promise<Plan> {
+  return t.setup(await t.client.call('plans.get', { plan_id: planId, ...(version !== undefined && { version }) }));
+}
+
+/** plans.get as the subject of `rule`: a refusal FAILs it. */
+async function getPlan(t: T, rule: RuleId, planId: string, version?: number): Promise<Plan> {
+  return t.expectOk(await t.client.call('plans.get', { plan_id: planId, ...(version !== undefined && { version }) }), rule);
 }
 
 async function updatePlan(t: T, body: z.input<typeof PlansUpdateRequest>): Promise<Plan> {
-  return t.expectOk(await t.client.call('plans.update', body));
+  return t.setup(await t.client.call('plans.update', body));
+}
+
+/** A customer's active customer-level subscriptions, through the documented subscriptions.list (a read here). */
+async function activeSubscriptions(t: T, customerId: string) {
+  const { list } = t.setup(await t.client.call('subscriptions.list', { customer_id: customerId, limit: 200 }), ['list']);
+  return list.filter((sub) => sub.customer_id === customerId && sub.status === 'active' && sub.entity_id == null);
 }
 
 /** The plan ids of a customer's active customer-level subscriptions, sorted. */
 async function activePlanIds(t: T, customerId: string): Promise<string[]> {
-  const customer = t.expectOk(await t.client.call('customers.get', { customer_id: customerId }));
-  return customer.subscriptions
-    .filter((sub) => sub.status === 'active' && sub.scope === 'customer')
-    .map((sub) => sub.plan_id)
-    .sort();
+  return (await activeSubscriptions(t, customerId)).map((sub) => sub.plan_id).sort();
 }
 
-/** The customer's balance of a metered feature (a check that consumes nothing). */
+/** The customer's balance of a metered feature (a check that consumes nothing, as a read); undefined when none is shown. */
 async function balanceOf(t: T, customerId: string, featureId: string) {
-  const result = t.expectOk(await t.client.call('balances.check', { customer_id: customerId, feature_id: featureId, required_balance: 1 }));
-  expect(result.balance, `customer ${customerId} has a balance of ${featureId}`).not.toBeNull();
-  return result.balance!;
+  const result = t.setup(await t.client.call('balances.check', { customer_id: customerId, feature_id: featureId, required_balance: 1 }));
+  return result.balance ?? undefined;
 }
 
+/** Whether balances.check allows `required` units (a read here; the caller's check inspects it). */
 async function allowed(t: T, customerId: string, featureId: string, required: number): Promise<boolean> {
-  return t.expectOk(await t.client.call('balances.check', { customer_id: customerId, feature_id: featureId, required_balance: required })).allowed;
+  return t.setup(await t.client.call('balances.check', { customer_id: customerId, feature_id: featureId, required_balance: required })).allowed;
 }
 
 async function track(t: T, customerId: string, featureId: string, value: number): Promise<void> {
-  t.expectOk(await t.client.call('balances.track', { customer_id: customerId, feature_id: featureId, value }));
+  t.setup(await t.client.call('balances.track', { customer_id: customerId, feature_id: featureId, value }));
 }
 
 /** A consumable item: `included` units returning every month. */
@@ -54,13 +66,34 @@ function monthly(featureId: string, included: number): z.input<typeof PlanItemIn
 /** Moves the target's clock just past `at`; events due by then run. */
 async function advancePast(t: T, at: number): Promise<void> {
   const { now } = await t.control.call('clock.get', {});
-  expect(at, 'the reset time lies ahead').toBeGreaterThan(now);
+  t.precondition('the reset time lies ahead of the clock', () => expect(at).toBeGreaterThan(now));
   await t.control.call('clock.advance', { ms: at - now + 1_000 });
 }
 
-/** Asserts that no plan `planId` exists (the refused create left nothing behind). */
-async function expectNoPlan(t: T, planId: string): Promise<void> {
-  t.expectError(await t.client.call('plans.get', { plan_id: planId }));
+/** Asserts, as a check of `rule`, that no plan `planId` exists (the refused create left nothing behind). */
+async function expectNoPlan(t: T, planId: string, rule: RuleId): Promise<void> {
+  t.expectError(await t.client.call('plans.get', { plan_id: planId }), { rule });
+}
+
+/** "now" of the target: the fake's clock where there is one, else this machine's. */
+async function targetNow(t: T): Promise<number> {
+  return t.has('control-plane') ? (await t.control.call('clock.get', {})).now : Date.now();
+}
+
+/**
+ * CONV-TIMESTAMPS-MS of every timestamp given that the answer carried (a missing one is the shape
+ * rule's): an integer number of milliseconds (above 10^12) between `from` and `to`.
+ */
+function expectMilliseconds(t: T, [from, to]: readonly [number, number], stamps: Record<string, unknown>): void {
+  t.check('CONV-TIMESTAMPS-MS', () => {
+    for (const [what, stamp] of Object.entries(stamps)) {
+      if (stamp === undefined || stamp === null) continue;
+      expect(Number.isInteger(stamp), `${what} ${String(stamp)} is an integer`).toBe(true);
+      expect(stamp as number, `${what} is in milliseconds`).toBeGreaterThan(1e12);
+      expect(stamp as number, `${what} is a time in milliseconds after ${from}`).toBeGreaterThanOrEqual(from);
+      expect(stamp as number, `${what} is a time in milliseconds before ${to}`).toBeLessThanOrEqual(to);
+    }
+  });
 }
 
 export const plansScenarios = [
@@ -68,25 +101,46 @@ export const plansScenarios = [
   scenario(
     {
       id: 'plans.create-then-get',
-      title: 'plans.create answers the new plan as version 1 (slug v1, active) and plans.get returns the same plan',
-      rules: ['PLAN-CREATE-THEN-GET', 'PLAN-SHAPE', 'VER-PLAN-SLUG-DEFAULT'],
+      title: 'plans.create answers the new plan as version 1 (slug v1, active, no base variant, its group) and plans.get returns the same plan',
+      rules: ['PLAN-CREATE-THEN-GET', 'PLAN-SHAPE', 'VER-PLAN-SLUG-DEFAULT', 'CONV-TIMESTAMPS-MS'],
+      uses: ['control-plane'],
     },
     async (t) => {
       const feature = await createFeature(t, 'consumable');
-      const created = await createPlan(t, { description: 'A starter plan', group: t.ns.id('grp'), items: [monthly(feature.id, 50)] });
-      expect(created, 'the create answer carries what was sent').toMatchObject({
-        name: `Plan ${created.id}`,
-        description: 'A starter plan',
-        version: 1,
-        version_slug: 'v1',
-        active: true,
-        add_on: false,
-        auto_enable: false,
-        archived: false,
+      const planId = t.ns.id('plan');
+      const group = t.ns.id('grp');
+      const created = t.expectOk(
+        await t.client.call('plans.create', { plan_id: planId, name: `Plan ${planId}`, description: 'A starter plan', group, items: [monthly(feature.id, 50)] }),
+        'PLAN-CREATE-THEN-GET',
+      );
+      const now = await targetNow(t);
+      t.check('PLAN-CREATE-THEN-GET', () => {
+        expect(created, 'the create answer carries what was sent').toMatchObject({
+          id: planId,
+          name: `Plan ${planId}`,
+          description: 'A starter plan',
+          group,
+          version: 1,
+          active: true,
+          add_on: false,
+          auto_enable: false,
+          archived: false,
+        });
+        expect(created.base_variant_id ?? null, 'a plan that is not a variant has no base variant').toBeNull();
+        expect((created.items ?? []).map((item) => [item.feature_id, item.included])).toEqual([[feature.id, 50]]);
       });
-      expect(created.items.map((item) => [item.feature_id, item.included])).toEqual([[feature.id, 50]]);
-      expect(await getPlan(t, created.id), 'plans.get returns the plan plans.create answered').toEqual(created);
-      expect(await getPlan(t, created.id, 1), 'plans.get of version 1 returns the same plan').toEqual(created);
+      t.check('VER-PLAN-SLUG-DEFAULT', () => expect(created.version_slug, 'version 1 is v1').toBe('v1'));
+      // Compared without created_at: its unit is CONV-TIMESTAMPS-MS's, its presence PLAN-SHAPE's.
+      const { created_at: createdAt, ...rest } = created;
+      for (const version of [undefined, 1]) {
+        const got = await getPlan(t, 'PLAN-CREATE-THEN-GET', planId, version);
+        const { created_at: gotAt, ...gotRest } = got;
+        t.check('PLAN-CREATE-THEN-GET', () => {
+          expect(gotRest, `plans.get${version === undefined ? '' : ' of version 1'} returns the plan plans.create answered`).toEqual(rest);
+          if (createdAt !== undefined && gotAt !== undefined && Math.abs(createdAt - gotAt) < 1e6) expect(gotAt, 'the same creation time').toBe(createdAt);
+        });
+        expectMilliseconds(t, [now - DAY_MS, now + DAY_MS], { 'plans.create created_at': createdAt, 'plans.get created_at': gotAt });
+      }
     },
   ),
 
@@ -104,13 +158,18 @@ export const plansScenarios = [
       });
       const paid = await createPlan(t, { price: { amount: 20, interval: 'month' }, items: [monthly(feature.id, 10)] });
       for (const plan of [free, usageOnly]) {
-        expect(plan.price, `${plan.id}: the create answer of a plan without base price has price null`).toBeNull();
-        expect((await getPlan(t, plan.id)).price, `${plan.id}: plans.get of a plan without base price has price null`).toBeNull();
+        const got = await readPlan(t, plan.id);
+        t.check('PLAN-PRICE-NULL-FREE', () => {
+          expect(plan.price, `${plan.id}: the create answer of a plan without base price has price null`).toBeNull();
+          expect(got.price, `${plan.id}: plans.get of a plan without base price has price null`).toBeNull();
+        });
       }
-      for (const plan of [paid, await getPlan(t, paid.id)]) {
-        expect(plan.price, 'a base price reads back as an object').toMatchObject({ amount: 20, interval: 'month' });
-        expect(plan.price!.display.primary_text.length, 'the base price has a primary display text').toBeGreaterThan(0);
-        expect(plan.price!.display.secondary_text.length, 'the base price has a secondary display text').toBeGreaterThan(0);
+      for (const plan of [paid, await readPlan(t, paid.id)]) {
+        t.check('PLAN-PRICE-NULL-FREE', () => {
+          expect(plan.price, 'a base price reads back as an object').toMatchObject({ amount: 20, interval: 'month' });
+          expect(plan.price?.display?.primary_text?.length, 'the base price has a primary display text').toBeGreaterThan(0);
+          expect(plan.price?.display?.secondary_text?.length, 'the base price has a secondary display text').toBeGreaterThan(0);
+        });
       }
     },
   ),
@@ -128,39 +187,62 @@ export const plansScenarios = [
       const calls = await createFeature(t, 'consumable');
       const seats = await createFeature(t, 'allocated');
       const projects = await createFeature(t, 'allocated');
+      // Every priced item on the plan's monthly interval: the document says nothing about mixing
+      // intervals, and the reference refuses weekly and monthly prices on one plan.
       const items: z.input<typeof PlanItemInput>[] = [
         { feature_id: flag.id },
         monthly(messages.id, 1000),
-        { feature_id: tokens.id, included: 100, reset: { interval: 'week' }, price: { tiers: [{ to: 1000, amount: 0.5 }, { to: 'inf', amount: 0.2 }], interval: 'week', billing_method: 'usage_based' } },
+        { feature_id: tokens.id, included: 100, reset: { interval: 'month' }, price: { tiers: [{ to: 1000, amount: 0.5 }, { to: 'inf', amount: 0.2 }], interval: 'month', billing_method: 'usage_based' } },
         { feature_id: calls.id, unlimited: true },
         { feature_id: seats.id, included: 5 },
         { feature_id: projects.id, included: 2, price: { amount: 4, interval: 'month', billing_units: 10, billing_method: 'prepaid', max_purchase: 50 } },
       ];
       const created = await createPlan(t, { price: { amount: 30, interval: 'month' }, items });
-      for (const plan of [created, await getPlan(t, created.id)]) {
-        const byFeature = new Map(plan.items.map((item) => [item.feature_id, item]));
-        expect([...byFeature.keys()].sort(), 'one item per feature sent').toEqual(items.map((item) => item.feature_id).sort());
-        expect(byFeature.get(flag.id), 'a boolean item').toMatchObject({ included: 0, unlimited: false, price: null });
-        expect(byFeature.get(messages.id), 'a consumable item keeps included and its monthly reset').toMatchObject({
-          included: 1000,
-          unlimited: false,
-          reset: { interval: 'month' },
-          price: null,
+      for (const plan of [created, await readPlan(t, created.id)]) {
+        const byFeature = new Map((plan.items ?? []).map((item) => [item.feature_id, item]));
+        t.check('PLAN-ITEMS-ROUND-TRIP', () => {
+          expect([...byFeature.keys()].sort(), 'one item per feature sent').toEqual(items.map((item) => item.feature_id).sort());
+          expect(byFeature.get(flag.id), 'a boolean item').toMatchObject({ included: 0, unlimited: false, price: null });
+          expect(byFeature.get(messages.id), 'a consumable item keeps included and its monthly reset').toMatchObject({
+            included: 1000,
+            unlimited: false,
+            reset: { interval: 'month' },
+            price: null,
+          });
+          expect(byFeature.get(tokens.id), 'a tiered usage price keeps its tiers, interval and method').toMatchObject({
+            included: 100,
+            reset: { interval: 'month' },
+            price: { tiers: [{ to: 1000, amount: 0.5 }, { to: 'inf', amount: 0.2 }], interval: 'month', billing_units: 1, billing_method: 'usage_based', max_purchase: null },
+          });
+          expect(byFeature.get(calls.id)?.unlimited, 'an unlimited item').toBe(true);
+          expect(byFeature.get(seats.id), 'an allocated item has included and no reset').toMatchObject({ included: 5, unlimited: false, reset: null, price: null });
+          expect(byFeature.get(projects.id), 'a prepaid price keeps amount, billing units and purchase cap').toMatchObject({
+            included: 2,
+            reset: null,
+            price: { amount: 4, interval: 'month', billing_units: 10, billing_method: 'prepaid', max_purchase: 50 },
+          });
+          for (const item of plan.items ?? []) expect(item.display?.primary_text?.length, `${item.feature_id} has a display text`).toBeGreaterThan(0);
         });
-        expect(byFeature.get(tokens.id), 'a tiered usage price keeps its tiers, interval and method').toMatchObject({
-          included: 100,
-          reset: { interval: 'week' },
-          price: { tiers: [{ to: 1000, amount: 0.5 }, { to: 'inf', amount: 0.2 }], interval: 'week', billing_units: 1, billing_method: 'usage_based', max_purchase: null },
-        });
-        expect(byFeature.get(calls.id)?.unlimited, 'an unlimited item').toBe(true);
-        expect(byFeature.get(seats.id), 'an allocated item has included and no reset').toMatchObject({ included: 5, unlimited: false, reset: null, price: null });
-        expect(byFeature.get(projects.id), 'a prepaid price keeps amount, billing units and purchase cap').toMatchObject({
-          included: 2,
-          reset: null,
-          price: { amount: 4, interval: 'month', billing_units: 10, billing_method: 'prepaid', max_purchase: 50 },
-        });
-        for (const item of plan.items) expect(item.display.primary_text.length, `${item.feature_id} has a display text`).toBeGreaterThan(0);
       }
+    },
+  ),
+
+  scenario(
+    {
+      id: 'plans.billing-method-enum',
+      title: 'plans.create refuses an item price whose billing_method is outside usage_based and prepaid, creating nothing, and accepts the same item with each documented method',
+      rules: ['PLAN-BILLING-METHOD-ENUM'],
+    },
+    async (t) => {
+      const feature = await createFeature(t, 'consumable');
+      const item = (billingMethod: string) => ({ ...monthly(feature.id, 5), price: { amount: 1, interval: 'month', billing_method: billingMethod } });
+      for (const billingMethod of ['per_unit', 'USAGE_BASED', 'prepaid ', '']) {
+        const planId = t.ns.id('plan');
+        t.expectError(await t.client.call('plans.create', { plan_id: planId, name: `Plan ${planId}`, items: [item(billingMethod)] } as never), { rule: 'PLAN-BILLING-METHOD-ENUM' });
+        await expectNoPlan(t, planId, 'PLAN-BILLING-METHOD-ENUM');
+      }
+      // The nearest valid requests: the same item with each documented method.
+      for (const billingMethod of ['usage_based', 'prepaid']) await createPlan(t, { items: [item(billingMethod) as z.input<typeof PlanItemInput>] });
     },
   ),
 
@@ -198,13 +280,15 @@ export const plansScenarios = [
         ],
       });
       const lower = (list: readonly { currency: string; amount: number }[] | undefined) => (list ?? []).map(({ currency, amount }) => ({ currency: currency.toLowerCase(), amount }));
-      for (const plan of [created, await getPlan(t, created.id)]) {
-        expect(lower(plan.price?.additional_currencies), 'the base price keeps its explicit amounts per currency').toEqual(baseCurrencies);
-        const tiered = plan.items.find((item) => item.feature_id === messages.id)?.price;
-        expect(tiered?.tiers?.map((tier) => tier.to), 'tier boundaries are kept').toEqual([1000, 'inf']);
-        expect(tiered?.tiers?.map((tier) => lower(tier.additional_currencies)), 'each tier keeps its own currency amounts').toEqual(tierCurrencies);
-        const seatPrice = plan.items.find((item) => item.feature_id === seats.id)?.price;
-        expect(lower(seatPrice?.additional_currencies), 'the feature price keeps its currency amounts').toEqual(seatCurrencies);
+      for (const plan of [created, await readPlan(t, created.id)]) {
+        t.check('PLAN-CURRENCIES-ROUND-TRIP', () => {
+          expect(lower(plan.price?.additional_currencies), 'the base price keeps its explicit amounts per currency').toEqual(baseCurrencies);
+          const tiered = plan.items?.find((item) => item.feature_id === messages.id)?.price;
+          expect(tiered?.tiers?.map((tier) => tier.to), 'tier boundaries are kept').toEqual([1000, 'inf']);
+          expect(tiered?.tiers?.map((tier) => lower(tier.additional_currencies)), 'each tier keeps its own currency amounts').toEqual(tierCurrencies);
+          const seatPrice = plan.items?.find((item) => item.feature_id === seats.id)?.price;
+          expect(lower(seatPrice?.additional_currencies), 'the feature price keeps its currency amounts').toEqual(seatCurrencies);
+        });
       }
     },
   ),
@@ -222,8 +306,10 @@ export const plansScenarios = [
       ] as const;
       for (const trial of trials) {
         const created = await createPlan(t, { price: { amount: 10, interval: 'month' }, free_trial: trial });
-        for (const plan of [created, await getPlan(t, created.id)]) {
-          expect(plan.free_trial, `${plan.id}: the free trial reads back as sent`).toMatchObject(trial);
+        for (const plan of [created, await readPlan(t, created.id)]) {
+          // The wire name first: a trial that is not there at all was not taken from `free_trial`.
+          t.check('PLAN-FREE-TRIAL-WIRE', () => expect(plan.free_trial, `${plan.id}: the plan has the free trial sent as free_trial`).toBeDefined());
+          t.check('PLAN-FREE-TRIAL-ROUND-TRIP', () => expect(plan.free_trial, `${plan.id}: the free trial reads back as sent`).toMatchObject(trial));
         }
       }
     },
@@ -237,13 +323,20 @@ export const plansScenarios = [
     },
     async (t) => {
       const flagged = await createPlan(t, { config: { ignore_past_due: true } });
-      expect(flagged.config.ignore_past_due, 'the create answer keeps ignore_past_due true').toBe(true);
-      expect((await getPlan(t, flagged.id)).config.ignore_past_due, 'plans.get keeps ignore_past_due true').toBe(true);
+      const flaggedRead = await readPlan(t, flagged.id);
+      t.check('PLAN-CONFIG-ROUND-TRIP', () => {
+        expect(flagged.config?.ignore_past_due, 'the create answer keeps ignore_past_due true').toBe(true);
+        expect(flaggedRead.config?.ignore_past_due, 'plans.get keeps ignore_past_due true').toBe(true);
+      });
+      const { version } = await updatePlan(t, { plan_id: flagged.id, config: { ignore_past_due: false } });
+      const updated = await readPlan(t, flagged.id, version);
+      t.check('PLAN-CONFIG-ROUND-TRIP', () => expect(updated.config?.ignore_past_due, 'plans.update turns ignore_past_due off').toBe(false));
       const plain = await createPlan(t);
-      expect(plain.config, 'a plan created without config reads ignore_past_due false').toEqual({ ignore_past_due: false });
-      expect((await getPlan(t, plain.id)).config).toEqual({ ignore_past_due: false });
-      await updatePlan(t, { plan_id: flagged.id, config: { ignore_past_due: false } });
-      expect((await getPlan(t, flagged.id)).config.ignore_past_due, 'plans.update turns ignore_past_due off').toBe(false);
+      const plainRead = await readPlan(t, plain.id);
+      t.check('PLAN-CONFIG-WIRE', () => {
+        expect(plain.config, 'a plan created without config reads ignore_past_due false').toEqual({ ignore_past_due: false });
+        expect(plainRead.config).toEqual({ ignore_past_due: false });
+      });
     },
   ),
 
@@ -259,13 +352,14 @@ export const plansScenarios = [
       const metadata = { tier: 'gold', seats: 3, beta: true, nested: { region: 'eu', tags: ['a', 'b'] }, nothing: null };
       const plain = await createPlan(t, { items: [monthly(feature.id, 10)] });
       const configured = await createPlan(t, { items: [monthly(feature.id, 10)], billing_controls: billingControls, metadata });
-      for (const plan of [plain, await getPlan(t, plain.id)]) {
-        expect(plan.billing_controls, 'billing_controls read {} when none are set').toEqual({});
-        expect(plan.metadata, 'metadata reads {} when none is set').toEqual({});
+      const reads = [await readPlan(t, plain.id), await readPlan(t, configured.id)] as const;
+      for (const plan of [plain, reads[0]]) {
+        t.check('PLAN-BILLING-CONTROLS-WIRE', () => expect(plan.billing_controls, 'billing_controls read {} when none are set').toEqual({}));
+        t.check('PLAN-METADATA-WIRE', () => expect(plan.metadata, 'metadata reads {} when none is set').toEqual({}));
       }
-      for (const plan of [configured, await getPlan(t, configured.id)]) {
-        expect(plan.billing_controls, 'billing_controls read back as sent').toMatchObject(billingControls);
-        expect(plan.metadata, 'metadata reads back as sent').toEqual(metadata);
+      for (const plan of [configured, reads[1]]) {
+        t.check('PLAN-BILLING-CONTROLS-WIRE', () => expect(plan.billing_controls, 'billing_controls read back as sent').toMatchObject(billingControls));
+        t.check('PLAN-METADATA-WIRE', () => expect(plan.metadata, 'metadata reads back as sent').toEqual(metadata));
       }
     },
   ),
@@ -273,14 +367,38 @@ export const plansScenarios = [
   scenario(
     {
       id: 'plans.processors-omitted',
-      title: 'a plan with no payment processor connected has no processors field',
+      title: 'processors is omitted or names a connected processor: never an empty object',
       rules: ['PLAN-PROCESSORS-OMITTED'],
     },
     async (t) => {
-      // create_in_stripe: false keeps a deployment with a processor connected from connecting this plan.
-      const created = await createPlan(t, { create_in_stripe: false });
-      expect(created, 'the create answer omits processors').not.toHaveProperty('processors');
-      expect(await getPlan(t, created.id), 'plans.get omits processors').not.toHaveProperty('processors');
+      // Nothing reference-only is sent: on a deployment with a processor connected the plan may be
+      // connected to it, and then `processors` is set; unset, it must be left out.
+      const created = await createPlan(t);
+      const got = await readPlan(t, created.id);
+      t.check('PLAN-PROCESSORS-OMITTED', () => {
+        for (const [what, plan] of [['the create answer', created], ['plans.get', got]] as const) {
+          if (!('processors' in plan)) continue;
+          expect(plan.processors, `${what}: processors, when present, names a processor`).toEqual(expect.any(Object));
+          expect(Object.keys(plan.processors ?? {}).length, `${what}: processors is present but empty, not omitted`).toBeGreaterThan(0);
+        }
+      });
+    },
+  ),
+
+  scenario(
+    {
+      id: 'plans.create-in-stripe',
+      title: 'plans.create accepts create_in_stripe: false and the plan is connected to no processor',
+      rules: ['PLAN-CREATE-IN-STRIPE-WIRE'],
+    },
+    async (t) => {
+      const planId = t.ns.id('plan');
+      const created = t.expectOk(await t.client.call('plans.create', { plan_id: planId, name: `Plan ${planId}`, create_in_stripe: false }), 'PLAN-CREATE-IN-STRIPE-WIRE');
+      const got = await readPlan(t, created.id);
+      t.check('PLAN-CREATE-IN-STRIPE-WIRE', () => {
+        expect(created.processors?.['stripe'], 'the create answer names no Stripe connection').toBeUndefined();
+        expect(got.processors?.['stripe'], 'plans.get names no Stripe connection').toBeUndefined();
+      });
     },
   ),
 
@@ -288,18 +406,20 @@ export const plansScenarios = [
   scenario(
     {
       id: 'plans.create-required-fields',
-      title: 'plans.create without plan_id or without name is refused, and nothing is created',
+      title: 'plans.create without plan_id or without name is refused, and nothing is created; with both it is accepted',
       rules: ['PLAN-CREATE-REQUIRED-FIELDS'],
     },
     async (t) => {
       const planId = t.ns.id('plan');
-      t.expectError(await t.client.call('plans.create', { plan_id: planId } as never));
-      await expectNoPlan(t, planId);
-      t.expectError(await t.client.call('plans.create', { name: `Plan ${planId}` } as never));
-      t.expectError(await t.client.call('plans.create', {} as never));
-      await expectNoPlan(t, planId);
-      const { list } = t.expectOk(await t.client.call('plans.list', { include_archived: true }));
-      expect(list.filter((plan) => plan.name === `Plan ${planId}`), 'no plan was created under the name sent without plan_id').toEqual([]);
+      t.expectError(await t.client.call('plans.create', { plan_id: planId } as never), { rule: 'PLAN-CREATE-REQUIRED-FIELDS' });
+      await expectNoPlan(t, planId, 'PLAN-CREATE-REQUIRED-FIELDS');
+      t.expectError(await t.client.call('plans.create', { name: `Plan ${planId}` } as never), { rule: 'PLAN-CREATE-REQUIRED-FIELDS' });
+      t.expectError(await t.client.call('plans.create', {} as never), { rule: 'PLAN-CREATE-REQUIRED-FIELDS' });
+      await expectNoPlan(t, planId, 'PLAN-CREATE-REQUIRED-FIELDS');
+      const { list } = t.setup(await t.client.call('plans.list', { include_archived: true }), ['list']);
+      t.check('PLAN-CREATE-REQUIRED-FIELDS', () => expect(list.filter((plan) => plan.name === `Plan ${planId}`), 'no plan was created under the name sent without plan_id').toEqual([]));
+      // The nearest valid request: both fields.
+      await createPlan(t, { plan_id: planId });
     },
   ),
 
@@ -311,15 +431,18 @@ export const plansScenarios = [
     },
     async (t) => {
       const accept = async (planId: string) => {
-        const plan = t.expectOk(await t.client.call('plans.create', { plan_id: planId, name: `Plan ${planId}` }));
-        expect(plan.id, `plan id ${JSON.stringify(planId)} is kept as sent`).toBe(planId);
-        expect((await getPlan(t, planId)).id).toBe(planId);
+        const plan = t.expectOk(await t.client.call('plans.create', { plan_id: planId, name: `Plan ${planId}` }), 'PLAN-ID-PATTERN');
+        const got = await readPlan(t, planId);
+        t.check('PLAN-ID-PATTERN', () => {
+          expect(plan.id, `plan id ${JSON.stringify(planId)} is kept as sent`).toBe(planId);
+          expect(got.id).toBe(planId);
+        });
         // Such ids are outside the ledger's id form, so the plan is archived (the API's delete) here.
         await updatePlan(t, { plan_id: planId, archived: true });
       };
       const refuse = async (planId: string) => {
-        t.expectError(await t.client.call('plans.create', { plan_id: planId, name: `Plan ${planId}` }));
-        if (planId !== '') await expectNoPlan(t, planId);
+        t.expectError(await t.client.call('plans.create', { plan_id: planId, name: `Plan ${planId}` }), { rule: 'PLAN-ID-PATTERN' });
+        if (planId !== '') await expectNoPlan(t, planId, 'PLAN-ID-PATTERN');
       };
 
       // The edges: the pattern's own special characters, alone and together; the empty id; one bad character.
@@ -347,11 +470,15 @@ export const plansScenarios = [
     },
     async (t) => {
       const refused = t.ns.id('plan');
-      t.expectError(await t.client.call('plans.create', { plan_id: refused, name: '' }));
-      await expectNoPlan(t, refused);
+      t.expectError(await t.client.call('plans.create', { plan_id: refused, name: '' }), { rule: 'PLAN-NAME-MIN-LENGTH' });
+      await expectNoPlan(t, refused, 'PLAN-NAME-MIN-LENGTH');
+      // The nearest valid request: a name of one character.
       const plan = await createPlan(t, { name: 'x' });
-      expect(plan.name, 'a one-character name is kept').toBe('x');
-      expect((await getPlan(t, plan.id)).name).toBe('x');
+      const got = await readPlan(t, plan.id);
+      t.check('PLAN-NAME-MIN-LENGTH', () => {
+        expect(plan.name, 'a one-character name is kept').toBe('x');
+        expect(got.name).toBe('x');
+      });
     },
   ),
 
@@ -365,26 +492,29 @@ export const plansScenarios = [
       const feature = await createFeature(t, 'consumable');
       const plan = await createPlan(t, { name: 'Original', items: [monthly(feature.id, 10)] });
       const again = await t.client.call('plans.create', { plan_id: plan.id, name: 'Impostor' });
-      t.expectError(again, { status: 400, code: 'product_already_exists' });
-      const kept = await getPlan(t, plan.id);
-      expect(kept, 'the existing plan is unchanged').toMatchObject({ name: 'Original', version: plan.version });
-      expect(kept.items.map((item) => item.feature_id)).toEqual([feature.id]);
+      t.expectError(again, { status: 400, code: 'product_already_exists', rule: 'PLAN-DUPLICATE-ID' });
+      const kept = await readPlan(t, plan.id);
+      t.check('PLAN-DUPLICATE-ID', () => {
+        expect(kept, 'the existing plan is unchanged').toMatchObject({ name: 'Original', version: plan.version });
+        expect((kept.items ?? []).map((item) => item.feature_id)).toEqual([feature.id]);
+      });
     },
   ),
 
   scenario(
     {
       id: 'plans.get-required-fields',
-      title: 'plans.get without plan_id, or with a plan_id that is not a string, is refused',
+      title: 'plans.get without plan_id, or with a plan_id that is not a string, is refused; with the plan_id it answers',
       rules: ['PLAN-GET-REQUIRED-FIELDS'],
     },
     async (t) => {
       // A plan exists, so a target that falls back to "some plan" would answer 200.
-      await createPlan(t);
-      t.expectError(await t.client.call('plans.get', {} as never));
-      t.expectError(await t.client.call('plans.get', { version: 1 } as never));
-      t.expectError(await t.client.call('plans.get', { plan_id: null } as never));
-      t.expectError(await t.client.call('plans.get', { plan_id: 42 } as never));
+      const plan = await createPlan(t);
+      for (const body of [{}, { version: 1 }, { plan_id: null }, { plan_id: 42 }]) {
+        t.expectError(await t.client.call('plans.get', body as never), { rule: 'PLAN-GET-REQUIRED-FIELDS' });
+      }
+      // The nearest valid request: the plan_id of the plan.
+      await readPlan(t, plan.id);
     },
   ),
 
@@ -396,13 +526,17 @@ export const plansScenarios = [
     },
     async (t) => {
       const plan = await createPlan(t);
+      // The nearest valid requests: the plan and its version exist.
+      await readPlan(t, plan.id, plan.version);
       const unknownId = t.ns.id('ghost');
-      t.expectError(await t.client.call('plans.get', { plan_id: unknownId }), { status: 404, code: 'product_not_found' });
-      t.expectError(await t.client.call('plans.get', { plan_id: plan.id, version: plan.version + 5 }), { status: 404, code: 'product_not_found' });
-      t.expectError(await t.client.call('plans.update', { plan_id: unknownId, name: 'Ghost' }), { status: 404, code: 'product_not_found' });
+      const notFound = { status: 404, code: 'product_not_found', rule: 'ERR-PLAN-NOT-FOUND' } as const;
+      t.expectError(await t.client.call('plans.get', { plan_id: unknownId }), notFound);
+      t.expectError(await t.client.call('plans.get', { plan_id: plan.id, version: plan.version + 5 }), notFound);
+      t.expectError(await t.client.call('plans.update', { plan_id: unknownId, name: 'Ghost' }), notFound);
       const customer = await createCustomer(t);
-      t.expectError(await t.client.call('billing.attach', { customer_id: customer.id, plan_id: unknownId }), { status: 404, code: 'product_not_found' });
-      expect(await activePlanIds(t, customer.id), 'the failed attach gave the customer nothing').toEqual([]);
+      t.expectError(await t.client.call('billing.attach', { customer_id: customer.id, plan_id: unknownId }), notFound);
+      const held = await activePlanIds(t, customer.id);
+      t.check('ERR-PLAN-NOT-FOUND', () => expect(held, 'the failed attach gave the customer nothing').toEqual([]));
     },
   ),
 
@@ -419,34 +553,48 @@ export const plansScenarios = [
       const first = await createCustomer(t);
       await attach(t, first.id, v1.id);
 
-      const v2 = await updatePlan(t, { plan_id: v1.id, items: [monthly(feature.id, 200)] });
-      expect(v2, 'the update answers the new version').toMatchObject({ id: v1.id, version: v1.version + 1, version_slug: `v${v1.version + 1}`, active: true });
-      expect(v2.items.map((item) => item.included)).toEqual([200]);
-
+      /** plans.update of the items (its subject here), checked as a new version after `previous`. */
+      const changeItems = async (previous: Plan, included: number): Promise<Plan> => {
+        const next = t.expectOk(await t.client.call('plans.update', { plan_id: v1.id, items: [monthly(feature.id, included)] }), 'PLAN-UPDATE-NEW-VERSION');
+        t.check('VER-PLAN-VERSION-INCREASES', () => expect(next, 'the update answers the next version').toMatchObject({ id: v1.id, version: previous.version + 1 }));
+        t.check('VER-PLAN-SLUG-DEFAULT', () => expect(next.version_slug, 'its slug').toBe(`v${next.version}`));
+        t.check('VER-PLAN-ONE-ACTIVE', () => expect(next.active, 'the new version is the active one').toBe(true));
+        t.check('PLAN-UPDATE-NEW-VERSION', () => expect((next.items ?? []).map((item) => item.included), 'the new version has the items sent').toEqual([included]));
+        return next;
+      };
+      const v2 = await changeItems(v1, 200);
       const second = await createCustomer(t);
       await attach(t, second.id, v1.id);
-      const v3 = await updatePlan(t, { plan_id: v1.id, items: [monthly(feature.id, 300)] });
-      expect(v3, 'a second change makes the next version').toMatchObject({ version: v2.version + 1, version_slug: `v${v2.version + 1}`, active: true });
+      const v3 = await changeItems(v2, 300);
 
-      const latest = await getPlan(t, v1.id);
-      expect(latest, 'plans.get without version returns the active (latest) version').toMatchObject({ version: v3.version, active: true });
-      expect(latest.items.map((item) => item.included)).toEqual([300]);
+      const latest = await getPlan(t, 'PLAN-GET-DEFAULT-ACTIVE', v1.id);
+      t.check('PLAN-GET-DEFAULT-ACTIVE', () => {
+        expect(latest, 'plans.get without version returns the active (latest) version').toMatchObject({ version: v3.version });
+        expect((latest.items ?? []).map((item) => item.included)).toEqual([300]);
+      });
 
-      const versions = [];
+      const versions: Plan[] = [];
       for (const [plan, included] of [[v1, 100], [v2, 200], [v3, 300]] as const) {
-        const got = await getPlan(t, v1.id, plan.version);
-        expect(got, `plans.get version ${plan.version} returns that version`).toMatchObject({ version: plan.version, version_slug: `v${plan.version}` });
-        expect(got.items.map((item) => item.included), `version ${plan.version} keeps its own items`).toEqual([included]);
+        const got = await getPlan(t, 'PLAN-GET-VERSION', v1.id, plan.version);
+        t.check('PLAN-GET-VERSION', () => {
+          expect(got.version, `plans.get version ${plan.version} returns that version`).toBe(plan.version);
+          expect((got.items ?? []).map((item) => item.included), `version ${plan.version} keeps its own items`).toEqual([included]);
+        });
+        t.check('VER-PLAN-SLUG-DEFAULT', () => expect(got.version_slug).toBe(`v${plan.version}`));
         versions.push(got);
       }
-      expect(versions.map((plan) => plan.active), 'exactly one version, the latest, is active').toEqual([false, false, true]);
+      t.check('VER-PLAN-ONE-ACTIVE', () => expect(versions.map((plan) => plan.active), 'exactly one version, the latest, is active').toEqual([false, false, true]));
 
-      expect((await balanceOf(t, first.id, feature.id)).granted, 'the first customer stays on version 1').toBe(100);
-      expect((await balanceOf(t, second.id, feature.id)).granted, 'the second customer stays on version 2').toBe(200);
-      expect(await activePlanIds(t, first.id), 'the first customer still holds the plan').toEqual([v1.id]);
+      const granted = [(await balanceOf(t, first.id, feature.id))?.granted, (await balanceOf(t, second.id, feature.id))?.granted];
+      const held = await activePlanIds(t, first.id);
+      t.check('PLAN-UPDATE-NEW-VERSION', () => {
+        expect(granted, 'the first customer stays on version 1, the second on version 2').toEqual([100, 200]);
+        expect(held, 'the first customer still holds the plan').toEqual([v1.id]);
+      });
       const third = await createCustomer(t);
       await attach(t, third.id, v1.id);
-      expect((await balanceOf(t, third.id, feature.id)).granted, 'a new attach gets the active version').toBe(300);
+      const newest = await balanceOf(t, third.id, feature.id);
+      t.check('PLAN-UPDATE-NEW-VERSION', () => expect(newest?.granted, 'a new attach gets the active version').toBe(300));
     },
   ),
 
@@ -462,10 +610,11 @@ export const plansScenarios = [
       const customer = await createCustomer(t);
       await attach(t, customer.id, v1.id);
       const v2 = await updatePlan(t, { plan_id: v1.id, items: [monthly(feature.id, 20)] });
-      expect(v2.version, 'the item change made a new version').toBe(v1.version + 1);
+      t.precondition('the item change made a new version', () => expect(v2.version).toBe(v1.version + 1));
       await updatePlan(t, { plan_id: v1.id, metadata: { stage: 'two', shared: true } });
       for (const version of [v1.version, v2.version]) {
-        expect((await getPlan(t, v1.id, version)).metadata, `version ${version} reads the metadata set last`).toEqual({ stage: 'two', shared: true });
+        const got = await readPlan(t, v1.id, version);
+        t.check('PLAN-METADATA-SHARED', () => expect(got.metadata, `version ${version} reads the metadata set last`).toEqual({ stage: 'two', shared: true }));
       }
     },
   ),
@@ -483,13 +632,19 @@ export const plansScenarios = [
       const customer = await createCustomer(t);
       await attach(t, customer.id, versioned.id);
       const v2 = await updatePlan(t, { plan_id: versioned.id, items: [monthly(feature.id, 20)] });
+      const first = await readPlan(t, versioned.id, versioned.version);
+      t.precondition('the item change made a new version, and plans.get answers the version asked for', () => expect([v2.version, first.version]).toEqual([versioned.version + 1, versioned.version]));
+      t.check('VER-PLAN-ONE-ACTIVE', () => expect(first.active, 'version 1 is no longer active').toBe(false));
 
-      const { list } = t.expectOk(await t.client.call('plans.list', {}));
-      const ours = list.filter((plan) => plan.id === versioned.id || plan.id === plain.id);
-      expect(ours.map((plan) => plan.id).sort(), 'each of our plans is listed exactly once').toEqual([versioned.id, plain.id].sort());
-      expect(ours.find((plan) => plan.id === versioned.id), 'the updated plan is listed at its active version').toMatchObject({ version: v2.version, active: true });
-      expect(ours.find((plan) => plan.id === versioned.id)?.items.map((item) => item.included)).toEqual([20]);
-      expect(ours.find((plan) => plan.id === plain.id), 'the other plan is listed at version 1').toMatchObject({ version: plain.version, active: true });
+      const answer = t.expectOk(await t.client.call('plans.list', {}), 'PLAN-LIST');
+      t.precondition('plans.list answered a list', () => expect(Array.isArray(answer.list)).toBe(true));
+      const ours = answer.list.filter((plan) => plan.id === versioned.id || plan.id === plain.id);
+      t.check('PLAN-LIST', () => {
+        expect(ours.map((plan) => plan.id).sort(), 'each of our plans is listed exactly once').toEqual([versioned.id, plain.id].sort());
+        expect(ours.find((plan) => plan.id === versioned.id), 'the updated plan is listed at its active version').toMatchObject({ version: v2.version, active: true });
+        expect(ours.find((plan) => plan.id === versioned.id)?.items?.map((item) => item.included)).toEqual([20]);
+        expect(ours.find((plan) => plan.id === plain.id), 'the other plan is listed at version 1').toMatchObject({ version: plain.version, active: true });
+      });
     },
   ),
 
@@ -501,17 +656,27 @@ export const plansScenarios = [
       rules: ['PLAN-LICENSE-LINKS-OFFER', 'PLAN-LICENSES-WIRE'],
     },
     async (t) => {
-      const setup = await createLicensePool(t, 3);
-      const parent = await getPlan(t, setup.parentPlan.id);
-      expect(parent.licenses, 'the parent plan lists its license link').toEqual([
-        { license_plan_id: setup.licensePlan.id, version: setup.licensePlan.version, included: 3, prepaid_only: true },
-      ]);
-      const { list } = t.expectOk(await t.client.call('licenses.list', { customer_id: setup.customerId }));
-      const pool = list.find((p) => p.license_plan_id === setup.licensePlan.id && p.parent_plan_id === parent.id);
-      expect(pool, 'the attached parent offers the license plan').toMatchObject({ granted: 3, usage: 0, remaining: 3, paid_quantity: 0 });
-
+      // Built here rather than with createLicensePool, which requires the links this scenario proves.
+      const flag = await createFeature(t, 'boolean');
+      const licensePlan = await createPlan(t, { items: [{ feature_id: flag.id }] });
+      const parentPlan = await createPlan(t, { group: t.ns.id('grp'), licenses: [{ license_plan_id: licensePlan.id, included: 3 }] });
+      const customer = await createCustomer(t);
+      await attach(t, customer.id, parentPlan.id);
+      const setup = { customerId: customer.id, licensePlan, parentPlan };
+      const { list } = t.setup(await t.client.call('licenses.list', { customer_id: setup.customerId }), ['list']);
+      const pool = list.find((p) => p.license_plan_id === setup.licensePlan.id && p.parent_plan_id === setup.parentPlan.id);
+      t.check('PLAN-LICENSE-LINKS-OFFER', () => {
+        expect(pool, 'the attached parent offers the license plan').toBeDefined();
+        expect(pool!.granted === 3 || pool!.remaining === 3, `the pool offers 3 seats (granted ${pool!.granted}, remaining ${pool!.remaining})`).toBe(true);
+      });
+      const parent = await readPlan(t, setup.parentPlan.id);
+      t.check('PLAN-LICENSES-WIRE', () =>
+        expect(parent.licenses, 'the parent plan lists its license link').toEqual([
+          { license_plan_id: setup.licensePlan.id, version: setup.licensePlan.version, included: 3, prepaid_only: true },
+        ]),
+      );
       const noSeats = await createPlan(t, { group: t.ns.id('grp'), licenses: [{ license_plan_id: setup.licensePlan.id }] });
-      expect(noSeats.licenses?.map((link) => link.included), 'included defaults to 0').toEqual([0]);
+      t.check('PLAN-LICENSES-WIRE', () => expect(noSeats.licenses?.map((link) => link.included), 'included defaults to 0').toEqual([0]));
     },
   ),
 
@@ -519,7 +684,7 @@ export const plansScenarios = [
     {
       id: 'plans.license-links-replace',
       title: 'plans.update with licenses replaces the whole set of license links',
-      rules: ['PLAN-LICENSE-LINKS-REPLACE', 'PLAN-LICENSES-WIRE'],
+      rules: ['PLAN-LICENSE-LINKS-REPLACE'],
     },
     async (t) => {
       const flag = await createFeature(t, 'boolean');
@@ -533,22 +698,24 @@ export const plansScenarios = [
           { license_plan_id: l2.id, included: 1 },
         ],
       });
-      await updatePlan(t, {
+      const updated = await updatePlan(t, {
         plan_id: parent.id,
         licenses: [
           { license_plan_id: l2.id, included: 5 },
           { license_plan_id: l3.id, included: 1 },
         ],
       });
-      const links = (await getPlan(t, parent.id)).licenses ?? [];
-      const seats = Object.fromEntries(links.map((link) => [link.license_plan_id, link.included]));
-      expect(seats, 'only the links sent last remain, with their included seats').toEqual({ [l2.id]: 5, [l3.id]: 1 });
+      // The version the update answered, whether it made a new one or not (which plans.get returns without version is PLAN-GET-DEFAULT-ACTIVE's).
+      const links = (await readPlan(t, parent.id, updated.version)).licenses ?? [];
+      t.check('PLAN-LICENSE-LINKS-REPLACE', () =>
+        expect(Object.fromEntries(links.map((link) => [link.license_plan_id, link.included])), 'only the links sent last remain, with their included seats').toEqual({ [l2.id]: 5, [l3.id]: 1 }),
+      );
 
       const customer = await createCustomer(t);
       await attach(t, customer.id, parent.id);
-      const { list } = t.expectOk(await t.client.call('licenses.list', { customer_id: customer.id }));
-      const offered = Object.fromEntries(list.filter((pool) => pool.parent_plan_id === parent.id).map((pool) => [pool.license_plan_id, pool.granted]));
-      expect(offered, 'the attached plan offers the replaced set').toEqual({ [l2.id]: 5, [l3.id]: 1 });
+      const { list } = t.setup(await t.client.call('licenses.list', { customer_id: customer.id }), ['list']);
+      const offered = list.filter((pool) => pool.parent_plan_id === parent.id).map((pool) => pool.license_plan_id);
+      t.check('PLAN-LICENSE-LINKS-REPLACE', () => expect(offered.sort(), 'the attached plan offers the replaced set').toEqual([l2.id, l3.id].sort()));
     },
   ),
 
@@ -564,12 +731,15 @@ export const plansScenarios = [
       const basic = await createPlan(t, { group });
       const premium = await createPlan(t, { group });
       const elsewhere = await createPlan(t, { group: other });
+      t.check('PLAN-GROUP-EXCLUSIVE', () => expect([basic.group, premium.group, elsewhere.group], 'each plan reads back its group').toEqual([group, group, other]));
       const customer = await createCustomer(t);
       await attach(t, customer.id, basic.id);
       await attach(t, customer.id, elsewhere.id);
-      expect(await activePlanIds(t, customer.id), 'plans of different groups are held together').toEqual([basic.id, elsewhere.id].sort());
+      const together = await activePlanIds(t, customer.id);
+      t.check('PLAN-GROUP-EXCLUSIVE', () => expect(together, 'plans of different groups are held together').toEqual([basic.id, elsewhere.id].sort()));
       await attach(t, customer.id, premium.id);
-      expect(await activePlanIds(t, customer.id), `${premium.id} replaced ${basic.id} in their group`).toEqual([premium.id, elsewhere.id].sort());
+      const replaced = await activePlanIds(t, customer.id);
+      t.check('PLAN-GROUP-EXCLUSIVE', () => expect(replaced, `${premium.id} replaced ${basic.id} in their group`).toEqual([premium.id, elsewhere.id].sort()));
     },
   ),
 
@@ -584,12 +754,13 @@ export const plansScenarios = [
       const main = await createPlan(t, { group });
       const groupAddOn = await createPlan(t, { group, add_on: true });
       const looseAddOn = await createPlan(t, { add_on: true });
-      expect([groupAddOn.add_on, looseAddOn.add_on], 'add_on reads back true').toEqual([true, true]);
+      t.check('PLAN-ADD-ON-ALONGSIDE', () => expect([groupAddOn.add_on, looseAddOn.add_on], 'add_on reads back true').toEqual([true, true]));
       const customer = await createCustomer(t);
       await attach(t, customer.id, main.id);
       await attach(t, customer.id, groupAddOn.id);
       await attach(t, customer.id, looseAddOn.id);
-      expect(await activePlanIds(t, customer.id), 'the main plan and both add-ons are held together').toEqual([main.id, groupAddOn.id, looseAddOn.id].sort());
+      const held = await activePlanIds(t, customer.id);
+      t.check('PLAN-ADD-ON-ALONGSIDE', () => expect(held, 'the main plan and both add-ons are held together').toEqual([main.id, groupAddOn.id, looseAddOn.id].sort()));
     },
   ),
 
@@ -606,13 +777,13 @@ export const plansScenarios = [
       // A free plan in a group of its own, turned off right after it has served.
       const plan = await createPlan(t, { group: t.ns.id('grp'), auto_enable: true, items: [{ feature_id: flag.id }] });
       const customer = await createCustomer(t).finally(() => updatePlan(t, { plan_id: plan.id, auto_enable: false }));
-      expect(plan.auto_enable, 'auto_enable reads back true').toBe(true);
-      const held = customer.subscriptions.filter((sub) => sub.plan_id === plan.id && sub.status === 'active');
-      expect(held, 'the new customer holds the auto-enable plan').toHaveLength(1);
-      expect(held[0]!.auto_enable).toBe(true);
-      expect(await activePlanIds(t, customer.id)).toContain(plan.id);
-      const check = t.expectOk(await t.client.call('balances.check', { customer_id: customer.id, feature_id: flag.id }));
-      expect(check.allowed, 'the auto-enabled plan grants its feature').toBe(true);
+      const subscriptions = (await activeSubscriptions(t, customer.id)).filter((sub) => sub.plan_id === plan.id);
+      const check = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: flag.id }));
+      t.check('PLAN-AUTO-ENABLE', () => {
+        expect(plan.auto_enable, 'auto_enable reads back true').toBe(true);
+        expect(subscriptions, 'the new customer holds the auto-enable plan').toHaveLength(1);
+        expect(check.allowed, 'the auto-enabled plan grants its feature').toBe(true);
+      });
     },
   ),
 
@@ -624,15 +795,20 @@ export const plansScenarios = [
     },
     async (t) => {
       const plan = await createPlan(t, { group: t.ns.id('grp') });
+      // The nearest valid request: attaching the plan before it is archived.
       const existing = await createCustomer(t);
       await attach(t, existing.id, plan.id);
       const archived = await updatePlan(t, { plan_id: plan.id, archived: true });
-      expect(archived.archived, 'the update archived the plan').toBe(true);
-      expect((await getPlan(t, plan.id)).archived).toBe(true);
+      const read = await readPlan(t, plan.id);
+      t.precondition('the update archived the plan', () => expect([archived.archived, read.archived]).toEqual([true, true]));
       const newcomer = await createCustomer(t);
-      t.expectError(await t.client.call('billing.attach', { customer_id: newcomer.id, plan_id: plan.id }));
-      expect(await activePlanIds(t, newcomer.id), 'the new customer did not get the archived plan').toEqual([]);
-      expect(await activePlanIds(t, existing.id), 'the customer who had it keeps it').toEqual([plan.id]);
+      // billing.attach is the reference's call: what counts is what the documented listing shows after it, refused or not.
+      await t.client.call('billing.attach', { customer_id: newcomer.id, plan_id: plan.id });
+      const [newcomerPlans, existingPlans] = [await activePlanIds(t, newcomer.id), await activePlanIds(t, existing.id)];
+      t.check('PLAN-ARCHIVED-NOT-ATTACHABLE', () => {
+        expect(newcomerPlans, 'the new customer did not get the archived plan').toEqual([]);
+        expect(existingPlans, 'the customer who had it keeps it').toEqual([plan.id]);
+      });
     },
   ),
 
@@ -640,7 +816,7 @@ export const plansScenarios = [
     {
       id: 'plans.consumable-resets-allocated-persists',
       title: 'at each reset a consumable balance returns to its included amount, while allocated usage carries over',
-      rules: ['PLAN-CONSUMABLE-RESET', 'PLAN-ALLOCATED-PERSISTS'],
+      rules: ['PLAN-CONSUMABLE-RESET', 'PLAN-ALLOCATED-PERSISTS', 'CONV-TIMESTAMPS-MS'],
       needs: ['control-plane'],
     },
     async (t) => {
@@ -651,17 +827,29 @@ export const plansScenarios = [
       await attach(t, customer.id, plan.id);
       await track(t, customer.id, messages.id, 7);
       await track(t, customer.id, seats.id, 3);
-      expect(await balanceOf(t, customer.id, messages.id)).toMatchObject({ granted: 10, usage: 7, remaining: 3 });
-      expect(await balanceOf(t, customer.id, seats.id)).toMatchObject({ granted: 5, usage: 3, remaining: 2 });
+      const [used, seated] = [await balanceOf(t, customer.id, messages.id), await balanceOf(t, customer.id, seats.id)];
+      t.precondition('the tracked usage shows in both balances', () => {
+        expect(used).toMatchObject({ granted: 10, usage: 7, remaining: 3 });
+        expect(seated).toMatchObject({ granted: 5, usage: 3, remaining: 2 });
+      });
 
       for (const cycle of [1, 2]) {
         const before = await balanceOf(t, customer.id, messages.id);
-        expect(before.next_reset_at, 'a consumable balance has a next reset').not.toBeNull();
-        await advancePast(t, before.next_reset_at!);
+        t.check('PLAN-CONSUMABLE-RESET', () => expect(before?.next_reset_at, 'a consumable balance has a next reset').toEqual(expect.any(Number)));
+        const now = await targetNow(t);
+        // A monthly reset lies at most 31 days ahead.
+        expectMilliseconds(t, [now, now + 32 * DAY_MS], {
+          'next_reset_at': before!.next_reset_at,
+          ...Object.fromEntries((before!.breakdown ?? []).map((entry, i) => [`breakdown[${i}].reset.resets_at`, entry.reset?.resets_at])),
+        });
+        await advancePast(t, before!.next_reset_at!);
         const after = await balanceOf(t, customer.id, messages.id);
-        expect(after, `after reset ${cycle} the consumable balance is back to its included amount`).toMatchObject({ granted: 10, usage: 0, remaining: 10 });
-        expect(after.next_reset_at, 'the next reset moved ahead').toBeGreaterThan(before.next_reset_at!);
-        expect(await balanceOf(t, customer.id, seats.id), `after reset ${cycle} the allocated usage is still there`).toMatchObject({ granted: 5, usage: 3, remaining: 2 });
+        t.check('PLAN-CONSUMABLE-RESET', () => {
+          expect(after, `after reset ${cycle} the consumable balance is back to its included amount`).toMatchObject({ granted: 10, usage: 0, remaining: 10 });
+          expect(after!.next_reset_at, 'the next reset moved ahead').toBeGreaterThan(before!.next_reset_at!);
+        });
+        const persisted = await balanceOf(t, customer.id, seats.id);
+        t.check('PLAN-ALLOCATED-PERSISTS', () => expect(persisted, `after reset ${cycle} the allocated usage is still there`).toMatchObject({ granted: 5, usage: 3, remaining: 2 }));
         await track(t, customer.id, messages.id, 4);
       }
     },
@@ -670,7 +858,7 @@ export const plansScenarios = [
   scenario(
     {
       id: 'plans.usage-price-overage',
-      title: 'a usage price lets use run past the included amount; the same item without a price stops at it',
+      title: 'a usage price lets use run past the included amount and bills it: the units beyond included are recorded on the priced grant',
       rules: ['PLAN-USAGE-PRICE-OVERAGE'],
       needs: ['paid-attach'],
     },
@@ -685,47 +873,67 @@ export const plansScenarios = [
       await attach(t, payer.id, priced.id);
       await attach(t, free.id, unpriced.id);
 
-      expect(await allowed(t, free.id, feature.id, 8), 'without a price, 8 units exceed the 5 included').toBe(false);
-      expect(await allowed(t, payer.id, feature.id, 8), 'with a usage price, 8 units are allowed beyond the 5 included').toBe(true);
+      // The reference point: without a price, use stops at the included amount (the balance rules' statement).
+      const unpricedAllows = await allowed(t, free.id, feature.id, 8);
+      t.precondition('without a price, 8 units exceed the 5 included', () => expect(unpricedAllows).toBe(false));
+      const pricedAllows = await allowed(t, payer.id, feature.id, 8);
+      t.check('PLAN-USAGE-PRICE-OVERAGE', () => expect(pricedAllows, 'with a usage price, 8 units are allowed beyond the 5 included').toBe(true));
       await track(t, payer.id, feature.id, 8);
       const balance = await balanceOf(t, payer.id, feature.id);
-      expect(balance.usage, 'the usage beyond the included amount is recorded').toBe(8);
-      expect(balance.overage_allowed, 'the balance allows overage').toBe(true);
-      expect(await allowed(t, payer.id, feature.id, 1), 'use may go on past the included amount').toBe(true);
+      const more = await allowed(t, payer.id, feature.id, 1);
+      t.check('PLAN-USAGE-PRICE-OVERAGE', () => {
+        expect(balance?.overage_allowed, 'the balance allows overage').toBe(true);
+        // Billed: the 3 units beyond the 5 included are recorded as usage of the grant that carries the usage price.
+        const pricedGrants = (balance?.breakdown ?? []).filter((entry) => entry.plan_id === priced.id);
+        expect(pricedGrants, 'one grant of the priced plan').toHaveLength(1);
+        expect(pricedGrants[0], 'the priced grant: 5 included, 8 used, its usage price').toMatchObject({ included_grant: 5, usage: 8, price: { billing_method: 'usage_based' } });
+        expect(pricedGrants[0]!.usage - pricedGrants[0]!.included_grant - pricedGrants[0]!.prepaid_grant, 'units billed as overage').toBe(3);
+        expect(more, 'use may go on past the included amount').toBe(true);
+      });
     },
   ),
 
   scenario(
     {
       id: 'plans.prepaid-upfront',
-      title: 'a prepaid price grants the quantity bought at attach, and use stops at included plus prepaid',
+      title: 'a prepaid price charges quantity ÷ billing units × amount at attach and grants the quantity bought; use stops at included plus prepaid',
       rules: ['PLAN-PREPAID-UPFRONT'],
       needs: ['paid-attach'],
     },
     async (t) => {
       const seats = await createFeature(t, 'allocated');
+      // Packs of 5 seats at $2: 10 seats bought are 2 packs, $4 upfront.
       const plan = await createPlan(t, {
         group: t.ns.id('grp'),
-        items: [{ feature_id: seats.id, included: 0, price: { amount: 2, interval: 'month', billing_units: 1, billing_method: 'prepaid' } }],
+        items: [{ feature_id: seats.id, included: 0, price: { amount: 2, interval: 'month', billing_units: 5, billing_method: 'prepaid' } }],
       });
       const customer = await createCustomer(t);
-      const result = t.expectOk(await t.client.call('billing.attach', { customer_id: customer.id, plan_id: plan.id, feature_quantities: [{ feature_id: seats.id, quantity: 10 }] }));
-      expect(result.payment_url, 'the plan attached at once').toBeNull();
-      if (result.invoice !== undefined) expect(result.invoice.total, 'the upfront invoice charges 10 units at $2').toBe(20);
+      await attach(t, customer.id, plan.id, { feature_quantities: [{ feature_id: seats.id, quantity: 10 }] });
       const balance = await balanceOf(t, customer.id, seats.id);
-      expect(balance, 'the 10 units bought are granted upfront').toMatchObject({ granted: 10, remaining: 10, overage_allowed: false });
-      expect(balance.breakdown.reduce((sum, entry) => sum + entry.prepaid_grant, 0), 'as a prepaid grant').toBe(10);
-      expect(await allowed(t, customer.id, seats.id, 10), 'the prepaid units can be used').toBe(true);
-      expect(await allowed(t, customer.id, seats.id, 11), 'use beyond the prepaid units is not allowed').toBe(false);
+      const [ten, eleven] = [await allowed(t, customer.id, seats.id, 10), await allowed(t, customer.id, seats.id, 11)];
+      t.check('PLAN-PREPAID-UPFRONT', () => {
+        expect(balance, 'the 10 units bought are granted upfront').toMatchObject({ granted: 10, remaining: 10 });
+        expect((balance?.breakdown ?? []).reduce((sum, entry) => sum + entry.prepaid_grant, 0), 'as a prepaid grant').toBe(10);
+        expect(ten, 'the prepaid units can be used').toBe(true);
+        expect(eleven, 'use beyond the prepaid units is not allowed').toBe(false);
+      });
+      // The charge, through the documented preview: cancelling at once refunds the unused part of
+      // what was paid upfront, which right after the attach is all of it.
+      const preview = t.setup(
+        await t.client.call('billing.preview_multi_update', { customer_id: customer.id, updates: [{ plan_id: plan.id, cancel_action: 'cancel_immediately' }] }),
+        ['total'],
+      );
+      t.check('PLAN-PREPAID-UPFRONT', () => expect(Math.abs(preview.total + 4), `10 seats in packs of 5 at $2 were charged $4 upfront (refund ${preview.total})`).toBeLessThanOrEqual(0.01));
     },
   ),
 
   scenario(
     {
       id: 'plans.free-trial-applies',
-      title: 'a new customer attaching a paid plan with a free trial starts on the trial, ending after its duration, before any charge',
-      rules: ['PLAN-FREE-TRIAL-APPLIES'],
+      title: 'a new customer attaching a paid plan with a free trial starts on the trial, ending after its duration',
+      rules: ['PLAN-FREE-TRIAL-APPLIES', 'CONV-TIMESTAMPS-MS'],
       needs: ['paid-attach'],
+      uses: ['control-plane'],
     },
     async (t) => {
       const plan = await createPlan(t, {
@@ -733,15 +941,18 @@ export const plansScenarios = [
         price: { amount: 10, interval: 'month' },
         free_trial: { duration_length: 7, duration_type: 'day', card_required: false },
       });
+      // The plan carries its trial (PLAN-FREE-TRIAL-WIRE and -ROUND-TRIP are proven apart).
+      t.precondition('the plan was created with its free trial', () => expect(plan.free_trial?.duration_length).toBe(7));
       const customer = await createCustomer(t);
-      const result = t.expectOk(await t.client.call('billing.attach', { customer_id: customer.id, plan_id: plan.id }));
-      expect(result.payment_url, 'a trial without card requirement attaches at once').toBeNull();
-      if (result.invoice !== undefined) expect(result.invoice.total, 'nothing is charged during the trial').toBe(0);
-      const sub = t.expectOk(await t.client.call('customers.get', { customer_id: customer.id })).subscriptions.find((s) => s.plan_id === plan.id);
-      expect(sub, 'the customer holds the plan').toBeDefined();
-      expect(sub!.status).toBe('active');
-      expect(sub!.trial_ends_at, 'the subscription is trialing').not.toBeNull();
-      expect(sub!.trial_ends_at! - sub!.started_at, 'the trial lasts 7 days').toBe(7 * DAY_MS);
+      const now = await targetNow(t);
+      await attach(t, customer.id, plan.id);
+      const sub = (await activeSubscriptions(t, customer.id)).find((s) => s.plan_id === plan.id);
+      t.check('PLAN-FREE-TRIAL-APPLIES', () => {
+        expect(sub, 'the customer holds the plan, active').toBeDefined();
+        expect(sub!.trial_ends_at, 'the subscription is trialing').toEqual(expect.any(Number));
+        expect(sub!.trial_ends_at! - sub!.started_at, 'the trial lasts 7 days').toBe(7 * DAY_MS);
+      });
+      expectMilliseconds(t, [now - DAY_MS, now + 8 * DAY_MS], { started_at: sub!.started_at, trial_ends_at: sub!.trial_ends_at });
     },
   ),
 ];

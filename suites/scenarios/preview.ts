@@ -197,6 +197,9 @@ export const previewScenarios = [
       const [payer, trialing] = [await createCustomer(t), await createCustomer(t)];
       await attach(t, payer.id, plan.id);
       await attach(t, trialing.id, trialPlan.id);
+      // The trial itself is PLAN-FREE-TRIAL-APPLIES's; here it is what the refund of a trial is measured against.
+      const trialRecord = t.setup(await t.client.call('subscriptions.list', { customer_id: trialing.id, plan_id: trialPlan.id }), ['list']).list[0];
+      t.precondition('the trial plan started on its free trial', () => expect(trialRecord?.trial_ends_at).toEqual(expect.any(Number)));
       const refund = async (customerId: string, held: Plan, mode?: 'prorated' | 'full') => {
         const result = await preview(t, { customer_id: customerId, updates: cancelNow([held.id]), ...(mode && { refund_last_payment: mode }) }, mode === undefined ? 'PREV-REFUND-MODE' : 'PREV-REFUND-WIRE');
         expectConsistent(t, result, customerId);
