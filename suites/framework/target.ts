@@ -9,6 +9,7 @@ import { createClient, type Client, type OperationTable } from './client.ts';
 import { ConfigError, ENV_VARS, loadConfig, type ConformanceConfig } from './config.ts';
 import { ControlClient } from './control-client.ts';
 import { EvidenceLog } from './evidence.ts';
+import { transportLimits } from './guard.ts';
 import { Ledger, type CleanupAction, type CleanupReport } from './ledger.ts';
 import { createNamespace, type Namespace } from './namespace.ts';
 import type { RetryPolicy } from './retry.ts';
@@ -81,7 +82,7 @@ export async function createTarget<Ops extends OperationTable, E extends z.ZodTy
     operations: options.operations,
     errorBody: options.errorBody,
     evidence,
-    ...(options.retry === undefined ? {} : { retry: options.retry }),
+    ...transportLimits(config, run, options.retry),
   });
   const capabilities = await resolveCapabilities({ ...config, otherTenantApiKey }, client);
   // Without a global setup, a deployment still gets a fresh salt, so a re-run with the same seed cannot collide.
