@@ -1,0 +1,136 @@
+/**
+ * The suite pointed at hostile targets (servers on loopback started here), run as a user runs it:
+ * a child process with BASE_URL and API_KEY, reading its exit code, console, report.json and
+ * junit.xml. Whatever the target does, the run ends well within a minute, reports outages as ERROR
+ * (never as a FAIL of a rule), and no output carries any part of a key.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { MIN_SECRET_RUN } from '../framework/evidence.ts';
+import { LIVE_KEY_PREFIX } from '../framework/config.ts';
+import type { TestServer } from '../framework/testing.ts';
+import { runConformance, type ConformanceRun } from './conformance-run.ts';
+import { startEchoingTarget, startHostileTarget, type Echo, type HostileBehaviour } from './targets.ts';
+
+const API_KEY = 'am_sk_test_Q7vXk2LmP9rTz4WcY8bN3hJd6FgS1aEu5oKi0MxVyRtHw';
+const OTHER_TENANT_API_KEY = `${LIVE_KEY_PREFIX}Zb8Nc3Vx1Lk5Jh7Gf9Dp2Sa4Mq6Wr0EtUy3Io`;
+/** Scenario files each run executes: the envelope rules (auth, errors, both keys), and a second file to show the fail-fast count carries over. */
+const FILES = ['suites/scenarios/envelope.test.ts', 'suites/scenarios/customers.test.ts'];
+const WALL_LIMIT_MS = 60_000;
+
+/**
+ * The pieces of `secret` found in `text`: every MIN_SECRET_RUN-character window of its random part
+ * (the `am_sk_…_` prefix is shared by every key, and the report may name it).
+ */
+function leakedPieces(text: string, secret: string): string[] {
+  const random = secret.slice(LIVE_KEY_PREFIX.length);
+  const found = new Set<string>();
+  for (let i = 0; i + MIN_SECRET_RUN <= random.length; i++) {
+    const piece = random.slice(i, i + MIN_SECRET_RUN);
+    if (text.includes(piece)) found.add(piece);
+  }
+  return [...found];
+}
+
+const servers: TestServer[] = [];
+afterAll(() => Promise.all(servers.map((s) => s.close())));
+
+async function runAgainst(target: HostileBehaviour | Echo, env: Record<string, string> = {}): Promise<{ run: ConformanceRun; server: TestServer }> {
+  const server = target === 'whole' || target === 'cut' ? await startEchoingTarget({ apiKey: API_KEY, otherTenantApiKey: OTHER_TENANT_API_KEY }, target) : await startHostileTarget(target);
+  servers.push(server);
+  const run = await runConformance({
+    env: { BASE_URL: server.url, API_KEY, OTHER_TENANT_API_KEY, ...env },
+    files: FILES,
+    killAfterMs: 2 * WALL_LIMIT_MS,
+  });
+  return { run, server };
+}
+
+/** What every run against a hostile target must show. */
+function expectBoundedAndSilent(run: ConformanceRun): void {
+  expect(run.exitCode, `exit code (console:\n${run.console.slice(-2_000)})`).not.toBeNull();
+  expect(run.wallMs, 'wall time').toBeLessThan(WALL_LIMIT_MS);
+  expect(run.exitCode, 'a hostile target never passes').not.toBe(0);
+  for (const secret of [API_KEY, OTHER_TENANT_API_KEY]) {
+    expect(leakedPieces(run.reportText, secret), 'pieces of a key in report.json').toEqual([]);
+    expect(leakedPieces(run.junit, secret), 'pieces of a key in junit.xml').toEqual([]);
+    expect(leakedPieces(run.console, secret), 'pieces of a key on the console').toEqual([]);
+  }
+}
+
+/** An outage: the run reports ERROR, and no rule FAILs because of it. */
+function expectOutage(run: ConformanceRun, message: RegExp): void {
+  const report = run.report;
+  expect(report, 'report.json').toBeDefined();
+  if (report === undefined) return;
+  expect(report.counts.rules.FAIL, `rules reported FAIL: ${Object.keys(report.rules).filter((r) => report.rules[r]?.status === 'FAIL').join(', ')}`).toBe(0);
+  expect(report.counts.rules.ERROR).toBeGreaterThan(0);
+  expect(report.counts.rules.PASS).toBe(0);
+  expect(Object.values(report.rules).flatMap((r) => r.failures).join('\n')).toMatch(message);
+}
+
+describe.concurrent('the suite against hostile targets', { timeout: 2 * WALL_LIMIT_MS + 10_000 }, () => {
+  it('a target that never answers: the fail-fast count stops the run after 3 unanswered requests, across test files', async () => {
+    const { run, server } = await runAgainst('never-answers');
+    expectBoundedAndSilent(run);
+    expectOutage(run, /no response within \d+ ms|not sent: the target left 3 requests in a row unserved/);
+    // The capability probe and two scenario requests; the second file sent nothing.
+    expect(server.requests.length).toBeLessThanOrEqual(3);
+  });
+
+  it('a target that answers 500 to everything: ERROR, not FAIL', async () => {
+    const { run } = await runAgainst('answers-500');
+    expectBoundedAndSilent(run);
+    expectOutage(run, /500/);
+  });
+
+  it('a target that answers HTML: ERROR, not FAIL', async () => {
+    const { run } = await runAgainst('non-json');
+    expectBoundedAndSilent(run);
+    expectOutage(run, /not JSON/);
+  });
+
+  it('a target that answers 50 MB: the body is refused at the cap, unread, and the reports stay small', async () => {
+    const { run } = await runAgainst('huge-body');
+    expectBoundedAndSilent(run);
+    expectOutage(run, /longer than the 1048576-byte cap \(CONFORMANCE_MAX_BODY_BYTES\): content-length 52428800, not read/);
+    expect(run.reportText.length + run.junit.length + run.console.length).toBeLessThan(5 * 1024 * 1024);
+  });
+
+  it('a target whose body never ends: it is cut at the cap, not buffered', async () => {
+    const { run } = await runAgainst('endless-body');
+    expectBoundedAndSilent(run);
+    expectOutage(run, /longer than the 1048576-byte cap \(CONFORMANCE_MAX_BODY_BYTES\); reading stopped at the cap/);
+    expect(run.reportText.length + run.junit.length + run.console.length).toBeLessThan(5 * 1024 * 1024);
+  });
+
+  it('a target rate-limiting forever with a long Retry-After: no wait beyond the budget, ERROR, not FAIL', async () => {
+    const { run } = await runAgainst('rate-limited-forever');
+    expectBoundedAndSilent(run);
+    expectOutage(run, /429/);
+  });
+
+  it('a target echoing the Authorization header: no piece of either key in any output', async () => {
+    const { run, server } = await runAgainst('whole');
+    expectBoundedAndSilent(run);
+    // The echo reached the suite with both keys (the tenant-isolation scenario sends the other one).
+    const sent = server.requests.map((r) => String(r.headers.authorization));
+    expect(sent).toContain(`Bearer ${API_KEY}`);
+    expect(sent).toContain(`Bearer ${OTHER_TENANT_API_KEY}`);
+    expect(run.reportText).toContain('[REDACTED]');
+  });
+
+  it('a target echoing the key cut short, where the reports cut it again: no piece of either key in any output', async () => {
+    const { run, server } = await runAgainst('cut');
+    expectBoundedAndSilent(run);
+    expect(server.requests.map((r) => String(r.headers.authorization))).toContain(`Bearer ${OTHER_TENANT_API_KEY}`);
+    expect(run.reportText).toContain('your key [REDACTED]');
+  });
+
+  it('a target refusing everything with 401/400 fails, and does not pass the negative rules', async () => {
+    const { run } = await runAgainst('refuses-everything');
+    expectBoundedAndSilent(run);
+    const rules = run.report?.rules ?? {};
+    expect(rules['AUTH-BEARER-REQUIRED']?.status).not.toBe('PASS');
+    expect(Object.entries(rules).filter(([, r]) => r.status === 'PASS').map(([id]) => id)).toEqual([]);
+  });
+});
