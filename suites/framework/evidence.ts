@@ -138,6 +138,8 @@ export class EvidenceLog {
  * a key cut by a truncation, or quoted in part, never survives. A secret shorter than this is redacted whole.
  */
 export const MIN_SECRET_RUN = 8;
+/** Half of MIN_SECRET_RUN: the block size of the scan (see createRedactor). */
+const QUAD = MIN_SECRET_RUN / 2;
 
 /** Scrubs strings (and strings inside values) of every run of MIN_SECRET_RUN or more characters of any secret. */
 export interface Redactor {
@@ -148,39 +150,32 @@ export interface Redactor {
 
 export function createRedactor(secrets: readonly string[]): Redactor {
   const grams = new Set<string>();
+  const quads = new Set<string>();
   const whole: string[] = [];
-  const alphabet = new Set<string>();
   for (const secret of secrets) {
     if (secret.length === 0) continue;
     if (secret.length < MIN_SECRET_RUN) whole.push(secret);
     for (let i = 0; i + MIN_SECRET_RUN <= secret.length; i++) grams.add(secret.slice(i, i + MIN_SECRET_RUN));
-    for (let i = 0; i < secret.length; i++) alphabet.add(secret[i]!);
+    for (let i = 0; i + QUAD <= secret.length; i++) quads.add(secret.slice(i, i + QUAD));
   }
   if (grams.size === 0 && whole.length === 0) return { text: (t) => t, value: (v) => v };
 
   const text = (input: string): string => {
+    // Every window of MIN_SECRET_RUN characters holds a whole QUAD-aligned block of QUAD characters,
+    // so only windows around aligned blocks that occur in a secret need looking at.
+    const starts: number[] = [];
+    for (let block = 0; block + QUAD <= input.length; block += QUAD) {
+      if (!quads.has(input.slice(block, block + QUAD))) continue;
+      for (let i = Math.max(0, block - (MIN_SECRET_RUN - QUAD), starts.length > 0 ? starts[starts.length - 1]! + 1 : 0); i <= block; i++) {
+        if (i + MIN_SECRET_RUN <= input.length && grams.has(input.slice(i, i + MIN_SECRET_RUN))) starts.push(i);
+      }
+    }
     let out = '';
     let copiedTo = 0;
-    let runStart = -1;
-    let runEnd = -1;
-    for (let i = 0; i + MIN_SECRET_RUN <= input.length; ) {
-      // A window whose last character is in no secret cannot match, nor can any window holding it.
-      if (!alphabet.has(input[i + MIN_SECRET_RUN - 1]!)) {
-        i += MIN_SECRET_RUN;
-        continue;
-      }
-      if (grams.has(input.slice(i, i + MIN_SECRET_RUN))) {
-        if (runStart >= 0 && i > runEnd) {
-          out += input.slice(copiedTo, runStart) + REDACTED;
-          copiedTo = runEnd;
-          runStart = -1;
-        }
-        if (runStart < 0) runStart = i;
-        runEnd = i + MIN_SECRET_RUN;
-      }
-      i++;
-    }
-    if (runStart >= 0) {
+    for (let k = 0; k < starts.length; ) {
+      const runStart = starts[k]!;
+      let runEnd = runStart + MIN_SECRET_RUN;
+      for (k++; k < starts.length && starts[k]! <= runEnd; k++) runEnd = starts[k]! + MIN_SECRET_RUN;
       out += input.slice(copiedTo, runStart) + REDACTED;
       copiedTo = runEnd;
     }
