@@ -60,7 +60,17 @@ export interface Exchange {
   readonly errorBodyIssues?: readonly Issue[];
   /** Wire key → spelling the response used, for keys the document spells differently. */
   readonly spellings?: Readonly<Record<string, Spelling>>;
+  /**
+   * Set when the exchange says nothing about the interface, because the target (or the harness)
+   * failed: a TransportFailure kind when no usable answer came, else `server-error` (5xx),
+   * `rate-limited` (429/503 beyond the retry budget) or `unparseable` (a body that is not JSON).
+   * A verdict resting on such an exchange is ERROR, never FAIL (DESIGN.md decision 7).
+   */
+  readonly fault?: ExchangeFault;
 }
+
+export type ExchangeFault = 'timeout' | 'connection' | 'oversize' | 'aborted' | 'deadline' | 'circuit-open' | AnswerFault;
+export type AnswerFault = 'server-error' | 'rate-limited' | 'unparseable';
 
 export type ExchangeDraft = Omit<Exchange, 'seq'>;
 

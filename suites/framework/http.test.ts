@@ -224,6 +224,28 @@ describe('Transport evidence', () => {
   });
 });
 
+describe('Transport faults', () => {
+  it('marks answers that say nothing about the interface: 5xx, 429 beyond the budget, a body that is not JSON', async () => {
+    const evidence = new EvidenceLog();
+    const t = transport({ evidence, retry: false });
+    const answers: [string, (res: import('node:http').ServerResponse) => void][] = [
+      ['server-error', (res) => json(res, 502, { message: 'bad gateway', code: 'bad_gateway', env: 'sandbox' })],
+      ['rate-limited', (res) => json(res, 429, { message: 'later', code: 'rate_limit_exceeded', env: 'sandbox' })],
+      ['unparseable', (res) => json(res, 200, '<html>hello</html>')],
+      ['none', (res) => json(res, 404, { message: 'no', code: 'not_found', env: 'sandbox' })],
+      ['none', (res) => json(res, 200, { id: 'x' })],
+    ];
+    for (const [, answer] of answers) await t.send({ label: 'raw', path: scripted(answer), body: '{}' }, passThrough);
+    expect(evidence.entries().map((e) => e.fault ?? 'none')).toEqual(answers.map(([fault]) => fault));
+  });
+
+  it('marks an exchange without a usable answer with its failure kind', async () => {
+    const evidence = new EvidenceLog();
+    await transport({ evidence, timeoutMs: 50, retry: false }).send({ label: 'raw', path: scripted(() => {}), body: '{}' }, passThrough).catch(() => undefined);
+    expect(evidence.entries()[0]?.fault).toBe('timeout');
+  });
+});
+
 describe('Transport body cap', () => {
   it('refuses a body whose content-length is over the cap without reading it, keeping the status in the evidence', async () => {
     const path = scripted((res) => json(res, 200, 'x'.repeat(5_000), { 'content-length': '5000' }));

@@ -8,7 +8,16 @@
  * what it means), or with a TransportError whose `kind` says why nothing usable came back.
  */
 import { Agent, request, type Dispatcher } from 'undici';
-import { createRedactor, type EvidenceLog, type Exchange, type ExchangeDraft, type Redactor, type RetriedAttempt } from './evidence.ts';
+import {
+  createRedactor,
+  type AnswerFault,
+  type EvidenceLog,
+  type Exchange,
+  type ExchangeDraft,
+  type ExchangeFault,
+  type Redactor,
+  type RetriedAttempt,
+} from './evidence.ts';
 import type { RunGuard } from './guard.ts';
 import {
   backoffDelay,
@@ -73,7 +82,19 @@ export type ExchangeAnnotations = Pick<ExchangeDraft, 'shapeRule' | 'schemaIssue
  * - `deadline`: not sent, the run's deadline has passed.
  * - `circuit-open`: not sent, the target left too many requests in a row unserved.
  */
-export type TransportFailure = 'timeout' | 'connection' | 'oversize' | 'aborted' | 'deadline' | 'circuit-open';
+export type TransportFailure = Exclude<ExchangeFault, AnswerFault>;
+
+/**
+ * What an answer's status and body say about the target rather than the interface: a 5xx, a 429/503
+ * (when it is the final answer, the retry budget is spent) or a body that is not JSON. Undefined for
+ * an answer that can be judged.
+ */
+export function answerFault(res: Pick<HttpResponse, 'status' | 'text' | 'isJson'>): AnswerFault | undefined {
+  if (RETRY_STATUSES.has(res.status)) return 'rate-limited';
+  if (res.status >= 500) return 'server-error';
+  if (res.text !== '' && !res.isJson) return 'unparseable';
+  return undefined;
+}
 
 /** No usable response arrived. The exchange (with its error) is already in the evidence log. */
 export class TransportError extends Error {
@@ -159,7 +180,7 @@ export class Transport {
     });
 
     const fail = (kind: TransportFailure, message: string, extra: { cause?: unknown; response?: ExchangeDraft['response'] } = {}): TransportError => {
-      const exchange = this.#record(draft({ error: message, ...(extra.response ? { response: extra.response } : {}) }));
+      const exchange = this.#record(draft({ error: message, fault: kind, ...(extra.response ? { response: extra.response } : {}) }));
       if (kind === 'timeout' || kind === 'connection') guard?.recordFailure(`${req.label}: ${message}`);
       return new TransportError(`${req.label}: ${message} (${method} ${url})`, kind, exchange, { cause: extra.cause });
     };
@@ -200,7 +221,8 @@ export class Transport {
       }
 
       const { value, annotations } = interpret(res);
-      const exchange = this.#record(draft({ response: { status: res.status, headers: res.headers, body: res.body }, ...annotations }));
+      const fault = answerFault(res);
+      const exchange = this.#record(draft({ response: { status: res.status, headers: res.headers, body: res.body }, ...annotations, ...(fault ? { fault } : {}) }));
       return { value, exchange };
     }
   }

@@ -77,6 +77,14 @@ describe.concurrent('the suite against hostile targets', { timeout: 2 * WALL_LIM
     expect(server.requests.length).toBeLessThanOrEqual(3);
   });
 
+  it('a target that answers, slowly: the run deadline ends the run, and what was not sent is ERROR', async () => {
+    const { run } = await runAgainst('slow', { CONFORMANCE_RUN_TIMEOUT_MS: '4000' });
+    expectBoundedAndSilent(run);
+    const report = run.report;
+    const notSent = Object.values(report?.rules ?? {}).filter((r) => r.status === 'ERROR' && r.failures.some((f) => /not sent: the run's deadline has passed/.test(f)));
+    expect(notSent.length).toBeGreaterThan(0);
+  });
+
   it('a target that answers 500 to everything: ERROR, not FAIL', async () => {
     const { run } = await runAgainst('answers-500');
     expectBoundedAndSilent(run);

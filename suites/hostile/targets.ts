@@ -17,6 +17,7 @@ export type HostileBehaviour =
   | 'huge-body'
   | 'endless-body'
   | 'rate-limited-forever'
+  | 'slow'
   | 'refuses-everything';
 
 const error = (message: string, code: string) => ({ message, code, env: 'sandbox' });
@@ -52,6 +53,8 @@ const handlers: Record<HostileBehaviour, (req: SeenRequest, res: ServerResponse)
     res.write('{"list":[');
     stream(res, Buffer.from('{"id":"x"},'.repeat(4096)));
   },
+  // Answers, but only after a second: never a network failure, so only the run's deadline ends the run.
+  'slow': (_req, res) => void setTimeout(() => json(res, 404, error('Not found', 'not_found')), 1_000),
   'rate-limited-forever': (_req, res) => json(res, 429, error('Too many requests', 'rate_limit_exceeded'), { 'retry-after': '3600' }),
   // 401 to requests without a body, 400 to the rest, each with a well-formed error body.
   'refuses-everything': (req, res) => {
