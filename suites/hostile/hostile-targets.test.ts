@@ -69,6 +69,13 @@ function expectOutage(run: ConformanceRun, message: RegExp): void {
 }
 
 describe.concurrent('the suite against hostile targets', { timeout: 2 * WALL_LIMIT_MS + 10_000 }, () => {
+  it('a live key with the default (mutating) profile: refused before any request, with a warning that says how to fix it', async () => {
+    const { run, server } = await runAgainst('answers-500', { API_KEY: `${LIVE_KEY_PREFIX}${API_KEY.slice(LIVE_KEY_PREFIX.length)}` });
+    expectBoundedAndSilent(run);
+    expect(server.requests).toEqual([]);
+    expect(run.console).toMatch(/API_KEY is a live key \(am_sk_live_…\).*refused.*--allow-live/);
+  });
+
   it('a target that never answers: the fail-fast count stops the run after 3 unanswered requests, across test files', async () => {
     const { run, server } = await runAgainst('never-answers');
     expectBoundedAndSilent(run);
