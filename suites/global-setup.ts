@@ -1,10 +1,17 @@
 /**
  * vitest global setup of the conformance project: decides the run's seed and target once, in the
  * main process. With no BASE_URL it boots the fake in-process on a loopback port; the scenarios
- * still speak real HTTP to it.
+ * still speak real HTTP to it. A target given by BASE_URL goes through preflight first: a dead
+ * target, a refused key or a refused version stops the run with one message.
  */
 import type { TestProject } from 'vitest/node';
 import { createFakeServer } from '../fake-server/index.ts';
+import { loadConfig } from './framework/config.ts';
+import { preflight } from './framework/preflight.ts';
 import { setupRun } from './framework/run.ts';
 
-export default (project: TestProject) => setupRun(project, { startFake: () => createFakeServer() });
+export default async (project: TestProject) => {
+  const checked = await preflight(loadConfig());
+  if (!checked.ok) throw new Error(checked.message);
+  return setupRun(project, { startFake: () => createFakeServer() });
+};

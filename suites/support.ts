@@ -13,33 +13,50 @@ import type { Feature } from '../spec/features.ts';
 import { operations } from '../spec/operations.ts';
 import type { Plan, PlansCreateRequest } from '../spec/plans.ts';
 import type { RuleId } from '../spec/rules/catalogue.ts';
-import { classifyFailure, createTarget, defineScenario, type Scenario, type ScenarioContext, type ScenarioDef, type Target } from './framework/index.ts';
+import { createTarget, SetupNotServed, type CreateTargetOptions, defineScenario, type Scenario, type ScenarioContext, type ScenarioDef, type Target } from './framework/index.ts';
 
 export type Ops = typeof operations;
-export type T = ScenarioContext<Ops, typeof ErrorBody>;
+/** A scenario's context; `R`: the rules its checks may name (a scenario's body gets its declared rules). */
+export type T<R extends RuleId = RuleId> = ScenarioContext<Ops, typeof ErrorBody, R>;
 export type ConformanceTarget = Target<Ops, typeof ErrorBody>;
 
 /**
  * `scenario({ id, title, rules, needs?, uses?, mutates? }, async (t) => …)`, typed by the operation
- * table; `rules` must be IDs of the rule catalogue, checked by the compiler.
+ * table; `rules` must be IDs of the rule catalogue, and `t.check(rule, …)` / `expectOk(result, rule)`
+ * / `expectError(result, { rule })` must name one of them, both checked by the compiler.
  */
-export function scenario(def: ScenarioDef & { readonly rules: readonly RuleId[] }, run: (t: T) => Promise<void>): Scenario<Ops, typeof ErrorBody> {
-  return defineScenario<Ops, typeof ErrorBody>(def, run);
+export function scenario<const R extends RuleId>(def: ScenarioDef<R>, run: (t: T<R>) => Promise<void>): Scenario<Ops, typeof ErrorBody, R> {
+  return defineScenario<Ops, typeof ErrorBody, R>(def, run);
 }
 
-/** The target of a scenario file; cleanup deletes entities and archives plans (the API cannot delete plans). */
+/** What the suite creates, and how it undoes it where the API allows: entities are deleted, plans archived. */
+export const LEDGER = {
+  cleanup: {
+    entity: (entry, client) => client.call('entities.delete', { customer_id: entry['customer_id']!, entity_id: entry.id }),
+    plan: (entry, client) => client.call('plans.update', { plan_id: entry.id, archived: true }),
+  },
+  // Customers, features, rewards and referral programs cannot be deleted: recorded so the cleanup
+  // report lists them as left behind.
+  creates: {
+    'plans.create': (request: { plan_id: string }) => ({ kind: 'plan', id: request.plan_id }),
+    'entities.create': (request: { customer_id: string; entity_id: string }) => ({ kind: 'entity', id: request.entity_id, customer_id: request.customer_id }),
+    'customers.get_or_create': (request: { customer_id: string | null }) => (request.customer_id === null ? undefined : { kind: 'customer', id: request.customer_id }),
+    'features.create': (request: { feature_id: string }) => ({ kind: 'feature', id: request.feature_id }),
+    'rewards.create': (request: { id: string }) => ({ kind: 'reward', id: request.id }),
+    'referral_programs.create': (request: { id: string }) => ({ kind: 'referral_program', id: request.id }),
+  },
+} as const satisfies Pick<CreateTargetOptions<Ops, typeof ErrorBody>, 'cleanup' | 'creates'>;
+
+/** The target of a scenario file (cleanup through LEDGER). */
 export function conformanceTarget(): Promise<ConformanceTarget> {
-  return createTarget({
-    operations,
-    errorBody: ErrorBody,
-    cleanup: {
-      entity: (entry, client) => client.call('entities.delete', { customer_id: entry['customer_id']!, entity_id: entry.id }),
-      plan: (entry, client) => client.call('plans.update', { plan_id: entry.id, archived: true }),
-    },
-  });
+  return createTarget({ operations, errorBody: ErrorBody, ...LEDGER });
 }
 
 // ── Builders ─────────────────────────────────────────────────────────────────
+// Setup steps: each goes through `t.setup`, so a refusal BLOCKS the scenario (never FAILs a rule)
+// and a route the target does not serve SKIPS it. What any call creates is recorded in the ledger
+// (LEDGER.creates) as soon as the answer is a 200, whatever its shape. A scenario whose subject is one of these calls makes
+// it itself, with its checks attributed.
 
 export type FeatureKind = 'boolean' | 'consumable' | 'allocated';
 
@@ -50,36 +67,44 @@ export async function createFeature(t: T, kind: FeatureKind, extra: Partial<z.in
     kind === 'boolean'
       ? { feature_id: featureId, name: `Flag ${featureId}`, type: 'boolean' }
       : { feature_id: featureId, name: `Units ${featureId}`, type: 'metered', consumable: kind === 'consumable', display: { singular: 'unit', plural: 'units' } };
-  return t.expectOk(await t.client.call('features.create', { ...body, ...extra }));
+  return t.setup(await t.client.call('features.create', { ...body, ...extra }), ['id']);
 }
 
 /** Creates a plan with a namespaced id (`plan_id`, when given, must be one: `t.ns.id(kind)`); it is archived at cleanup. */
 export async function createPlan(t: T, body: Omit<z.input<typeof PlansCreateRequest>, 'plan_id' | 'name'> & { name?: string; plan_id?: string } = {}): Promise<Plan> {
   const planId = body.plan_id ?? t.ns.id('plan');
-  const plan = t.expectOk(await t.client.call('plans.create', { name: `Plan ${planId}`, ...body, plan_id: planId }));
-  t.ledger.record({ kind: 'plan', id: plan.id });
-  return plan;
+  return t.setup(await t.client.call('plans.create', { name: `Plan ${planId}`, ...body, plan_id: planId }), ['id']);
+}
+
+type CustomerBody = z.input<Ops['customers.get_or_create']['request']>;
+
+/** The body that creates a new customer: a namespaced id, a seeded name and email, and `extra`. */
+export function newCustomerBody(t: T, extra: Partial<CustomerBody> = {}): CustomerBody & { customer_id: string } {
+  const customerId = t.ns.id('cus');
+  const who = person(seededFaker(t.seed, customerId));
+  return { customer_id: customerId, name: who.name, email: who.email, ...extra };
 }
 
 /** Creates a customer with a seeded name and email (customers cannot be deleted through the API). */
-export async function createCustomer(t: T, extra: Partial<z.input<Ops['customers.get_or_create']['request']>> = {}): Promise<Customer> {
-  const customerId = t.ns.id('cus');
-  const who = person(seededFaker(t.seed, customerId));
-  return t.expectOk(await t.client.call('customers.get_or_create', { customer_id: customerId, name: who.name, email: who.email, ...extra }));
+export async function createCustomer(t: T, extra: Partial<CustomerBody> = {}): Promise<Customer> {
+  return t.setup(await t.client.call('customers.get_or_create', newCustomerBody(t, extra)), ['id']);
 }
 
-/** Attaches a plan; requires that it takes effect at once (free plans, or a target that attaches paid plans without checkout). */
+/**
+ * Attaches a plan; requires that it takes effect at once (free plans, or a target that attaches paid
+ * plans without checkout). A checkout URL instead skips the scenario: the target cannot be asked.
+ */
 export async function attach(t: T, customerId: string, planId: string, extra: Partial<z.input<Ops['billing.attach']['request']>> = {}): Promise<void> {
-  const result = t.expectOk(await t.client.call('billing.attach', { customer_id: customerId, plan_id: planId, ...extra }));
-  if (result.payment_url !== null) throw new Error(`billing.attach of ${planId} asked for a payment (${result.payment_url}); this scenario needs it attached at once`);
+  const result = t.setup(await t.client.call('billing.attach', { customer_id: customerId, plan_id: planId, ...extra }));
+  if (typeof result.payment_url === 'string') {
+    throw new SetupNotServed(`billing.attach of ${planId} asked for a payment (a checkout URL); this scenario needs the plan attached at once (capability paid-attach)`);
+  }
 }
 
 /** Creates an entity of a customer, tied to an allocated feature; it is deleted at cleanup. */
 export async function createEntity(t: T, customerId: string, featureId: string, name?: string): Promise<z.output<typeof EntityDetail>> {
   const entityId = t.ns.id('ent');
-  const entity = t.expectOk(await t.client.call('entities.create', { customer_id: customerId, entity_id: entityId, feature_id: featureId, name: name ?? `Entity ${entityId}` }));
-  t.ledger.record({ kind: 'entity', id: entity.id, customer_id: customerId });
-  return entity;
+  return t.setup(await t.client.call('entities.create', { customer_id: customerId, entity_id: entityId, feature_id: featureId, name: name ?? `Entity ${entityId}` }), ['id']);
 }
 
 export interface LicenseSetup {
@@ -123,15 +148,15 @@ export function licenseEntities(t: T, setup: LicenseSetup, count: number): { ent
 /**
  * Runs an async fast-check property against the target, without shrinking (every run costs
  * requests). Its seed comes from the run seed and the scenario, so CONFORMANCE_SEED replays it and
- * each nightly run explores other cases. A counterexample fails the scenario by assertion, with
- * fast-check's report (seed, path, values) prepended to the property's own error.
+ * each nightly run explores other cases. A counterexample stops the scenario with the property's
+ * own error (so its verdict stays: a check's FAIL, a setup's BLOCKED…), fast-check's report (seed,
+ * path, values) prepended to its message.
  */
 export async function checkProperty<Ts>(t: T, property: fc.IAsyncProperty<Ts>, numRuns: number): Promise<void> {
   const details = await fc.check(property, { seed: hashSeed(t.seed, t.scenario.id), numRuns, endOnFailure: true });
   if (!details.failed) return;
   const report = fc.defaultReportMessage(details) ?? 'property failed';
-  // An assertion or wire-schema failure inside the property stays a failure of the scenario.
-  if (details.errorInstance instanceof Error && classifyFailure(details.errorInstance) === 'fail') {
+  if (details.errorInstance instanceof Error) {
     details.errorInstance.message = `${report}\n${details.errorInstance.message}`;
     throw details.errorInstance;
   }

@@ -107,8 +107,15 @@ const poolFaults: readonly Fault[] = [
 const attachFaults: readonly Fault[] = [
   {
     rule: 'LIC-ATTACH-BATCH',
-    breaks: 'licenses.attach assigns only the first entity of a batch',
-    handlers: { 'licenses.attach': (real) => (ctx, input) => real(ctx, { ...input, entities: input.entities.slice(0, 1) }) },
+    breaks: 'licenses.attach checks the whole batch but assigns only its first new entity',
+    handlers: {
+      'licenses.attach': () => (ctx, input) => {
+        const plan = planAttach(ctx.store, input);
+        requireCapacity(ctx.store, plan.pool, plan.unassigned.length);
+        assignEntities(ctx, plan.customerId, plan.pool, plan.unassigned.slice(0, 1));
+        return { success: true };
+      },
+    },
   },
   {
     rule: 'LIC-ATTACH-REQUIRED-FIELDS',
@@ -144,7 +151,12 @@ const attachFaults: readonly Fault[] = [
     rule: 'LIC-ATTACH-MIXED-BATCH',
     breaks: 'a batch with any already-assigned entity is skipped as a whole: its new entities are not assigned either',
     handlers: {
-      'licenses.attach': (real) => (ctx, input) => (planAttach(ctx.store, input).unassigned.length < input.entities.length ? { success: true } : real(ctx, input)),
+      'licenses.attach': (real) => (ctx, input) => {
+        const plan = planAttach(ctx.store, input);
+        if (plan.unassigned.length === input.entities.length) return real(ctx, input);
+        requireCapacity(ctx.store, plan.pool, plan.unassigned.length);
+        return { success: true };
+      },
     },
   },
   {

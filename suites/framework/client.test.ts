@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { Client, normaliseSpellings, ReadOnlyViolation, WireSchemaError } from './client.ts';
+import { TargetFault } from './checks.ts';
+import { Client, normaliseSpellings, ReadOnlyViolation } from './client.ts';
 import { EvidenceLog } from './evidence.ts';
 import { json, startServer, TEST_KEY, testClient, type TestServer } from './testing.ts';
 
@@ -36,24 +37,24 @@ describe('call: 200 responses', () => {
     expect(result.exchange).toMatchObject({ label: 'things.get', shapeRule: 'THING-GET-SHAPE', schemaIssues: [], spellings: { add_on: 'wire', created_at: 'wire' } });
   });
 
-  it('throws WireSchemaError naming the operation, the shape rule and each zod issue', async () => {
+  it('records a 200 that fails its schema (shape rule, each zod issue) and returns the raw body, without throwing', async () => {
     answers.set('bad', { status: 200, body: { id: 7, add_on: false, items: [{ created_at: 'yesterday' }] } });
     const evidence = new EvidenceLog();
-    const error = await client(evidence).call('things.get', { thing_id: 'bad' }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(WireSchemaError);
-    const message = (error as WireSchemaError).message;
-    expect(message).toContain('things.get');
-    expect(message).toContain('THING-GET-SHAPE');
-    expect(message).toMatch(/- id: Invalid input: expected string, received number/);
-    expect(message).toMatch(/- items\[0\]\.created_at: Invalid input: expected number, received string/);
-    expect((error as WireSchemaError).shapeRule).toBe('THING-GET-SHAPE');
-    expect(evidence.entries()[0]?.schemaIssues).toEqual((error as WireSchemaError).issues);
-    expect((error as WireSchemaError).exchange.seq).toBe(1);
+    const result = await client(evidence).call('things.get', { thing_id: 'bad' });
+    expect(result.ok && result.body).toEqual({ id: 7, add_on: false, items: [{ created_at: 'yesterday' }] });
+    const issues = [
+      { path: 'id', message: 'Invalid input: expected string, received number' },
+      { path: 'items[0].created_at', message: 'Invalid input: expected number, received string' },
+    ];
+    expect(result.ok && result.schemaIssues).toEqual(issues);
+    expect(evidence.entries()[0]).toMatchObject({ seq: 1, shapeRule: 'THING-GET-SHAPE', schemaIssues: issues });
   });
 
-  it('throws WireSchemaError for a 200 that is not JSON', async () => {
+  it('throws TargetFault (an ERROR, not a shape failure) for a 200 that is not JSON', async () => {
     answers.set('text', { status: 200, body: 'surprise' });
-    await expect(client().call('things.get', { thing_id: 'text' })).rejects.toThrow(/THING-GET-SHAPE[\s\S]*\(root\): the body is not JSON: "surprise"/);
+    const evidence = new EvidenceLog();
+    await expect(client(evidence).call('things.get', { thing_id: 'text' })).rejects.toThrow(TargetFault);
+    expect(evidence.entries()[0]).not.toHaveProperty('shapeRule');
   });
 
   it('accepts the documented spelling (addOn, createdAt) at any depth and records that it saw it', async () => {
@@ -66,7 +67,8 @@ describe('call: 200 responses', () => {
 
   it('rejects any third spelling', async () => {
     answers.set('kebab', { status: 200, body: { id: 'k', 'add-on': true, items: [] } });
-    await expect(client().call('things.get', { thing_id: 'kebab' })).rejects.toThrow(/add_on: Invalid input: expected boolean, received undefined/);
+    const result = await client().call('things.get', { thing_id: 'kebab' });
+    expect(result.ok && result.schemaIssues).toEqual([{ path: 'add_on', message: 'Invalid input: expected boolean, received undefined' }]);
   });
 });
 

@@ -1,12 +1,16 @@
 /**
  * The suite's typed client, built from an operation table. `call` sends `POST /v1/<name>` and
- * checks the answer against the spec: a 200 body must match the operation's response schema
- * (else WireSchemaError, naming the operation's shape rule), an error body is checked against the
- * error-body schema but only reported (`errorBodyIssues`), never thrown. `raw` sends anything, for
- * negative tests.
+ * checks the answer against the spec, recording and never throwing: a 200 body is checked against
+ * the operation's response schema, and a mismatch goes into the exchange (`shapeRule`,
+ * `schemaIssues`), where the scenario's verdicts find it as a FAIL of that shape rule; the call
+ * still succeeds with the raw body (documented spellings renamed), so the scenario carries on with
+ * whatever fields are there; a 200 that is not JSON at all throws TargetFault (an unparseable
+ * answer is ERROR, never FAIL). An error body is checked against the error-body schema the same way
+ * (`errorBodyIssues`). `raw` sends anything, for negative tests.
  */
 import { z } from 'zod';
 import { callMutates, type OperationDef } from '../../spec/operation.ts';
+import { TargetFault } from './checks.ts';
 import type { EvidenceLog, Exchange, Issue, Spelling } from './evidence.ts';
 import { Transport, type ExchangeAnnotations, type HeaderOverrides, type HttpResponse, type TransportOptions } from './http.ts';
 import type { RetryPolicy } from './retry.ts';
@@ -30,8 +34,14 @@ export interface CallSuccess<Out> {
   readonly ok: true;
   readonly status: 200;
   readonly headers: Readonly<Record<string, string>>;
-  /** The response, validated, with documented spellings renamed to their wire form. */
+  /**
+   * The response with documented spellings renamed to their wire form: validated, or the raw body
+   * when it does not match the schema (then `schemaIssues` says why and the type is a promise the
+   * body may not keep).
+   */
   readonly body: Out;
+  /** Why the body does not match the response schema; empty when it does. */
+  readonly schemaIssues: readonly Issue[];
   readonly exchange: Exchange;
 }
 
@@ -65,25 +75,6 @@ export interface RawResult {
   readonly exchange: Exchange;
 }
 
-/** A 200 whose body does not match the operation's response schema: a failure of the operation's shape rule. */
-export class WireSchemaError extends Error {
-  override readonly name = 'WireSchemaError';
-  constructor(
-    readonly operation: string,
-    readonly shapeRule: string,
-    readonly issues: readonly Issue[],
-    readonly exchange: Exchange,
-  ) {
-    super(
-      [
-        `${operation}: the 200 response does not match the response schema (rule ${shapeRule})`,
-        ...issues.slice(0, 20).map((i) => `  - ${i.path === '' ? '(root)' : i.path}: ${i.message}`),
-        ...(issues.length > 20 ? [`  … and ${issues.length - 20} more`] : []),
-      ].join('\n'),
-    );
-  }
-}
-
 /** A read-only scenario tried to call an operation that mutates. Nothing was sent. */
 export class ReadOnlyViolation extends Error {
   override readonly name = 'ReadOnlyViolation';
@@ -94,6 +85,8 @@ export interface ClientScope {
   readonly signal?: AbortSignal;
   /** Refuse (throw ReadOnlyViolation, send nothing) any call to an operation with `mutates: true`. */
   readonly readOnly?: boolean;
+  /** Told of every `call` answered 200 (with the request body sent), whatever the answer's shape, before it returns: the cleanup ledger listens. */
+  readonly onSuccess?: (operation: string, request: unknown) => void;
 }
 
 /** What `call` learns from a response before the exchange is recorded. */
@@ -107,18 +100,20 @@ export class Client<Ops extends OperationTable, E extends z.ZodType> {
   readonly transport: Transport;
   readonly readOnly: boolean;
   readonly #byPath: ReadonlyMap<string, OperationDef>;
+  readonly #onSuccess: ClientScope['onSuccess'];
 
-  constructor(operations: Ops, errorBody: E, transport: Transport, readOnly: boolean) {
+  constructor(operations: Ops, errorBody: E, transport: Transport, readOnly: boolean, onSuccess?: ClientScope['onSuccess']) {
     this.operations = operations;
     this.errorBody = errorBody;
     this.transport = transport;
     this.readOnly = readOnly;
     this.#byPath = new Map(Object.values(operations).map((op) => [op.path, op]));
+    this.#onSuccess = onSuccess;
   }
 
   /** Same pool and settings; evidence into `scope.evidence`, cancelled by `scope.signal`, optionally read-only. */
   with(scope: ClientScope): Client<Ops, E> {
-    return new Client(this.operations, this.errorBody, this.transport.with(scope), scope.readOnly ?? this.readOnly);
+    return new Client(this.operations, this.errorBody, this.transport.with(scope), scope.readOnly ?? this.readOnly, scope.onSuccess ?? this.#onSuccess);
   }
 
   async call<N extends keyof Ops & string>(
@@ -144,8 +139,10 @@ export class Client<Ops extends OperationTable, E extends z.ZodType> {
     );
     const { res } = seen;
     if (seen.kind === 'success') {
-      if (seen.data === undefined) throw new WireSchemaError(op.name, op.shapeRule, seen.annotations.schemaIssues, exchange);
-      const success: CallSuccess<unknown> = { ok: true, status: 200, headers: res.headers, body: seen.data.value, exchange };
+      this.#onSuccess?.(op.name, body);
+      if (!res.isJson) throw new TargetFault(`${op.name}: the 200 answer is not JSON: ${JSON.stringify(res.text.slice(0, 120))}`, exchange);
+      const schemaIssues = seen.annotations.schemaIssues;
+      const success: CallSuccess<unknown> = { ok: true, status: 200, headers: res.headers, body: seen.body, schemaIssues, exchange };
       return success as CallResult<Ops[N], E>;
     }
     const failure: CallFailure<z.output<E>> = {
@@ -195,21 +192,21 @@ function parsedOrUndefined(text: string | undefined): unknown {
 
 /**
  * The wire-schema check of a 200: documented spellings renamed, then the body parsed by the response
- * schema. `data` is undefined when the check failed; `annotations` go into the evidence either way.
+ * schema. `body` is the parsed body, or the renamed raw one when the check failed; `annotations` go
+ * into the evidence either way.
  */
 function checkResponse(
   op: OperationDef,
   res: HttpResponse,
-): { readonly data: { readonly value: unknown } | undefined; readonly annotations: ExchangeAnnotations & { readonly schemaIssues: readonly Issue[] } } {
+): { readonly body: unknown; readonly annotations: ExchangeAnnotations & { readonly schemaIssues: readonly Issue[] } } {
   const spellings = op.documentedSpellings ? normaliseSpellings(res.body, op.documentedSpellings) : undefined;
   const recorded = spellings && Object.keys(spellings.seen).length > 0 ? { spellings: spellings.seen } : {};
-  if (!res.isJson) {
-    const issue = { path: '', message: `the body is not JSON: ${JSON.stringify(res.text.slice(0, 120))}` };
-    return { data: undefined, annotations: { shapeRule: op.shapeRule, schemaIssues: [issue], ...recorded } };
-  }
-  const parsed = op.response.safeParse(spellings ? spellings.value : res.body);
+  const body = spellings ? spellings.value : res.body;
+  // Not JSON: no shape to check; `call` reports the answer as unparseable (ERROR).
+  if (!res.isJson) return { body, annotations: { schemaIssues: [], ...recorded } };
+  const parsed = op.response.safeParse(body);
   return {
-    data: parsed.success ? { value: parsed.data } : undefined,
+    body: parsed.success ? parsed.data : body,
     annotations: { shapeRule: op.shapeRule, schemaIssues: parsed.success ? [] : toIssues(parsed.error), ...recorded },
   };
 }

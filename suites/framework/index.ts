@@ -5,13 +5,22 @@
  * `suites/framework/reporter.ts` (in vitest.config.ts) and `suites/framework/run.ts` (in the
  * global setup). This index loads vitest's runtime, which only a test worker has.
  */
+export {
+  aggregateRuleStatus,
+  RuleChecks,
+  SetupFailed,
+  SetupNotServed,
+  TargetFault,
+  type RecordedVerdict,
+  type RuleResult,
+  type RuleStatus,
+} from './checks.ts';
 export { capabilitySet, PROBE_TIMEOUT_MS, resolveCapabilities, type Capability, type CapabilitySet, type Need } from './capabilities.ts';
 export {
   Client,
   createClient,
   normaliseSpellings,
   ReadOnlyViolation,
-  WireSchemaError,
   type CallFailure,
   type CallResult,
   type CallSuccess,
@@ -60,7 +69,6 @@ export { createNamespace, type Namespace } from './namespace.ts';
 export { defaultRetryPolicy, type RetryPolicy } from './retry.ts';
 export type { RunInfo, StartedFake } from './run.ts';
 export {
-  classifyFailure,
   defineScenario,
   registerScenarios,
   runScenario,

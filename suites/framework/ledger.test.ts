@@ -27,6 +27,14 @@ function setup() {
 }
 
 describe('Ledger', () => {
+  it('records a kind and ID once, however often it is recorded', () => {
+    const { ns, ledger } = setup();
+    const id = ns.scope('s').id('thing');
+    ledger.record({ kind: 'thing', id });
+    ledger.forScenario('s').record({ kind: 'thing', id });
+    expect(ledger.entries()).toHaveLength(1);
+  });
+
   it('undoes entries newest first, passing parent IDs to the action', async () => {
     const { client, ns, ledger } = setup();
     const scoped = ns.scope('S1');

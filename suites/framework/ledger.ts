@@ -49,11 +49,15 @@ export class Ledger<C> {
     this.#actions.set(kind, action);
   }
 
-  /** Throws for an ID outside the run's namespace: the suite must never record (and so never delete) what it did not create. */
+  /**
+   * Throws for an ID outside the run's namespace: the suite must never record (and so never delete)
+   * what it did not create. Recording the same kind and ID again changes nothing.
+   */
   record(entry: LedgerEntry, scenario?: string): void {
     if (!this.#ns.owns(entry.id)) {
       throw new Error(`refusing to record ${entry.kind} ${JSON.stringify(entry.id)}: it is not in this run's namespace (${this.#ns.root}_…)`);
     }
+    if (this.#entries.some((recorded) => recorded.entry.kind === entry.kind && recorded.entry.id === entry.id)) return;
     this.#entries.push({ entry, scenario });
   }
 

@@ -20,6 +20,15 @@ describe('createNamespace', () => {
     }
   });
 
+  it('makes codes of letters and digits only (the reference refuses anything else in promo codes), distinct per scenario and count', () => {
+    const ns = createNamespace({ prefix: 'conf', seed: 1 });
+    const codes = [ns.scope('A').code('PROMO'), ns.scope('A').code('PROMO'), ns.scope('B').code('PROMO'), ns.scope('A').code('CODE')];
+    for (const code of codes) expect(code).toMatch(/^[a-zA-Z0-9]+$/);
+    expect(new Set(codes).size).toBe(codes.length);
+    expect(codes[0]).toMatch(/^conf[a-z0-9]{6}[a-z0-9]{5}PROMO1$/);
+    expect(() => ns.code('PROMO_1')).toThrow(/letters/);
+  });
+
   it('derives the run part from seed and salt: reproducible, and distinct across runs', () => {
     const root = (seed: number, salt?: string) => createNamespace({ prefix: 'conf', seed, ...(salt === undefined ? {} : { salt }) }).root;
     expect(root(7)).toBe(root(7));

@@ -8,6 +8,11 @@
  * Only letters, digits and `_`, so the IDs suit every ID field (plan IDs allow `[a-zA-Z0-9_-]`,
  * customer IDs `[a-zA-Z0-9_:-]`). `owns(id)` tells whether an ID belongs to this run.
  *
+ * Codes (`code(kind)`) are for fields stricter than IDs: the reference allows letters and digits
+ * only in promo codes ("Promotional code can only contain letters and numbers"), so a code is the
+ * same parts without separators, `<prefix><run><scope><KIND><n>`, the kind in letters only (so the
+ * counter that follows cannot be confused with it). Codes are never recorded in the ledger.
+ *
  * The salt: with the same seed and salt a run makes the same IDs, which is what reproduces a run
  * against a fresh fake. Against a deployment, a re-run with the same seed would collide with the
  * first run's leftovers (plans can only be archived), so the target passes a fresh salt there.
@@ -15,12 +20,15 @@
 import { createHash } from 'node:crypto';
 
 const NAME = /^[a-zA-Z0-9]+$/;
+const LETTERS = /^[a-zA-Z]+$/;
 
 export interface Namespace {
   /** `<prefix>_<run>`: every ID of the run starts with this and `_`. */
   readonly root: string;
   /** A new ID for a record of `kind` (letters and digits). */
   id(kind: string): string;
+  /** A new code of `kind` (letters only) made of letters and digits alone, for fields that allow nothing else (promo codes). */
+  code(kind: string): string;
   /** Whether `id` was (or could have been) made by this run's namespace. */
   owns(id: string): boolean;
   /** The namespace of one scenario: same run, its own scope and counters. The same name gives the same scope. */
@@ -43,13 +51,20 @@ export function createNamespace({ prefix, seed, salt = '' }: NamespaceOptions): 
 
   const make = (scopeTag: string): Namespace => {
     const counters = new Map<string, number>();
+    const next = (kind: string) => {
+      const n = (counters.get(kind) ?? 0) + 1;
+      counters.set(kind, n);
+      return n;
+    };
     return {
       root,
       id(kind) {
         if (!NAME.test(kind)) throw new Error(`ID kind must be letters and digits: ${JSON.stringify(kind)}`);
-        const n = (counters.get(kind) ?? 0) + 1;
-        counters.set(kind, n);
-        return `${root}_${scopeTag}_${kind}_${n}`;
+        return `${root}_${scopeTag}_${kind}_${next(kind)}`;
+      },
+      code(kind) {
+        if (!LETTERS.test(kind)) throw new Error(`code kind must be letters: ${JSON.stringify(kind)}`);
+        return `${root.replace('_', '')}${scopeTag}${kind}${next(`code:${kind}`)}`;
       },
       owns,
       scope,

@@ -14,6 +14,7 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Reporter, TestCase, TestModule, TestRunEndReason, Vitest } from 'vitest/node';
 import type { RuleDef } from '../../spec/rules/rule.ts';
+import { aggregateRuleStatus, type RuleStatus } from './checks.ts';
 import { loadConfig } from './config.ts';
 import { redactSecrets, truncate, type Exchange } from './evidence.ts';
 import type { CleanupSummary, ScenarioMeta, ScenarioStatus } from './scenario.ts';
@@ -21,7 +22,7 @@ import type { TargetInfo } from './target.ts';
 
 export const REPORT_FORMAT = 'besi-conformance-report/1';
 
-export type RuleStatus = 'PASS' | 'FAIL' | 'SKIP' | 'ERROR';
+export type { RuleStatus };
 
 /** One scenario as it bears on one rule. */
 export interface RuleScenario {
@@ -33,6 +34,8 @@ export interface RuleScenario {
   /** `declared`: the scenario names the rule. `wire-schema`: the rule is the shape rule of a 200 it checked. */
   readonly via: 'declared' | 'wire-schema';
   readonly status: ScenarioStatus;
+  /** The rule's own verdict in this scenario (`ScenarioMeta.ruleResults`), when the scenario gave one. */
+  readonly verdict?: RuleStatus;
   readonly reason?: string;
   readonly failures?: readonly string[];
   readonly evidence?: readonly Exchange[];
@@ -98,7 +101,7 @@ export interface ReportInput {
 export function buildReport(input: ReportInput): ConformanceReport {
   const secrets = input.secrets ?? [];
   const byRule = new Map<string, RuleScenario[]>();
-  const scenarioCounts: Record<ScenarioStatus, number> = { pass: 0, fail: 0, error: 0, skip: 0 };
+  const scenarioCounts: Record<ScenarioStatus, number> = { pass: 0, fail: 0, error: 0, skip: 0, blocked: 0 };
   const targets = new Map<string, TargetInfo>();
   const add = (rule: string, entry: RuleScenario) => byRule.set(rule, [...(byRule.get(rule) ?? []), entry]);
 
@@ -119,7 +122,10 @@ export function buildReport(input: ReportInput): ConformanceReport {
       ...(failures.length > 0 ? { failures } : {}),
       ...(meta.evidence && (status === 'fail' || status === 'error') ? { evidence: meta.evidence } : {}),
     };
-    for (const rule of meta.rules) add(rule, declared);
+    for (const rule of meta.rules) {
+      const verdict = meta.ruleResults?.[rule]?.status;
+      add(rule, verdict === undefined ? declared : { ...declared, verdict });
+    }
     for (const [rule, check] of Object.entries(meta.shapeChecks ?? {})) {
       if (meta.rules.includes(rule)) continue;
       add(rule, {
@@ -133,7 +139,7 @@ export function buildReport(input: ReportInput): ConformanceReport {
 
   const levels = new Map(input.catalogue?.map((r) => [r.id, r.level]));
   const rules: Record<string, RuleReport> = {};
-  const ruleCounts: Record<RuleStatus, number> = { PASS: 0, FAIL: 0, SKIP: 0, ERROR: 0 };
+  const ruleCounts: Record<RuleStatus, number> = { PASS: 0, FAIL: 0, BLOCKED: 0, SKIP: 0, ERROR: 0 };
   let mustFailures = 0;
   for (const id of [...byRule.keys()].sort()) {
     const scenarios = [...(byRule.get(id) ?? [])].sort((a, b) => a.scenario.localeCompare(b.scenario) || a.via.localeCompare(b.via));
@@ -174,15 +180,13 @@ export function buildReport(input: ReportInput): ConformanceReport {
 function scenarioStatus(test: FinishedTest): ScenarioStatus {
   if (test.state === 'passed') return 'pass';
   if (test.state === 'failed') return test.meta?.status === 'fail' ? 'fail' : 'error';
-  return 'skip';
+  return test.meta?.status === 'blocked' ? 'blocked' : 'skip';
 }
 
+const SCENARIO_VERDICT: Record<ScenarioStatus, RuleStatus> = { fail: 'FAIL', error: 'ERROR', pass: 'PASS', blocked: 'BLOCKED', skip: 'SKIP' };
+
 function ruleStatus(scenarios: readonly RuleScenario[]): RuleStatus {
-  const has = (s: ScenarioStatus) => scenarios.some((x) => x.status === s);
-  if (has('fail')) return 'FAIL';
-  if (has('error')) return 'ERROR';
-  if (has('pass')) return 'PASS';
-  return 'SKIP';
+  return aggregateRuleStatus(scenarios.map((s) => s.verdict ?? SCENARIO_VERDICT[s.status])) ?? 'SKIP';
 }
 
 export interface ConformanceReporterOptions {
@@ -280,7 +284,7 @@ export function summaryLines(report: ConformanceReport, path: string): string[] 
   const { rules, scenarios } = report.counts;
   const total = Object.values(rules).reduce((a, b) => a + b, 0);
   const lines = [
-    `conformance: ${total} rules: ${rules.PASS} PASS, ${rules.FAIL} FAIL, ${rules.SKIP} SKIP, ${rules.ERROR} ERROR` +
+    `conformance: ${total} rules: ${rules.PASS} PASS, ${rules.FAIL} FAIL, ${rules.BLOCKED} BLOCKED, ${rules.SKIP} SKIP, ${rules.ERROR} ERROR` +
       ` (scenarios: ${scenarios.pass} pass, ${scenarios.fail} fail, ${scenarios.skip} skip, ${scenarios.error} error); report: ${path}`,
   ];
   for (const c of report.cleanup) {

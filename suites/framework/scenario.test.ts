@@ -2,12 +2,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ReadOnlyViolation, WireSchemaError } from './client.ts';
+import { ReadOnlyViolation } from './client.ts';
 import { loadConfig } from './config.ts';
 import { TransportError } from './http.ts';
 import {
   boundExchanges,
-  classifyFailure,
   defineScenario,
   REPORTED_BODY_CHARS,
   REPORTED_EXCHANGES,
@@ -120,17 +119,20 @@ describe('runScenario', () => {
     expect(JSON.stringify(outcome.evidence)).not.toContain(TEST_KEY);
   });
 
-  it('reports a wire-schema failure as fail, naming the shape rule', async () => {
+  it('records a wire-schema failure as a FAIL of the shape rule and carries on; the scenario fails only if it declares that rule', async () => {
     const t = await target(server.url);
-    const outcome = await runScenario(
-      scenario({ id: 'FAIL-2', title: 'reads a broken thing', rules: ['THING-OTHER'] }, async (ctx) => {
-        await ctx.client.call('things.get', { thing_id: 'broken' });
-      }),
-      t,
-    );
-    expect(outcome.status).toBe('fail');
-    expect(outcome.error).toBeInstanceOf(WireSchemaError);
-    expect(scenarioMeta({ id: 'FAIL-2', title: 't', rules: ['THING-OTHER'] }, t.info, outcome).shapeChecks).toEqual({ 'THING-GET-SHAPE': 'fail' });
+    const reads = (rules: string[]) =>
+      scenario({ id: 'FAIL-2', title: 'reads a broken thing', rules }, async (ctx) => {
+        const thing = ctx.expectOk(await ctx.client.call('things.get', { thing_id: 'broken' }));
+        expect(thing.id).toBe('broken');
+      });
+    const other = await runScenario(reads(['THING-OTHER']), t);
+    expect(other.status).toBe('pass');
+    expect(other.verdicts).toMatchObject({ 'THING-OTHER': { status: 'PASS' }, 'THING-GET-SHAPE': { status: 'FAIL', actual: ['add_on'] } });
+    expect(scenarioMeta({ id: 'FAIL-2', title: 't', rules: ['THING-OTHER'] }, t.info, other).shapeChecks).toEqual({ 'THING-GET-SHAPE': 'fail' });
+    const shape = await runScenario(reads(['THING-GET-SHAPE']), t);
+    expect(shape.status).toBe('fail');
+    expect(shape.verdicts['THING-GET-SHAPE']?.message).toMatch(/^things\.get: the 200 answer does not match its schema: add_on: /);
   });
 
   it('reports a transport failure or a bug as error, not fail', async () => {
@@ -175,7 +177,8 @@ describe('runScenario', () => {
       }),
       t,
     );
-    expect(outcome).toEqual({ status: 'skip', reason: "needs the fake's control plane (POST /_fake/health answered 404)", evidence: [] });
+    const reason = "needs the fake's control plane (POST /_fake/health answered 404)";
+    expect(outcome).toEqual({ status: 'skip', reason, evidence: [], verdicts: { X: { status: 'SKIP', message: reason } } });
     expect(ran).toBe(false);
   });
 
@@ -305,13 +308,7 @@ describe('scenarioMeta and evidence bounds', () => {
     expect(meta).toMatchObject({ status: 'error', exchangeCount: REPORTED_EXCHANGES + 5, shapeChecks: { 'THING-GET-SHAPE': 'pass' } });
     expect(meta.evidence).toHaveLength(REPORTED_EXCHANGES);
     expect(String(meta.evidence?.[0]?.request.body)).toMatch(/^\{"thing_id":"t5x+… \[truncated, \d+ chars\]$/);
-    expect(scenarioMeta({ id: 'P', title: 'p', rules: ['X'] }, t.info, { status: 'pass', evidence: outcome.evidence })).not.toHaveProperty('evidence');
+    expect(scenarioMeta({ id: 'P', title: 'p', rules: ['X'] }, t.info, { status: 'pass', evidence: outcome.evidence, verdicts: {} })).not.toHaveProperty('evidence');
     expect(boundExchanges([])).toEqual([]);
-  });
-
-  it('classifies assertion and wire-schema errors as fail, the rest as error', () => {
-    expect(classifyFailure(Object.assign(new Error('x'), { name: 'AssertionError' }))).toBe('fail');
-    expect(classifyFailure(new ScenarioTimeoutError('x'))).toBe('error');
-    expect(classifyFailure('a string')).toBe('error');
   });
 });

@@ -4,28 +4,30 @@
  * - `defineScenario(def, run)` makes one. Bind it to the operation table once with an
  *   instantiation expression: `export const scenario = defineScenario<typeof operations, typeof ErrorBody>;`
  * - `registerScenarios(scenarios, target)` turns them into vitest tests, one per scenario, named
- *   `[RULE-A, RULE-B] title`, with the rules and the outcome in `task.meta.conformance` for the
- *   reporter. A scenario the target cannot run is skipped with the reason (`ctx.skip(reason)`).
+ *   `[RULE-A, RULE-B] title`, with the rules, the outcome and the verdict of each rule
+ *   (`ruleResults`, see checks.ts) in `task.meta.conformance` for the reporter. A scenario the target
+ *   cannot run, or BLOCKED by a setup step, is skipped with the reason (`ctx.skip(reason)`).
  * - `runScenario(scenario, target)` runs one outside vitest's runner and returns the outcome, so a
  *   meta-test can check that a scenario fails against a deliberately broken fake.
  */
 import { afterAll, expect, it } from 'vitest';
 import type { z } from 'zod';
 import type { Capability, Need } from './capabilities.ts';
-import { WireSchemaError, type CallFailure, type CallSuccess, type Client, type OperationTable } from './client.ts';
+import { isRouteNotServed, isTargetFault, RuleChecks, SetupFailed, SetupNotServed, TargetFault, toRuleResults, type RecordedVerdict, type RuleResult } from './checks.ts';
+import type { CallFailure, CallSuccess, Client, OperationTable } from './client.ts';
 import type { FixtureName, Fixtures } from './config.ts';
 import type { ControlClient } from './control-client.ts';
 import { truncate, type EvidenceLog, type Exchange } from './evidence.ts';
-import type { CleanupReport, ScenarioLedger } from './ledger.ts';
+import type { CleanupReport, LedgerEntry, ScenarioLedger } from './ledger.ts';
 import type { Namespace } from './namespace.ts';
 import type { Target, TargetInfo } from './target.ts';
 
-export interface ScenarioDef {
+export interface ScenarioDef<R extends string = string> {
   /** Unique across the suite; letters, digits, `.`, `_`, `-`. Also scopes the scenario's IDs. */
   readonly id: string;
   readonly title: string;
   /** Rule IDs of the catalogue this scenario proves (at least one). */
-  readonly rules: readonly string[];
+  readonly rules: readonly R[];
   readonly needs?: readonly Need[];
   /**
    * Capabilities the scenario uses when the target has them and does without otherwise (it checks
@@ -36,23 +38,29 @@ export interface ScenarioDef {
   readonly mutates?: boolean;
 }
 
-export interface Scenario<Ops extends OperationTable = OperationTable, E extends z.ZodType = z.ZodType> {
+export interface Scenario<Ops extends OperationTable = OperationTable, E extends z.ZodType = z.ZodType, R extends string = string> {
   readonly id: string;
   readonly title: string;
   readonly rules: readonly string[];
   readonly needs: readonly Need[];
   readonly uses: readonly Capability[];
   readonly mutates: boolean;
-  readonly run: (t: ScenarioContext<Ops, E>) => Promise<void>;
+  readonly run: (t: ScenarioContext<Ops, E, R>) => Promise<void>;
 }
 
-export interface ExpectedError {
+export interface ExpectedError<R extends string = string> {
   /** One status, or an inclusive range. Default: any 4xx. */
   readonly status?: number | readonly [number, number];
   readonly code?: string;
+  /** The rule this refusal proves (see `check`). */
+  readonly rule?: R;
 }
 
-export interface ScenarioContext<Ops extends OperationTable, E extends z.ZodType> {
+/**
+ * What a scenario's body works with. `R`: the rule IDs it may attribute assertions to (the
+ * catalogue's, checked by the compiler; at run time a check must name one of the scenario's rules).
+ */
+export interface ScenarioContext<Ops extends OperationTable, E extends z.ZodType, R extends string = string> {
   readonly scenario: Pick<Scenario, 'id' | 'title' | 'rules'>;
   /** Records into this scenario's evidence; read-only when the scenario declares `mutates: false`. */
   readonly client: Client<Ops, E>;
@@ -74,21 +82,46 @@ export interface ScenarioContext<Ops extends OperationTable, E extends z.ZodType
   /** Aborted when the scenario times out or the run is cancelled. */
   readonly signal: AbortSignal;
   has(capability: Capability): boolean;
-  /** Asserts a 200 and returns its validated body. */
-  expectOk<Out>(result: CallSuccess<Out> | CallFailure<unknown>): Out;
-  /** Asserts an error response (default: any 4xx), optionally its status and error code; returns it. */
-  expectError<Err>(result: CallSuccess<unknown> | CallFailure<Err>, expected?: ExpectedError): CallFailure<Err>;
+  /**
+   * Runs assertions (`expect`…, sync or async) as checks of `rule`: a failure FAILs exactly `rule`
+   * and stops the scenario, leaving the rules not yet decided BLOCKED by it (see checks.ts).
+   */
+  check<V>(rule: R, assertion: () => V): V;
+  /**
+   * Asserts a 200 and returns its body (raw when it failed its wire schema, which is recorded as a
+   * FAIL of the operation's shape rule, not thrown). With `rule`, the assertion is that rule's. A 5xx
+   * or a 429 beyond the retry budget is ERROR, never FAIL.
+   */
+  expectOk<Out>(result: CallSuccess<Out> | CallFailure<unknown>, rule?: R): Out;
+  /** Asserts an error response (default: any 4xx), optionally its status, error code and rule; returns it. A 5xx or 429 is ERROR. */
+  expectError<Err>(result: CallSuccess<unknown> | CallFailure<Err>, expected?: ExpectedError<R>): CallFailure<Err>;
+  /**
+   * For a call made only to build state (the scenario's subject is something else): returns the
+   * 200's body. A refusal BLOCKS the rules not yet decided, with one message naming the call, its
+   * request and its response; a route the target does not serve SKIPS the scenario; a 5xx is ERROR.
+   * `needs`: top-level fields the scenario reads from the answer; a missing one blocks too.
+   */
+  setup<Out>(result: CallSuccess<Out> | CallFailure<unknown>, needs?: readonly (keyof Out & string)[]): Out;
+  /**
+   * Assertions about state the scenario relies on but does not prove (another rule's effect, e.g. a
+   * new pool's counters in a scenario about skipping): a failure BLOCKS the rules not yet decided,
+   * naming `what`; it fails no rule. Never wrap an assertion of one of the scenario's own rules.
+   */
+  precondition<V>(what: string, assertion: () => V): V;
 }
 
-export type ScenarioStatus = 'pass' | 'fail' | 'error' | 'skip';
+/** `blocked`: a setup step (or a missing field the scenario needed) stopped it before any rule failed. */
+export type ScenarioStatus = 'pass' | 'fail' | 'error' | 'skip' | 'blocked';
 
-/** What running a scenario came to. `fail`: an assertion or a wire-schema check failed. `error`: anything else went wrong. */
+/** What running a scenario came to: the scenario's status and the verdict of each rule. */
 export interface ScenarioOutcome {
   readonly status: ScenarioStatus;
-  /** Why it was skipped. */
+  /** Why it was skipped or blocked. */
   readonly reason?: string;
   readonly error?: unknown;
   readonly evidence: readonly Exchange[];
+  /** Rule → verdict (declared rules and the shape rules its 200s exercised); exchanges by sequence number. */
+  readonly verdicts: Readonly<Record<string, RecordedVerdict>>;
 }
 
 /** What a scenario's vitest test carries to the reporter (JSON; evidence bounded). */
@@ -101,7 +134,9 @@ export interface ScenarioMeta {
   readonly reason?: string;
   /** Shape rule → outcome of every wire-schema check the scenario's 200s went through. */
   readonly shapeChecks?: Readonly<Record<string, 'pass' | 'fail'>>;
-  /** Failing scenarios: their last exchanges, bodies truncated. */
+  /** Rule → its verdict in this scenario (checks.ts); `exchanges` index `evidence`. */
+  readonly ruleResults?: Readonly<Record<string, RuleResult>>;
+  /** Scenarios with a verdict other than PASS: the exchanges behind the verdicts and the last ones, bodies truncated. */
   readonly evidence?: readonly Exchange[];
   readonly exchangeCount?: number;
 }
@@ -126,10 +161,10 @@ const RULE_ID = /^[A-Z][A-Z0-9]*(-[A-Z0-9]+)*$/;
 export const REPORTED_EXCHANGES = 20;
 export const REPORTED_BODY_CHARS = 2_000;
 
-export function defineScenario<Ops extends OperationTable, E extends z.ZodType = z.ZodType>(
-  def: ScenarioDef,
-  run: (t: ScenarioContext<Ops, E>) => Promise<void>,
-): Scenario<Ops, E> {
+export function defineScenario<Ops extends OperationTable, E extends z.ZodType = z.ZodType, R extends string = string>(
+  def: ScenarioDef<R>,
+  run: (t: ScenarioContext<Ops, E, R>) => Promise<void>,
+): Scenario<Ops, E, R> {
   if (!ID.test(def.id)) throw new Error(`scenario ID ${JSON.stringify(def.id)} must be letters, digits, ".", "_" or "-"`);
   if (def.rules.length === 0) throw new Error(`scenario ${def.id} names no rule`);
   const bad = def.rules.filter((r) => !RULE_ID.test(r));
@@ -147,12 +182,6 @@ export function needsOf(scenario: Pick<Scenario, 'needs' | 'mutates'>): readonly
   return scenario.mutates ? [...scenario.needs, 'mutation'] : scenario.needs;
 }
 
-/** Assertion failures and wire-schema failures are `fail`; anything else (transport, timeout, a bug) is `error`. */
-export function classifyFailure(error: unknown): 'fail' | 'error' {
-  const name = (error as { name?: unknown } | null)?.name;
-  return name === 'AssertionError' || error instanceof WireSchemaError ? 'fail' : 'error';
-}
-
 export class ScenarioTimeoutError extends Error {
   override readonly name = 'ScenarioTimeoutError';
 }
@@ -165,13 +194,16 @@ export interface RunOptions {
 
 export const DEFAULT_SCENARIO_TIMEOUT_MS = 120_000;
 
-export async function runScenario<Ops extends OperationTable, E extends z.ZodType>(
-  scenario: Scenario<Ops, E>,
+export async function runScenario<Ops extends OperationTable, E extends z.ZodType, R extends string>(
+  scenario: Scenario<Ops, E, R>,
   target: Target<Ops, E>,
   options: RunOptions = {},
 ): Promise<ScenarioOutcome> {
   const reason = target.capabilities.missing(needsOf(scenario));
-  if (reason !== undefined) return { status: 'skip', reason, evidence: [] };
+  if (reason !== undefined) {
+    const verdicts = Object.fromEntries(scenario.rules.map((rule) => [rule, { status: 'SKIP', message: reason } as const]));
+    return { status: 'skip', reason, evidence: [], verdicts };
+  }
 
   const timeoutMs = options.timeoutMs ?? DEFAULT_SCENARIO_TIMEOUT_MS;
   const log = target.evidence.child();
@@ -187,11 +219,18 @@ export async function runScenario<Ops extends OperationTable, E extends z.ZodTyp
       reject(error);
     }, timeoutMs);
   });
+  const checks = new RuleChecks(scenario.rules, shapeRulesOf(target.client.operations), () => log.entries());
   try {
-    await Promise.race([scenario.run(context(scenario, target, log, controller.signal)), timedOut]);
-    return { status: 'pass', evidence: log.entries() };
+    await Promise.race([scenario.run(context(scenario, target, log, controller.signal, checks)), timedOut]);
+    const verdicts = log.redact(checks.results(false));
+    const failed = scenario.rules.some((rule) => verdicts[rule]?.status === 'FAIL');
+    return { status: failed ? 'fail' : 'pass', evidence: log.entries(), verdicts };
   } catch (error) {
-    return { status: classifyFailure(error), error: scrubbed(error, log), evidence: log.entries() };
+    const stop = checks.stop(error);
+    const verdicts = log.redact(checks.results(true));
+    const blockedBy = Object.values(verdicts).find((v) => v.blockedBy !== undefined);
+    const why = stop.reason ?? (stop.kind === 'blocked' && blockedBy ? `BLOCKED by ${blockedBy.blockedBy}: ${blockedBy.message ?? ''}` : undefined);
+    return { status: stop.kind, ...(why === undefined ? {} : { reason: why }), error: scrubbed(error, log), evidence: log.entries(), verdicts };
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', cancel);
@@ -214,19 +253,41 @@ function scrubbed(error: unknown, log: EvidenceLog): unknown {
   return error;
 }
 
-function context<Ops extends OperationTable, E extends z.ZodType>(
-  scenario: Scenario<Ops, E>,
+const shapeRuleSets = new WeakMap<OperationTable, ReadonlySet<string>>();
+
+function shapeRulesOf(operations: OperationTable): ReadonlySet<string> {
+  let rules = shapeRuleSets.get(operations);
+  if (!rules) shapeRuleSets.set(operations, (rules = new Set(Object.values(operations).map((op) => op.shapeRule))));
+  return rules;
+}
+
+/** A 5xx or a 429 that outlived the retry budget says nothing about the rule: ERROR. */
+function refuseTargetFault(result: CallSuccess<unknown> | CallFailure<unknown>): void {
+  if (!result.ok && isTargetFault(result.status)) {
+    const what = result.status === 429 ? 'kept answering 429 (rate limited) beyond the retry budget' : `answered ${result.status}`;
+    throw new TargetFault(`${result.exchange.label}: the target ${what} ${preview(result.body)}`, result.exchange);
+  }
+}
+
+function context<Ops extends OperationTable, E extends z.ZodType, R extends string>(
+  scenario: Scenario<Ops, E, R>,
   target: Target<Ops, E>,
   log: EvidenceLog,
   signal: AbortSignal,
-): ScenarioContext<Ops, E> {
+  checks: RuleChecks,
+): ScenarioContext<Ops, E, R> {
   const declared = new Set<Capability>([...scenario.needs.flatMap((n): readonly Capability[] => (typeof n === 'string' ? [n] : n)), ...scenario.uses]);
   const fixtures: Partial<Fixtures> = Object.fromEntries(
     Object.entries(target.config.profile.fixtures).filter(([name, fixture]) => fixture && declared.has(`fixture:${name as FixtureName}`)),
   );
+  const ledger = target.ledger.forScenario(scenario.id);
+  const recordCreated = (operation: string, request: unknown) => {
+    const entry = (target.creates[operation] as ((request: unknown) => LedgerEntry | undefined) | undefined)?.(request);
+    if (entry !== undefined && target.ns.owns(entry.id)) ledger.record(entry);
+  };
   return {
     scenario: { id: scenario.id, title: scenario.title, rules: scenario.rules },
-    client: target.client.with({ evidence: log, signal, readOnly: !scenario.mutates }),
+    client: target.client.with({ evidence: log, signal, readOnly: !scenario.mutates, onSuccess: recordCreated }),
     get control(): ControlClient {
       if (!declared.has('control-plane')) throw new Error(`scenario ${scenario.id} uses the control plane but declares it in neither needs nor uses`);
       if (!target.control) throw new Error(`scenario ${scenario.id}: the control plane is not available here; check t.has('control-plane') first`);
@@ -238,7 +299,7 @@ function context<Ops extends OperationTable, E extends z.ZodType>(
       return target.otherTenantApiKey;
     },
     ns: target.ns.scope(scenario.id),
-    ledger: target.ledger.forScenario(scenario.id),
+    ledger,
     fixtures,
     seed: target.info.seed,
     get evidence() {
@@ -246,23 +307,61 @@ function context<Ops extends OperationTable, E extends z.ZodType>(
     },
     signal,
     has: (capability) => target.capabilities.has(capability),
-    expectOk(result) {
-      expect(result.ok, `${result.exchange.label}: expected 200, got ${result.status} ${preview(result.body)}`).toBe(true);
-      return (result as CallSuccess<never>).body;
+    check: (rule, assertion) => checks.check(rule, assertion),
+    expectOk(result, rule) {
+      const assertOk = () => {
+        refuseTargetFault(result);
+        expect(result.ok, `${result.exchange.label}: expected 200, got ${result.status} ${preview(result.body)}`).toBe(true);
+        return (result as CallSuccess<never>).body;
+      };
+      return rule === undefined ? assertOk() : checks.check(rule, assertOk);
     },
     expectError(result, expected = {}) {
+      const assertError = () => {
+        refuseTargetFault(result);
+        const label = result.exchange.label;
+        expect(result.ok, `${label}: expected an error, got 200 ${preview(result.body)}`).toBe(false);
+        const failure = result as CallFailure<never>;
+        const [min, max] = typeof expected.status === 'number' ? [expected.status, expected.status] : (expected.status ?? [400, 499]);
+        const within = `${label}: expected status ${min === max ? min : `${min}-${max}`}, got ${failure.status} ${preview(failure.body)}`;
+        expect(failure.status, within).toBeGreaterThanOrEqual(min);
+        expect(failure.status, within).toBeLessThanOrEqual(max);
+        if (expected.code !== undefined) {
+          const code = (failure.body as { code?: unknown } | null)?.code;
+          expect(code, `${label}: expected error code ${expected.code} ${preview(failure.body)}`).toBe(expected.code);
+        }
+        return failure;
+      };
+      return expected.rule === undefined ? assertError() : checks.check(expected.rule, assertError);
+    },
+    setup(result, needs = []) {
+      refuseTargetFault(result);
       const label = result.exchange.label;
-      expect(result.ok, `${label}: expected an error, got 200 ${preview(result.body)}`).toBe(false);
-      const failure = result as CallFailure<never>;
-      const [min, max] = typeof expected.status === 'number' ? [expected.status, expected.status] : (expected.status ?? [400, 499]);
-      const within = `${label}: expected status ${min === max ? min : `${min}-${max}`}, got ${failure.status} ${preview(failure.body)}`;
-      expect(failure.status, within).toBeGreaterThanOrEqual(min);
-      expect(failure.status, within).toBeLessThanOrEqual(max);
-      if (expected.code !== undefined) {
-        const code = (failure.body as { code?: unknown } | null)?.code;
-        expect(code, `${label}: expected error code ${expected.code} ${preview(failure.body)}`).toBe(expected.code);
+      const step = `setup ${label}`;
+      if (!result.ok) {
+        if (isRouteNotServed(result.status, result.body)) {
+          throw new SetupNotServed(`the target does not serve ${label} (it answered ${result.status}), which this scenario needs to build its state`);
+        }
+        throw new SetupFailed(step, `${step} was refused: request ${preview(result.exchange.request.body)} answered ${result.status} ${preview(result.body)}`, result.exchange);
       }
-      return failure;
+      const body = result.body as Record<string, unknown> | null;
+      const missing = needs.filter((field) => body === null || typeof body !== 'object' || body[field] === undefined);
+      if (missing.length > 0) {
+        throw new SetupFailed(step, `${step} answered 200 without ${missing.join(', ')}, which the scenario needs: ${preview(result.body)}`, result.exchange);
+      }
+      return result.body;
+    },
+    precondition(what, assertion) {
+      const blocked = (error: unknown): never => {
+        if ((error as { name?: unknown } | null)?.name !== 'AssertionError') throw error;
+        throw new SetupFailed(`precondition: ${what}`, `precondition "${what}" does not hold: ${(error as Error).message}`);
+      };
+      try {
+        const value = assertion();
+        return (value instanceof Promise ? value.catch(blocked) : value) as typeof value;
+      } catch (error) {
+        return blocked(error);
+      }
     },
   };
 }
@@ -279,7 +378,8 @@ export function scenarioMeta(scenario: Pick<Scenario, 'id' | 'title' | 'rules'>,
     const result = exchange.schemaIssues && exchange.schemaIssues.length > 0 ? 'fail' : 'pass';
     shapeChecks[exchange.shapeRule] = shapeChecks[exchange.shapeRule] === 'fail' ? 'fail' : result;
   }
-  const failed = outcome.status === 'fail' || outcome.status === 'error';
+  const verdicts = Object.values(outcome.verdicts);
+  const reported = outcome.status !== 'pass' || verdicts.some((v) => v.status !== 'PASS') ? boundExchanges(outcome.evidence, verdicts.flatMap((v) => v.seqs ?? [])) : undefined;
   return {
     scenario: scenario.id,
     title: scenario.title,
@@ -288,19 +388,29 @@ export function scenarioMeta(scenario: Pick<Scenario, 'id' | 'title' | 'rules'>,
     status: outcome.status,
     ...(outcome.reason === undefined ? {} : { reason: outcome.reason }),
     shapeChecks,
+    ruleResults: toRuleResults(outcome.verdicts, reported ?? []),
     exchangeCount: outcome.evidence.length,
-    ...(failed ? { evidence: boundExchanges(outcome.evidence) } : {}),
+    ...(reported ? { evidence: reported } : {}),
   };
 }
 
-/** The last REPORTED_EXCHANGES exchanges, bodies cut to REPORTED_BODY_CHARS. */
-export function boundExchanges(exchanges: readonly Exchange[]): Exchange[] {
+/**
+ * At most REPORTED_EXCHANGES exchanges, in order: those with the sequence numbers in `keep` (the
+ * exchanges behind verdicts) first, then the latest ones; bodies cut to REPORTED_BODY_CHARS.
+ */
+export function boundExchanges(exchanges: readonly Exchange[], keep: readonly number[] = []): Exchange[] {
+  const kept = new Set(keep);
+  const chosen = new Set(exchanges.filter((e) => kept.has(e.seq)).slice(-REPORTED_EXCHANGES));
+  for (const e of [...exchanges].reverse()) {
+    if (chosen.size >= REPORTED_EXCHANGES) break;
+    chosen.add(e);
+  }
   const cut = (body: unknown) => {
     if (body === undefined) return undefined;
     const text = typeof body === 'string' ? body : JSON.stringify(body);
     return text.length > REPORTED_BODY_CHARS ? truncate(text, REPORTED_BODY_CHARS) : body;
   };
-  return exchanges.slice(-REPORTED_EXCHANGES).map((e) => ({
+  return exchanges.filter((e) => chosen.has(e)).map((e) => ({
     ...e,
     request: { ...e.request, body: cut(e.request.body) },
     ...(e.response ? { response: { ...e.response, body: cut(e.response.body) } } : {}),
@@ -319,8 +429,8 @@ export interface RegisterOptions {
  * (ledger cleaned up, pool closed) after the last registered scenario of the file has run; the
  * cleanup summary goes into the file's meta for the reporter.
  */
-export function registerScenarios<Ops extends OperationTable, E extends z.ZodType>(
-  scenarios: readonly Scenario<Ops, E>[],
+export function registerScenarios<Ops extends OperationTable, E extends z.ZodType, R extends string>(
+  scenarios: readonly Scenario<Ops, E, R>[],
   target: Target<Ops, E>,
   options: RegisterOptions = {},
 ): void {
@@ -335,8 +445,8 @@ export function registerScenarios<Ops extends OperationTable, E extends z.ZodTyp
     it(testName(scenario), { meta: { conformance: meta }, timeout: timeoutMs + 10_000 }, async (ctx) => {
       const outcome = await runScenario(scenario, target, { timeoutMs, signal: ctx.signal });
       ctx.task.meta.conformance = scenarioMeta(scenario, target.info, outcome);
-      if (outcome.status === 'skip') ctx.skip(outcome.reason);
-      if (outcome.status !== 'pass') throw outcome.error;
+      if (outcome.status === 'skip' || outcome.status === 'blocked') ctx.skip(outcome.reason);
+      if (outcome.status !== 'pass') throw outcome.error ?? new Error(failedRules(outcome));
     });
   }
   registrations.set(target, (registrations.get(target) ?? 0) + 1);
@@ -346,6 +456,14 @@ export function registerScenarios<Ops extends OperationTable, E extends z.ZodTyp
     registrations.set(target, remaining);
     if (remaining === 0) suite.file.meta.conformanceCleanup = summariseCleanup(await target.close());
   }, Math.max(60_000, timeoutMs));
+}
+
+/** A scenario that ran to its end but FAILed a rule (a wire-schema check): which, and why. */
+function failedRules(outcome: ScenarioOutcome): string {
+  return Object.entries(outcome.verdicts)
+    .filter(([, v]) => v.status === 'FAIL')
+    .map(([rule, v]) => `${rule} FAIL: ${v.message ?? ''}`)
+    .join('\n');
 }
 
 export function summariseCleanup(report: CleanupReport): CleanupSummary {

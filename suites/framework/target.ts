@@ -10,7 +10,7 @@ import { ConfigError, ENV_VARS, loadConfig, type ConformanceConfig } from './con
 import { ControlClient } from './control-client.ts';
 import { EvidenceLog } from './evidence.ts';
 import { transportLimits } from './guard.ts';
-import { Ledger, type CleanupAction, type CleanupReport } from './ledger.ts';
+import { Ledger, type CleanupAction, type CleanupReport, type LedgerEntry } from './ledger.ts';
 import { createNamespace, type Namespace } from './namespace.ts';
 import type { RetryPolicy } from './retry.ts';
 import type { RunInfo } from './run.ts';
@@ -37,6 +37,8 @@ export interface Target<Ops extends OperationTable, E extends z.ZodType> {
   /** The run's namespace; each scenario gets `ns.scope(scenario.id)`. */
   readonly ns: Namespace;
   readonly ledger: Ledger<Client<Ops, E>>;
+  /** Operation → the ledger entry its request creates (see CreateTargetOptions.creates). */
+  readonly creates: Readonly<Record<string, Creates>>;
   /** Every exchange of this target (most recent 1000); scenarios log into children of it. */
   readonly evidence: EvidenceLog;
   /** Cleans up what the ledger recorded, then closes the connection pool. */
@@ -52,8 +54,17 @@ export interface CreateTargetOptions<Ops extends OperationTable, E extends z.Zod
   readonly run?: RunInfo;
   /** Cleanup action per ledger kind. */
   readonly cleanup?: Readonly<Record<string, CleanupAction<Client<Ops, E>>>>;
+  /**
+   * Operation → the ledger entry a call creates, read from its request body. Every scenario's call
+   * answered 200 is recorded at once, whatever the answer's shape (IDs outside the run's namespace
+   * are not the suite's to record). Kinds without a cleanup action are reported as left behind.
+   */
+  readonly creates?: Readonly<Record<string, Creates>>;
   readonly retry?: Partial<RetryPolicy> | false;
 }
+
+/** The ledger entry a request creates; undefined when it names none. */
+export type Creates = (request: never) => LedgerEntry | undefined;
 
 export async function createTarget<Ops extends OperationTable, E extends z.ZodType>(
   options: CreateTargetOptions<Ops, E>,
@@ -98,6 +109,7 @@ export async function createTarget<Ops extends OperationTable, E extends z.ZodTy
     capabilities,
     ns,
     ledger,
+    creates: options.creates ?? {},
     evidence,
     async close() {
       const report = await ledger.cleanup(client);

@@ -1,22 +1,42 @@
 /**
- * The suite must be able to fail. For every fault of the fake (one rule broken on purpose), start a
- * fake with only that fault and run the scenarios that carry the rule: at least one must fail, so a
- * target that breaks the rule cannot pass. The same scenarios pass against the healthy fake in the
- * conformance project.
+ * The suite must be able to fail, and fail precisely. For every fault of the fake (one rule broken
+ * on purpose), start a fake with only that fault and run scenarios against it:
+ * - can-fail: the broken rule must FAIL, so a target that breaks it cannot pass;
+ * - precision (for the faults `precisionRules()` selects, see precision.ts): the set of rules that
+ *   FAIL must be exactly the broken rule plus its declared dependents (DEPENDENT_RULES). The
+ *   scenarios run are every scenario that calls an operation the fault can touch (found by one run
+ *   against the healthy fake), not only those carrying the rule. Faults not selected yet keep the
+ *   older check: some scenario carrying the rule fails.
+ * The figure printed at the end: faults whose FAIL set is exact / faults checked.
+ * `PRECISION_RULES=LIC-` (prefixes, or `all`) checks the precision of a subset, counting every
+ * scenario's FAILs; unset, the faults of converted files, counting only those files' FAILs.
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorBody } from '../../spec/common.ts';
 import { operations } from '../../spec/operations.ts';
+import { ruleById } from '../../spec/rules/catalogue.ts';
 import { FAULTS } from '../../fake-server/faults/index.ts';
+import type { Fault } from '../../fake-server/faults/fault.ts';
 import { createFakeServer } from '../../fake-server/index.ts';
 import { testSeed } from '../../fixtures/random.ts';
 import { createTarget, loadConfig, runScenario, type ScenarioOutcome } from '../framework/index.ts';
 import { SCENARIOS } from '../scenarios/index.ts';
+import { expectedFailures, precisionScope } from './precision.ts';
 
-const results: { rule: string; outcomes: { scenario: string; status: ScenarioOutcome['status'] }[] }[] = [];
+type AnyScenario = (typeof SCENARIOS)[number];
+type Outcome = ScenarioOutcome & { readonly scenario: string };
 
-async function runAgainstBrokenFake(rule: string) {
-  const fake = await createFakeServer({ faults: [rule] });
+const scope = precisionScope();
+const selected = scope.rules;
+const caught: string[] = [];
+const exact: string[] = [];
+const inexact: string[] = [];
+/** Scenario → the operations it called against the healthy fake. */
+const operationsOf = new Map<string, ReadonlySet<string>>();
+const healthyProblems: string[] = [];
+
+async function runAgainst(faults: readonly string[], scenarios: readonly AnyScenario[]): Promise<Outcome[]> {
+  const fake = await createFakeServer({ faults: [...faults] });
   const target = await createTarget({
     operations,
     errorBody: ErrorBody,
@@ -25,8 +45,7 @@ async function runAgainstBrokenFake(rule: string) {
     retry: false,
   });
   try {
-    const scenarios = SCENARIOS.filter((s) => s.rules.includes(rule));
-    const outcomes = [];
+    const outcomes: Outcome[] = [];
     for (const scenario of scenarios) outcomes.push({ scenario: scenario.id, ...(await runScenario(scenario, target, { timeoutMs: 30_000 })) });
     return outcomes;
   } finally {
@@ -35,19 +54,80 @@ async function runAgainstBrokenFake(rule: string) {
   }
 }
 
-describe('every rule the fake can break is caught by a scenario carrying it', () => {
-  it.each([...FAULTS.keys()])('%s', { timeout: 120_000 }, async (rule) => {
-    const outcomes = await runAgainstBrokenFake(rule);
-    results.push({ rule, outcomes: outcomes.map(({ scenario, status }) => ({ scenario, status })) });
-    expect(outcomes.length, `no scenario carries ${rule}`).toBeGreaterThan(0);
-    const errors = outcomes.filter((o) => o.status === 'error').map((o) => `${o.scenario}: ${String(o.error)}`);
-    expect(errors, 'scenarios must fail by assertion, not crash').toEqual([]);
-    const failed = outcomes.filter((o) => o.status === 'fail').map((o) => o.scenario);
-    expect(failed, `with ${rule} broken (${FAULTS.get(rule)!.breaks}), every scenario carrying it still passed`).not.toEqual([]);
+/** The operations a fault can change the answers of; undefined when it can touch any (request or response hooks, no operations named). */
+function touchedBy(fault: Fault): ReadonlySet<string> | undefined {
+  const rule = ruleById.get(fault.rule);
+  const named = new Set([
+    ...Object.keys(fault.handlers ?? {}),
+    ...(rule?.operations ?? []),
+    ...Object.values(operations)
+      .filter((op) => op.shapeRule === fault.rule)
+      .map((op) => op.name),
+  ]);
+  if (named.size === 0 || ((fault.request !== undefined || fault.response !== undefined) && (rule?.operations.length ?? 0) === 0)) return undefined;
+  return named;
+}
+
+/** The scenarios whose FAILs count (see precision.ts). */
+const countedScenarios = SCENARIOS.filter((s) => scope.visible === undefined || scope.visible.scenarios.has(s.id));
+
+/** Scenarios whose FAILs count that carry the rule, or call an operation the fault touches. */
+function relevantScenarios(fault: Fault): AnyScenario[] {
+  const touched = touchedBy(fault);
+  return countedScenarios.filter((s) => s.rules.includes(fault.rule) || touched === undefined || [...(operationsOf.get(s.id) ?? [])].some((op) => touched.has(op)));
+}
+
+function failSet(outcomes: readonly Outcome[]): string[] {
+  return [...new Set(outcomes.flatMap((o) => Object.entries(o.verdicts).filter(([, v]) => v.status === 'FAIL').map(([rule]) => rule)))].sort();
+}
+
+describe('every rule the fake can break is caught, and only that rule fails', () => {
+  beforeAll(async () => {
+    if (selected.size === 0) return;
+    for (const outcome of await runAgainst([], countedScenarios)) {
+      operationsOf.set(outcome.scenario, new Set(outcome.evidence.map((e) => e.label)));
+      for (const [rule, verdict] of Object.entries(outcome.verdicts)) {
+        if (verdict.status === 'FAIL' || verdict.status === 'ERROR') healthyProblems.push(`${outcome.scenario}: ${rule} ${verdict.status}: ${verdict.message ?? ''}`);
+      }
+    }
+  }, 300_000);
+
+  it('the healthy fake fails no rule', () => {
+    expect(healthyProblems).toEqual([]);
+  });
+
+  it.each([...FAULTS.keys()])('%s', { timeout: 180_000 }, async (rule) => {
+    const fault = FAULTS.get(rule)!;
+    const carriers = SCENARIOS.filter((s) => s.rules.includes(rule));
+    expect(carriers.length, `no scenario carries ${rule}`).toBeGreaterThan(0);
+    if (!selected.has(rule)) {
+      const outcomes = await runAgainst([rule], carriers);
+      const errors = outcomes.filter((o) => o.status === 'error').map((o) => `${o.scenario}: ${String(o.error)}`);
+      expect(errors, 'scenarios must fail by assertion, not crash').toEqual([]);
+      const failed = outcomes.filter((o) => o.status === 'fail' || o.verdicts[rule]?.status === 'FAIL').map((o) => o.scenario);
+      expect(failed, `with ${rule} broken (${fault.breaks}), every scenario carrying it still passed`).not.toEqual([]);
+      caught.push(rule);
+      return;
+    }
+    const outcomes = await runAgainst([rule], relevantScenarios(fault));
+    const errors = outcomes.flatMap((o) => Object.entries(o.verdicts).filter(([, v]) => v.status === 'ERROR').map(([r, v]) => `${o.scenario}: ${r}: ${v.message ?? ''}`));
+    expect(errors, 'rules must fail by assertion, not end in ERROR').toEqual([]);
+    const failing = failSet(outcomes);
+    expect(failing, `with ${rule} broken (${fault.breaks}), no scenario FAILed it`).toContain(rule);
+    caught.push(rule);
+    const why = outcomes.flatMap((o) =>
+      Object.entries(o.verdicts)
+        .filter(([r, v]) => v.status === 'FAIL' && r !== rule)
+        .map(([r, v]) => `${o.scenario}: ${r}: ${(v.message ?? '').split('\n')[0]}`),
+    );
+    const expected = expectedFailures(rule, scope.visible?.rules);
+    (failing.join() === expected.join() ? exact : inexact).push(rule);
+    expect(failing, `with only ${rule} broken, other rules FAILed too:\n${why.join('\n')}`).toEqual(expected);
   });
 
   afterAll(() => {
-    const proven = results.filter((r) => r.outcomes.some((o) => o.status === 'fail')).length;
-    console.log(`can-fail: ${proven} of ${FAULTS.size} broken rules caught by a scenario carrying their ID`);
+    console.log(`can-fail: ${caught.length} of ${FAULTS.size} broken rules caught by a scenario carrying their ID`);
+    const checked = exact.length + inexact.length;
+    console.log(`precision: ${exact.length} of ${checked} faults give exactly their rule's FAIL set (${checked} of ${FAULTS.size} faults checked${inexact.length > 0 ? `; inexact: ${inexact.join(', ')}` : ''})`);
   });
 });

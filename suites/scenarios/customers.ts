@@ -1,6 +1,16 @@
-/** Conformance scenarios of the customer setup endpoints (customers.get_or_create, customers.get). */
+/**
+ * Conformance scenarios of the customer setup endpoints (customers.get_or_create, customers.get).
+ * Here those calls are the subject, so they are made with attributed checks; features, plans and
+ * attachments are setup (they block, never fail).
+ */
 import { expect } from 'vitest';
-import { attach, createCustomer, createFeature, createPlan, scenario } from '../support.ts';
+import type { Customer } from '../../spec/customers.ts';
+import { attach, createCustomer, createFeature, createPlan, newCustomerBody, scenario } from '../support.ts';
+
+/** The fields customers.get_or_create must keep; `created_at` only when the answer had one (its absence is CUS-SHAPE's). */
+function kept(customer: Customer, metadata: Record<string, unknown>) {
+  return { id: customer.id, name: customer.name, email: customer.email, metadata, ...(customer.created_at === undefined ? {} : { created_at: customer.created_at }) };
+}
 
 export const customersScenarios = [
   scenario(
@@ -14,28 +24,25 @@ export const customersScenarios = [
     async (t) => {
       const flag = await createFeature(t, 'boolean');
       const autoPlan = await createPlan(t, { group: t.ns.id('grp'), auto_enable: true, items: [{ feature_id: flag.id }] });
+      const body = newCustomerBody(t, { metadata: { origin: 'conformance' } });
       // Every customer created while the plan is auto-enabled gets it: archive it at once.
-      const created = await createCustomer(t, { metadata: { origin: 'conformance' } }).finally(() =>
-        t.client.call('plans.update', { plan_id: autoPlan.id, archived: true }),
-      );
+      const result = await t.client.call('customers.get_or_create', body).finally(() => t.client.call('plans.update', { plan_id: autoPlan.id, archived: true }));
+      const created = t.expectOk(result, 'CUS-GET-OR-CREATE-NEW');
 
-      expect(created.id).toMatch(new RegExp(`^${t.ns.root}_`));
-      expect(created.metadata, 'the customer keeps the metadata sent').toEqual({ origin: 'conformance' });
-      expect(typeof created.name === 'string' && typeof created.email === 'string', 'the customer keeps the name and email sent').toBe(true);
-      expect(
-        created.subscriptions.filter((subscription) => subscription.plan_id === autoPlan.id),
-        'the new customer holds the auto-enable plan',
-      ).toMatchObject([{ status: 'active', auto_enable: true }]);
-      expect(Object.keys(created.flags), "…and the auto-enable plan's feature").toContain(flag.id);
-
-      const fetched = t.expectOk(await t.client.call('customers.get', { customer_id: created.id }));
-      expect(fetched, 'customers.get finds the customer as it was created').toMatchObject({
-        id: created.id,
-        name: created.name,
-        email: created.email,
-        created_at: created.created_at,
-        metadata: created.metadata,
+      t.check('CUS-GET-OR-CREATE-NEW', () => {
+        expect(created.id, 'the id sent').toBe(body.customer_id);
+        expect(created.metadata, 'the customer keeps the metadata sent').toEqual({ origin: 'conformance' });
+        expect({ name: created.name, email: created.email }, 'the customer keeps the name and email sent').toEqual({ name: body.name, email: body.email });
+        expect(
+          (created.subscriptions ?? []).filter((subscription) => subscription.plan_id === autoPlan.id),
+          'the new customer holds the auto-enable plan',
+        ).toMatchObject([{ status: 'active', auto_enable: true }]);
+        expect(Object.keys(created.flags ?? {}), "…and the auto-enable plan's feature").toContain(flag.id);
       });
+
+      // Read back through customers.get: a read that is setup here (CUS-GET is proven elsewhere).
+      const fetched = t.setup(await t.client.call('customers.get', { customer_id: body.customer_id }));
+      t.check('CUS-GET-OR-CREATE-NEW', () => expect(fetched, 'customers.get finds the customer as it was created').toMatchObject(kept(created, { origin: 'conformance' })));
     },
   ),
 
@@ -54,10 +61,12 @@ export const customersScenarios = [
           email: `renamed.${t.ns.id('mail').toLowerCase()}@example.com`,
           metadata: { tier: 'second' },
         }),
+        'CUS-GET-OR-CREATE-EXISTING',
       );
-      const unchanged = { id: original.id, name: original.name, email: original.email, created_at: original.created_at, metadata: { tier: 'first' } };
-      expect(again, 'the existing customer comes back as it was').toMatchObject(unchanged);
-      expect(t.expectOk(await t.client.call('customers.get', { customer_id: original.id })), 'and it was not updated').toMatchObject(unchanged);
+      const unchanged = kept(original, { tier: 'first' });
+      t.check('CUS-GET-OR-CREATE-EXISTING', () => expect(again, 'the existing customer comes back as it was').toMatchObject(unchanged));
+      const fetched = t.setup(await t.client.call('customers.get', { customer_id: original.id }));
+      t.check('CUS-GET-OR-CREATE-EXISTING', () => expect(fetched, 'and it was not updated').toMatchObject(unchanged));
     },
   ),
 
@@ -76,21 +85,21 @@ export const customersScenarios = [
       await attach(t, customer.id, main.id);
       await attach(t, customer.id, addOn.id);
 
-      const got = t.expectOk(await t.client.call('customers.get', { customer_id: customer.id }));
-      expect(got.id).toBe(customer.id);
-      const held = got.subscriptions.filter((subscription) => subscription.plan_id === main.id || subscription.plan_id === addOn.id);
-      expect(
-        held.map(({ plan_id, status, add_on, scope }) => ({ plan_id, status, add_on, scope })).sort((a, b) => a.plan_id.localeCompare(b.plan_id)),
-        'both plans, active, at customer level',
-      ).toEqual(
-        [
-          { plan_id: main.id, status: 'active', add_on: false, scope: 'customer' },
-          { plan_id: addOn.id, status: 'active', add_on: true, scope: 'customer' },
-        ].sort((a, b) => a.plan_id.localeCompare(b.plan_id)),
-      );
-      expect(got.purchases, 'recurring plans are not purchases').toEqual([]);
-      expect(got.balances[messages.id], 'the balance stacks both plans: 100 + 20').toMatchObject({ feature_id: messages.id, granted: 120, usage: 0, remaining: 120 });
-      expect(got.flags[flag.id], "the add-on's flag").toMatchObject({ feature_id: flag.id, plan_id: addOn.id });
+      const got = t.expectOk(await t.client.call('customers.get', { customer_id: customer.id }), 'CUS-GET');
+      t.check('CUS-GET', () => {
+        expect(got.id).toBe(customer.id);
+        const held = (got.subscriptions ?? []).filter((subscription) => subscription.plan_id === main.id || subscription.plan_id === addOn.id);
+        const byPlan = (a: { plan_id: string }, b: { plan_id: string }) => a.plan_id.localeCompare(b.plan_id);
+        expect(held.map(({ plan_id, status, add_on, scope }) => ({ plan_id, status, add_on, scope })).sort(byPlan), 'both plans, active, at customer level').toEqual(
+          [
+            { plan_id: main.id, status: 'active', add_on: false, scope: 'customer' },
+            { plan_id: addOn.id, status: 'active', add_on: true, scope: 'customer' },
+          ].sort(byPlan),
+        );
+        expect(got.purchases, 'recurring plans are not purchases').toEqual([]);
+        expect(got.balances?.[messages.id], 'the balance stacks both plans: 100 + 20').toMatchObject({ feature_id: messages.id, granted: 120, usage: 0, remaining: 120 });
+        expect(got.flags?.[flag.id], "the add-on's flag").toMatchObject({ feature_id: flag.id, plan_id: addOn.id });
+      });
     },
   ),
 
@@ -107,10 +116,12 @@ export const customersScenarios = [
       const customer = await createCustomer(t);
       await attach(t, customer.id, pack.id);
 
-      const got = t.expectOk(await t.client.call('customers.get', { customer_id: customer.id }));
-      expect(got.purchases.filter((purchase) => purchase.plan_id === pack.id), 'the one-off plan is a purchase').toHaveLength(1);
-      expect(got.subscriptions.filter((subscription) => subscription.plan_id === pack.id), '…not a subscription').toEqual([]);
-      expect(got.balances[credits.id], 'the purchase grants its balance').toMatchObject({ granted: 50, remaining: 50 });
+      const got = t.expectOk(await t.client.call('customers.get', { customer_id: customer.id }), 'CUS-GET');
+      t.check('CUS-GET', () => {
+        expect((got.purchases ?? []).filter((purchase) => purchase.plan_id === pack.id), 'the one-off plan is a purchase').toHaveLength(1);
+        expect((got.subscriptions ?? []).filter((subscription) => subscription.plan_id === pack.id), '…not a subscription').toEqual([]);
+        expect(got.balances?.[credits.id], 'the purchase grants its balance').toMatchObject({ granted: 50, remaining: 50 });
+      });
     },
   ),
 
@@ -123,8 +134,9 @@ export const customersScenarios = [
     },
     async (t) => {
       const unknownId = t.ns.id('cus');
-      t.expectError(await t.client.call('customers.get', { customer_id: unknownId }), { status: 404, code: 'customer_not_found' });
-      t.expectError(await t.client.call('customers.get', { customer_id: unknownId }), { status: 404, code: 'customer_not_found' });
+      t.expectError(await t.client.call('customers.get', { customer_id: unknownId }), { status: 404, code: 'customer_not_found', rule: 'CUS-GET-UNKNOWN' });
+      // A second call: the first created nothing.
+      t.expectError(await t.client.call('customers.get', { customer_id: unknownId }), { status: 404, code: 'customer_not_found', rule: 'CUS-GET-UNKNOWN' });
     },
   ),
 ];

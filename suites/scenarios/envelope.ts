@@ -89,6 +89,8 @@ export const envelopeScenarios = [
     },
     async (t) => {
       // expectOk requires status 200 (not 201 or 204), and the client checks the body against the spec.
+      // One create checked here first: the setup calls below would only block on another status.
+      t.expectOk(await t.client.call('features.create', { feature_id: t.ns.id('featflag'), name: 'Flag', type: 'boolean' }), 'ERR-SUCCESS-200');
       const { feature, plan, customer, entity } = await createCustomerWithEntity(t);
       t.expectOk(await t.client.call('plans.get', { plan_id: plan.id }));
       t.expectOk(await t.client.call('entities.list', { customer_id: customer.id }));
@@ -291,7 +293,8 @@ export const envelopeScenarios = [
       rules: ['AUTH-API-VERSION-HEADER'],
     },
     async (t) => {
-      const feature = await createFeature(t, 'boolean');
+      // Created here, not through the setup builder: a refusal of the header must fail this rule, not block it.
+      const feature = t.expectOk(await t.client.call('features.create', { feature_id: t.ns.id('featflag'), name: 'Flag', type: 'boolean' }), 'AUTH-API-VERSION-HEADER');
       const read = await t.client.call('features.get', { feature_id: feature.id });
       const listed = await t.client.call('features.list', {});
       for (const { exchange } of [read, listed]) expect(exchange.request.headers['x-api-version'], `${exchange.label} carried x-api-version`).toBeTruthy();

@@ -97,7 +97,7 @@ function withScenarioIds(t: T, operation: OperationName, body: unknown, known: K
 /** A customer with a plan and an entity, and a referral program with its reward, for generated bodies to refer to. */
 async function createKnownIds(t: T): Promise<KnownIds> {
   const { feature, plan, customer, entity } = await createCustomerWithEntity(t);
-  const grant = { id: t.ns.id('reward'), name: 'Generated-body reward', grants: [{ feature_id: feature.id, included: 1, expiry: null }], promo_codes: [{ code: t.ns.id('code'), max_uses: 1 }] };
+  const grant = { id: t.ns.id('reward'), name: 'Generated-body reward', grants: [{ feature_id: feature.id, included: 1, expiry: null }], promo_codes: [{ code: t.ns.code('CODE'), max_uses: 1 }] };
   const reward = t.expectOk(await t.client.call('rewards.create', { feature_grant: grant })).feature_grant;
   const program = t.expectOk(
     await t.client.call('referral_programs.create', { id: t.ns.id('refprog'), reward_id: reward.id, redeem_on: 'customer_creation', received_by: 'referrer' }),

@@ -1,4 +1,4 @@
-/** Every conformance scenario of the suite, for the meta-tests (rule coverage, can-fail). */
+/** Every conformance scenario of the suite, for the meta-tests (rule coverage, can-fail, precision). */
 import type { scenario } from '../support.ts';
 import { balancesScenarios } from './balances.ts';
 import { billingScenarios } from './billing.ts';
@@ -12,16 +12,23 @@ import { plansScenarios } from './plans.ts';
 import { previewScenarios } from './preview.ts';
 import { referralsScenarios } from './referrals.ts';
 
-export const SCENARIOS: readonly ReturnType<typeof scenario>[] = [
-  ...envelopeScenarios,
-  ...licenseScenarios,
-  ...customersScenarios,
-  ...billingScenarios,
-  ...listingsScenarios,
-  ...entitiesScenarios,
-  ...balancesScenarios,
-  ...plansScenarios,
-  ...featuresScenarios,
-  ...previewScenarios,
-  ...referralsScenarios,
-];
+type AnyScenario = ReturnType<typeof scenario>;
+
+/** The scenarios of each file of suites/scenarios/, by file name. */
+export const SCENARIOS_BY_FILE = {
+  envelope: envelopeScenarios,
+  licenses: licenseScenarios,
+  customers: customersScenarios,
+  billing: billingScenarios,
+  listings: listingsScenarios,
+  entities: entitiesScenarios,
+  balances: balancesScenarios,
+  plans: plansScenarios,
+  features: featuresScenarios,
+  preview: previewScenarios,
+  referrals: referralsScenarios,
+} as const satisfies Record<string, readonly AnyScenario[]>;
+
+export type ScenarioFile = keyof typeof SCENARIOS_BY_FILE;
+
+export const SCENARIOS: readonly AnyScenario[] = Object.values(SCENARIOS_BY_FILE).flat();

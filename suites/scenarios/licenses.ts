@@ -13,15 +13,36 @@ import {
   type LicenseSetup,
   type T,
 } from '../support.ts';
+import type { RuleId } from '../../spec/rules/catalogue.ts';
 
 type AttachItem = { entity_id: string; name: string; feature_id?: string };
+type Pool = { granted: number; usage: number; remaining: number; paid_quantity: number };
 
-/** The pool of the setup's license plan, as licenses.list shows it. */
-async function pool(t: T, setup: LicenseSetup) {
-  const { list } = t.expectOk(await t.client.call('licenses.list', { customer_id: setup.customerId }));
-  const found = list.find((p) => p.license_plan_id === setup.licensePlan.id && p.parent_plan_id === setup.parentPlan.id);
-  expect(found, `licenses.list shows the pool of ${setup.licensePlan.id} offered by ${setup.parentPlan.id}`).toBeDefined();
-  return found!;
+/** The pool of the setup's license plan as licenses.list shows it (a read that is setup here), or undefined when it is not listed. */
+async function pool(t: T, setup: LicenseSetup): Promise<Pool | undefined> {
+  const { list } = t.setup(await t.client.call('licenses.list', { customer_id: setup.customerId }), ['list']);
+  return list.find((p) => p.license_plan_id === setup.licensePlan.id && p.parent_plan_id === setup.parentPlan.id);
+}
+
+const COUNTER_RULES = { granted: 'LIC-POOL-GRANTED', usage: 'LIC-POOL-USAGE', remaining: 'LIC-POOL-REMAINING', paid_quantity: 'LIC-POOL-PAID-QUANTITY' } as const satisfies Record<keyof Pool, RuleId>;
+
+/**
+ * The pool after a step that proves `rule`. `rule` FAILs when the pool is not listed or the step's
+ * effect shows in neither `usage` nor `remaining` (so a fault of one counter alone is not charged to
+ * the step). Then each given counter whose rule the scenario declares is checked exactly, charged to
+ * that counter's rule (LIC-POOL-*); a counter whose rule it does not declare is not checked exactly.
+ */
+async function expectPool(t: T, setup: LicenseSetup, rule: RuleId, expected: Partial<Pool> & Pick<Pool, 'usage' | 'remaining'>, why: string): Promise<void> {
+  const seen = await pool(t, setup);
+  t.check(rule, () => {
+    expect(seen, `${why}: licenses.list shows the pool of ${setup.licensePlan.id} offered by ${setup.parentPlan.id}`).toBeDefined();
+    expect(seen!.usage === expected.usage || seen!.remaining === expected.remaining, `${why}: usage ${seen!.usage} and remaining ${seen!.remaining}, expected ${expected.usage} and ${expected.remaining}`).toBe(true);
+  });
+  for (const [counter, value] of Object.entries(expected) as [keyof Pool, number][]) {
+    const counterRule = COUNTER_RULES[counter];
+    if (counterRule !== rule && !t.scenario.rules.includes(counterRule)) continue;
+    t.check(counterRule, () => expect(seen![counter], `${why}: ${counter}`).toBe(value));
+  }
 }
 
 function attachLicenses(t: T, setup: LicenseSetup, entities: readonly AttachItem[]) {
@@ -37,22 +58,60 @@ function withoutFeature(item: AttachItem): AttachItem {
   return { entity_id: item.entity_id, name: item.name };
 }
 
-/** The entity IDs holding an active assignment of the setup's license plan, sorted. */
+/**
+ * The entity IDs holding an active assignment of the setup's license plan, sorted (a read that is
+ * setup here). Active: `ended_at` null or absent, so neither a listing that also shows ended
+ * assignments (LIC-ASSIGNMENTS-LIST) nor a missing `ended_at` (LIC-ASSIGNMENTS-SHAPE) is charged to
+ * the rule using it.
+ */
 async function assignedEntities(t: T, setup: LicenseSetup): Promise<string[]> {
-  const { list } = t.expectOk(await t.client.call('licenses.list_assignments', { customer_id: setup.customerId, plan_id: setup.licensePlan.id }));
-  return list.map((assignment) => assignment.entity_id).sort();
+  const { list } = t.setup(await t.client.call('licenses.list_assignments', { customer_id: setup.customerId, plan_id: setup.licensePlan.id }), ['list']);
+  return list
+    .filter((assignment) => assignment.ended_at == null)
+    .map((assignment) => assignment.entity_id)
+    .sort();
 }
 
-/** The subscriptions of the setup's license plan that an entity holds. */
+/**
+ * Setup: assigns `items` (licenses.attach only builds state here) and requires, as a precondition,
+ * that they hold seats afterwards, so a batch the target mishandles blocks rather than fails the
+ * scenario's own rules.
+ */
+async function assignSeats(t: T, setup: LicenseSetup, items: readonly AttachItem[]): Promise<void> {
+  t.setup(await attachLicenses(t, setup, items));
+  const assigned = await assignedEntities(t, setup);
+  t.precondition(`${items.length} attached entities hold seats`, () => expect(assigned).toEqual(expect.arrayContaining(items.map((item) => item.entity_id))));
+}
+
+/** Setup: releases `entityIds` and requires, as a precondition, that they no longer hold seats. */
+async function releaseSeats(t: T, setup: LicenseSetup, entityIds: readonly string[]): Promise<void> {
+  t.setup(await releaseLicenses(t, setup, entityIds));
+  const assigned = await assignedEntities(t, setup);
+  t.precondition(`${entityIds.length} released entities hold no seat`, () => expect(assigned.filter((id) => entityIds.includes(id))).toEqual([]));
+}
+
+/**
+ * Entities created through entities.create (setup), as attach items without feature_id: for
+ * scenarios whose subject is not licenses.attach creating entities (LIC-ATTACH-CREATES-ENTITY).
+ */
+async function existingSeats(t: T, setup: LicenseSetup, count: number): Promise<AttachItem[]> {
+  const items: AttachItem[] = [];
+  for (let i = 0; i < count; i++) {
+    const entity = await createEntity(t, setup.customerId, setup.seatFeature.id);
+    items.push({ entity_id: entity.id, name: entity.name ?? entity.id });
+  }
+  return items;
+}
+
+/** The subscriptions of the setup's license plan that an entity holds (a read that is setup here). */
 async function licenseRecordsOf(t: T, setup: LicenseSetup, entityId: string) {
-  const entity = t.expectOk(await t.client.call('entities.get', { customer_id: setup.customerId, entity_id: entityId }));
+  const entity = t.setup(await t.client.call('entities.get', { customer_id: setup.customerId, entity_id: entityId }), ['subscriptions']);
   return { entity, seats: entity.subscriptions.filter((subscription) => subscription.plan_id === setup.licensePlan.id) };
 }
 
-async function expectNoEntity(t: T, setup: LicenseSetup, entityId: string, why: string) {
-  const result = await t.client.call('entities.get', { customer_id: setup.customerId, entity_id: entityId });
-  expect(result.ok, `${why}: entity ${entityId} must not exist`).toBe(false);
-  t.expectError(result);
+/** `entityId` does not exist: entities.get refuses it. Charged to `rule`. */
+async function expectNoEntity(t: T, setup: LicenseSetup, entityId: string, rule: RuleId) {
+  t.expectError(await t.client.call('entities.get', { customer_id: setup.customerId, entity_id: entityId }), { rule });
 }
 
 function sorted(ids: readonly string[]): string[] {
@@ -64,6 +123,16 @@ function without<B extends object>(body: B, field: keyof B): B {
   const { [field]: _, ...rest } = body;
   return rest as B;
 }
+
+type CommandRule =
+  | 'LIC-RELEASE-DUPLICATE-IDS'
+  | 'LIC-RELEASE-UNASSIGNED'
+  | 'LIC-RELEASE-FREES-SEAT'
+  | 'LIC-ATTACH-DUPLICATE-IDS'
+  | 'LIC-ATTACH-CAPACITY'
+  | 'LIC-ATTACH-ALL-ASSIGNED-OK'
+  | 'LIC-ATTACH-MIXED-BATCH'
+  | 'LIC-ATTACH-BATCH';
 
 /**
  * A license pool as the document describes it, independent of any implementation: `licenses.attach`
@@ -99,6 +168,25 @@ class LicensePoolModel {
     if (new Set(ids).size !== ids.length || ids.some((id) => !this.#assigned.has(id))) return false;
     for (const id of ids) this.#assigned.delete(id);
     return true;
+  }
+
+  /** How many of `ids` hold no seat yet. */
+  fresh(ids: readonly string[]): number {
+    return new Set(ids.filter((id) => !this.#assigned.has(id))).size;
+  }
+
+  /** The rule a command proves, decided before it is applied: the statement of the document that fixes its outcome. */
+  ruleOf(op: 'attach' | 'release', ids: readonly string[]): CommandRule {
+    const duplicated = new Set(ids).size !== ids.length;
+    if (op === 'release') {
+      if (duplicated) return 'LIC-RELEASE-DUPLICATE-IDS';
+      return ids.some((id) => !this.#assigned.has(id)) ? 'LIC-RELEASE-UNASSIGNED' : 'LIC-RELEASE-FREES-SEAT';
+    }
+    if (duplicated) return 'LIC-ATTACH-DUPLICATE-IDS';
+    const fresh = this.fresh(ids);
+    if (fresh > this.remaining) return 'LIC-ATTACH-CAPACITY';
+    if (fresh === 0) return 'LIC-ATTACH-ALL-ASSIGNED-OK';
+    return fresh < ids.length ? 'LIC-ATTACH-MIXED-BATCH' : 'LIC-ATTACH-BATCH';
   }
 }
 
@@ -154,51 +242,59 @@ export const licenseScenarios = [
     },
     async (t) => {
       const setup = await createLicensePool(t, 5);
-      expect(await pool(t, setup)).toMatchObject({ granted: 5, usage: 0, remaining: 5 });
-
       const [a, b, c, d, e] = licenseEntities(t, setup, 5) as [AttachItem, AttachItem, AttachItem, AttachItem, AttachItem];
       const assign = (entities: AttachItem[]) => attachLicenses(t, setup, entities);
       const expectOneSeat = async (item: AttachItem, when: string) => {
         const { seats } = await licenseRecordsOf(t, setup, item.entity_id);
-        expect(seats, `${when}: entity ${item.entity_id} holds exactly one record of the license plan`).toHaveLength(1);
+        t.check('STATE-SKIP-NO-EXTRA-LICENSE', () => expect(seats, `${when}: entity ${item.entity_id} holds exactly one record of the license plan`).toHaveLength(1));
+      };
+      const expectAssigned = async (rule: Parameters<typeof t.check>[0], items: AttachItem[], why: string) => {
+        const assigned = await assignedEntities(t, setup);
+        t.check(rule, () => expect(assigned, why).toEqual(sorted(items.map((x) => x.entity_id))));
       };
 
-      // Two new entities consume two seats.
-      expect(t.expectOk(await assign([a, b]))).toEqual({ success: true });
-      expect(await pool(t, setup)).toMatchObject({ granted: 5, usage: 2, remaining: 3 });
+      // Two new entities take two seats (LIC-ATTACH-BATCH's, proven elsewhere: here it is setup).
+      await assignSeats(t, setup, [a, b]);
+      await t.precondition('two new entities take two of five seats', async () => expect(await pool(t, setup)).toMatchObject({ granted: 5, usage: 2, remaining: 3 }));
+
+      // A batch of only assigned entities, with room: accepted, and the skipped entity consumes nothing.
+      t.expectOk(await assign([withoutFeature(a)]), 'LIC-ATTACH-ALL-ASSIGNED-OK');
+      await expectPool(t, setup, 'LIC-ATTACH-SKIP-ASSIGNED', { usage: 2, remaining: 3 }, 'a skipped entity consumes no seat');
+      await expectOneSeat(a, 'after a batch that skipped it');
 
       // A mixed batch: a and b are skipped, only c and d are assigned.
-      expect(t.expectOk(await assign([withoutFeature(a), c, withoutFeature(b), d]))).toEqual({ success: true });
-      expect(await pool(t, setup), 'a mixed batch moves usage by exactly its new entities').toMatchObject({ granted: 5, usage: 4, remaining: 1 });
-      expect(await assignedEntities(t, setup), 'one active assignment per entity after a mixed batch').toEqual(sorted([a, b, c, d].map((x) => x.entity_id)));
+      t.expectOk(await assign([withoutFeature(a), c, withoutFeature(b), d]), 'LIC-ATTACH-MIXED-BATCH');
+      await expectPool(t, setup, 'LIC-ATTACH-MIXED-BATCH', { usage: 4, remaining: 1 }, 'a mixed batch moves usage by exactly its new entities');
+      await expectAssigned('LIC-ATTACH-MIXED-BATCH', [a, b, c, d], 'one active assignment per entity after a mixed batch');
 
-      // A batch of only assigned entities succeeds and changes nothing, even with one seat left.
-      const allAssigned = [a, b, c, d].map(withoutFeature);
-      expect(t.expectOk(await assign(allAssigned))).toEqual({ success: true });
-      expect(await pool(t, setup), 'an all-assigned batch consumes nothing').toMatchObject({ usage: 4, remaining: 1 });
-      // More assigned entities than seats left: still nothing to consume, so no capacity error.
-      expect(t.expectOk(await assign(allAssigned.slice(0, 3)))).toEqual({ success: true });
-      expect(await pool(t, setup)).toMatchObject({ usage: 4, remaining: 1 });
+      // More assigned entities than seats left: nothing to consume, so no capacity error.
+      t.expectOk(await assign([a, b, c].map(withoutFeature)), 'LIC-ATTACH-ALL-ASSIGNED-OK');
+      await expectPool(t, setup, 'LIC-ATTACH-SKIP-ASSIGNED', { usage: 4, remaining: 1 }, 'an all-assigned batch consumes nothing');
       await expectOneSeat(a, 'after two batches that skipped it');
-      expect(await assignedEntities(t, setup), 'skipped entities get no second assignment').toEqual(sorted([a, b, c, d].map((x) => x.entity_id)));
+      await expectAssigned('LIC-ATTACH-SKIP-ASSIGNED', [a, b, c, d], 'skipped entities get no second assignment');
 
-      // Releasing frees the seat; attaching the released entity again consumes one again.
-      expect(t.expectOk(await releaseLicenses(t, setup, [b.entity_id]))).toEqual({ success: true });
-      expect(await pool(t, setup), 'a release frees exactly one seat').toMatchObject({ usage: 3, remaining: 2 });
-      expect(await assignedEntities(t, setup)).toEqual(sorted([a, c, d].map((x) => x.entity_id)));
-      expect(t.expectOk(await assign([withoutFeature(b)]))).toEqual({ success: true });
-      expect(await pool(t, setup), 're-attaching a released entity consumes a seat again').toMatchObject({ usage: 4, remaining: 1 });
-      await expectOneSeat(b, 'after release and re-attach');
+      // Releasing frees the seat and takes the license from the entity.
+      t.expectOk(await releaseLicenses(t, setup, [b.entity_id]), 'LIC-RELEASE-FREES-SEAT');
+      await expectPool(t, setup, 'LIC-RELEASE-FREES-SEAT', { usage: 3, remaining: 2 }, 'a release frees exactly one seat');
+      await expectAssigned('LIC-RELEASE-FREES-SEAT', [a, c, d], 'the released entity has no active assignment');
+      const released = await licenseRecordsOf(t, setup, b.entity_id);
+      t.check('STATE-LICENSE-ATTACH-RELEASE', () => expect(released.seats.filter((seat) => seat.status === 'active'), 'a released entity no longer holds the license plan').toEqual([]));
+
+      // Attaching the released entity again consumes a seat again…
+      t.expectOk(await assign([withoutFeature(b)]), 'STATE-LICENSE-ATTACH-RELEASE');
+      await expectPool(t, setup, 'STATE-LICENSE-ATTACH-RELEASE', { usage: 4, remaining: 1 }, 're-attaching a released entity consumes a seat again');
+      const reattached = await licenseRecordsOf(t, setup, b.entity_id);
+      t.check('STATE-LICENSE-ATTACH-RELEASE', () => expect(reattached.seats.filter((seat) => seat.status === 'active'), 'after release and re-attach: one active record').toHaveLength(1));
       // …and it is then skipped again.
-      expect(t.expectOk(await assign([withoutFeature(b)]))).toEqual({ success: true });
-      expect(await pool(t, setup)).toMatchObject({ granted: 5, usage: 4, remaining: 1 });
+      t.expectOk(await assign([withoutFeature(b)]), 'LIC-ATTACH-ALL-ASSIGNED-OK');
+      await expectPool(t, setup, 'LIC-ATTACH-SKIP-ASSIGNED', { usage: 4, remaining: 1 }, 'a re-attached entity is skipped again');
 
       // Capacity counts only the new entities: one seat left takes a mixed batch with one new entity…
-      expect(t.expectOk(await assign([withoutFeature(a), e, withoutFeature(c)]))).toEqual({ success: true });
-      expect(await pool(t, setup)).toMatchObject({ granted: 5, usage: 5, remaining: 0 });
+      t.expectOk(await assign([withoutFeature(a), e, withoutFeature(c)]), 'LIC-ATTACH-MIXED-BATCH');
+      await expectPool(t, setup, 'LIC-ATTACH-MIXED-BATCH', { usage: 5, remaining: 0 }, 'the last seat goes to the one new entity');
       // …and a full pool still takes a batch of only assigned entities.
-      expect(t.expectOk(await assign([a, b, c, d, e].map(withoutFeature)))).toEqual({ success: true });
-      expect(await pool(t, setup), 'a full pool is unchanged by an all-assigned batch').toMatchObject({ granted: 5, usage: 5, remaining: 0 });
+      t.expectOk(await assign([a, b, c, d, e].map(withoutFeature)), 'LIC-ATTACH-ALL-ASSIGNED-OK');
+      await expectPool(t, setup, 'LIC-ATTACH-SKIP-ASSIGNED', { usage: 5, remaining: 0 }, 'a full pool is unchanged by an all-assigned batch');
       await expectOneSeat(e, 'after an all-assigned batch on a full pool');
     },
   ),
@@ -214,6 +310,7 @@ export const licenseScenarios = [
         'LIC-ATTACH-ALL-ASSIGNED-OK',
         'LIC-ATTACH-DUPLICATE-IDS',
         'LIC-ATTACH-CAPACITY',
+        'LIC-ATTACH-ALL-OR-NOTHING',
         'LIC-RELEASE-FREES-SEAT',
         'LIC-RELEASE-UNASSIGNED',
         'LIC-RELEASE-DUPLICATE-IDS',
@@ -224,19 +321,40 @@ export const licenseScenarios = [
     async (t) => {
       const property = fc.asyncProperty(licenseRun, async ({ granted, commands }) => {
         const setup = await createLicensePool(t, granted);
-        const entities = licenseEntities(t, setup, MODEL_ENTITIES);
+        const entities = await existingSeats(t, setup, MODEL_ENTITIES);
         const model = new LicensePoolModel(granted);
+        let before = { usage: 0, remaining: granted };
         for (const [step, { op, picks, ofAssigned }] of commands.entries()) {
           const ids = entityIdsOf(picks, ofAssigned ? model.assigned : [], entities.map((entity) => entity.entity_id));
           const label = `step ${step + 1}, ${op} of entities [${ids.map((id) => entities.findIndex((e) => e.entity_id === id)).join(', ')}] on a pool of ${granted}`;
+          const rule = model.ruleOf(op, ids);
+          const fresh = model.fresh(ids);
+          // A mixed batch refused only because its skipped entities were counted against capacity: that is LIC-ATTACH-SKIP-ASSIGNED's.
+          const mixed = op === 'attach' && fresh > 0 && fresh < ids.length;
+          const skipRule: CommandRule | 'LIC-ATTACH-SKIP-ASSIGNED' = mixed && ids.length > before.remaining ? 'LIC-ATTACH-SKIP-ASSIGNED' : rule;
           const succeeds = op === 'attach' ? model.attach(ids) : model.release(ids);
-          // Every item carries feature_id, so whether an entity exists yet never decides the outcome.
           const result =
             op === 'attach' ? await attachLicenses(t, setup, ids.map((id) => entities.find((e) => e.entity_id === id)!)) : await releaseLicenses(t, setup, ids);
-          if (succeeds) expect(t.expectOk(result), label).toEqual({ success: true });
-          else t.expectError(result);
+          if (succeeds) t.expectOk(result, skipRule);
+          else t.expectError(result, { rule });
           const seen = await pool(t, setup);
-          expect({ usage: seen.usage, remaining: seen.remaining }, `${label}: licenses.list afterwards`).toEqual({ usage: model.usage, remaining: model.remaining });
+          const counts = { usage: seen?.usage, remaining: seen?.remaining };
+          const expected = { usage: model.usage, remaining: model.remaining };
+          // The step's effect must show in usage or in remaining (by how much each moved); a seat taken by a skipped entity is SKIP-ASSIGNED's.
+          const moved = (n: number | undefined, from: number) => (n === undefined ? undefined : n - from);
+          const usageMoved = moved(counts.usage, before.usage);
+          const remainingMoved = moved(counts.remaining, before.remaining);
+          const wanted = expected.usage - before.usage;
+          const effectShows = usageMoved === wanted || remainingMoved === -wanted;
+          const tookMore = (usageMoved ?? 0) > wanted || -(remainingMoved ?? 0) > wanted;
+          // What a refused batch leaves behind is LIC-ATTACH-ALL-OR-NOTHING's.
+          const effectRule = op === 'attach' && succeeds && fresh < ids.length && tookMore ? 'LIC-ATTACH-SKIP-ASSIGNED' : rule === 'LIC-ATTACH-CAPACITY' ? 'LIC-ATTACH-ALL-OR-NOTHING' : rule;
+          t.check(effectRule, () =>
+            expect(effectShows, `${label}: licenses.list afterwards shows ${JSON.stringify(counts)}, expected ${JSON.stringify(expected)}`).toBe(true),
+          );
+          t.check('LIC-POOL-USAGE', () => expect(counts.usage, `${label}: usage`).toBe(expected.usage));
+          t.check('LIC-POOL-REMAINING', () => expect(counts.remaining, `${label}: remaining`).toBe(expected.remaining));
+          before = expected;
         }
       });
       await checkProperty(t, property, 15);
@@ -270,24 +388,24 @@ export const licenseScenarios = [
       await attach(t, mainOnly.id, zParent.id);
       const none = await createCustomer(t);
 
-      const poolOf = (parent: { id: string }, license: { id: string; name: string }, granted: number) => ({
-        license_plan_id: license.id,
-        parent_plan_id: parent.id,
-        license_plan_name: license.name,
-        granted,
-        usage: 0,
-        remaining: granted,
-        paid_quantity: 0,
-      });
-      const list = async (customerId: string) => t.expectOk(await t.client.call('licenses.list', { customer_id: customerId })).list;
+      const names = new Map([zSeat, aSeat, mSeat].map((plan) => [plan.id, plan.name]));
+      const key = (p: { parent_plan_id: string; license_plan_id: string }) => `${p.parent_plan_id} / ${p.license_plan_id}`;
+      const expectPools = async (customerId: string, expected: { id: string }[][], why: string) => {
+        const list = t.expectOk(await t.client.call('licenses.list', { customer_id: customerId }), 'LIC-LIST-CUSTOMER-POOLS').list;
+        const wanted = expected.map(([parent, license]) => `${parent!.id} / ${license!.id}`);
+        t.check('LIC-LIST-CUSTOMER-POOLS', () => expect(list.map(key).sort(), why).toEqual([...wanted].sort()));
+        t.check('LIC-LIST-ORDER', () => expect(list.map(key), `${why}, by parent plan then license plan`).toEqual(wanted));
+        t.check('LIC-LIST-SHAPE', () =>
+          expect(
+            list.map((p) => p.license_plan_name),
+            `${why}: each pool names its license plan`,
+          ).toEqual(list.map((p) => names.get(p.license_plan_id))),
+        );
+      };
 
-      expect(await list(both.id), 'a customer with two parent plans: their three pools, by parent plan then license plan').toEqual([
-        poolOf(aParent, mSeat, 3),
-        poolOf(zParent, aSeat, 1),
-        poolOf(zParent, zSeat, 2),
-      ]);
-      expect(await list(mainOnly.id), "another customer sees only its own parent plan's pools").toEqual([poolOf(zParent, aSeat, 1), poolOf(zParent, zSeat, 2)]);
-      expect(await list(none.id), 'a customer without a parent plan has no pools').toEqual([]);
+      await expectPools(both.id, [[aParent, mSeat], [zParent, aSeat], [zParent, zSeat]], 'a customer with two parent plans: their three pools');
+      await expectPools(mainOnly.id, [[zParent, aSeat], [zParent, zSeat]], "another customer sees only its own parent plan's pools");
+      await expectPools(none.id, [], 'a customer without a parent plan has no pools');
     },
   ),
 
@@ -300,17 +418,19 @@ export const licenseScenarios = [
     async (t) => {
       const setup = await createLicensePool(t, 3);
       const [member] = licenseEntities(t, setup, 1) as [AttachItem];
-      t.expectOk(await attachLicenses(t, setup, [member]));
+      await assignSeats(t, setup, [member]);
       const outsider = await createEntity(t, setup.customerId, setup.seatFeature.id);
 
-      const withoutEntity = t.expectOk(await t.client.call('licenses.list', { customer_id: setup.customerId })).list;
-      expect(withoutEntity, 'the customer has its one pool, one seat used').toMatchObject([{ license_plan_id: setup.licensePlan.id, usage: 1, remaining: 2 }]);
+      const withoutEntity = t.setup(await t.client.call('licenses.list', { customer_id: setup.customerId }), ['list']).list;
+      t.precondition('the customer has its one pool, one seat used', () =>
+        expect(withoutEntity).toMatchObject([{ license_plan_id: setup.licensePlan.id, usage: 1, remaining: 2 }]),
+      );
       for (const [entityId, which] of [
         [member.entity_id, 'an assigned entity'],
         [outsider.id, 'an entity holding no license'],
       ] as const) {
-        const withEntity = t.expectOk(await t.client.call('licenses.list', { customer_id: setup.customerId, entity_id: entityId })).list;
-        expect(withEntity, `licenses.list with the entity_id of ${which} lists the customer's pools unchanged`).toEqual(withoutEntity);
+        const withEntity = t.expectOk(await t.client.call('licenses.list', { customer_id: setup.customerId, entity_id: entityId }), 'LIC-LIST-ENTITY-SAME-POOLS').list;
+        t.check('LIC-LIST-ENTITY-SAME-POOLS', () => expect(withEntity, `licenses.list with the entity_id of ${which} lists the customer's pools unchanged`).toEqual(withoutEntity));
       }
     },
   ),
@@ -323,15 +443,16 @@ export const licenseScenarios = [
     },
     async (t) => {
       const mixed = await createLicensePool(t, 2, { totalSeats: 5 });
-      expect(await pool(t, mixed), '2 included + 3 paid seats').toMatchObject({ granted: 5, paid_quantity: 3, usage: 0, remaining: 5 });
-      t.expectOk(await attachLicenses(t, mixed, licenseEntities(t, mixed, 5)));
-      expect(await pool(t, mixed), 'paid seats are assignable like included ones').toMatchObject({ granted: 5, paid_quantity: 3, usage: 5, remaining: 0 });
+      await expectPool(t, mixed, 'LIC-POOL-GRANTED', { granted: 5, paid_quantity: 3, usage: 0, remaining: 5 }, '2 included + 3 paid seats');
+      // One entity per call, so this does not rest on batches (LIC-ATTACH-BATCH).
+      for (const item of licenseEntities(t, mixed, 5)) t.setup(await attachLicenses(t, mixed, [item]));
+      await expectPool(t, mixed, 'LIC-POOL-GRANTED', { granted: 5, paid_quantity: 3, usage: 5, remaining: 0 }, 'paid seats are assignable like included ones');
 
       const paidOnly = await createLicensePool(t, 0, { totalSeats: 3 });
-      expect(await pool(t, paidOnly), 'no included seat, 3 paid').toMatchObject({ granted: 3, paid_quantity: 3, usage: 0, remaining: 3 });
+      await expectPool(t, paidOnly, 'LIC-POOL-GRANTED', { granted: 3, paid_quantity: 3, usage: 0, remaining: 3 }, 'no included seat, 3 paid');
 
       const includedOnly = await createLicensePool(t, 2, { totalSeats: 2 });
-      expect(await pool(t, includedOnly), 'a quantity equal to the included seats buys none').toMatchObject({ granted: 2, paid_quantity: 0, usage: 0, remaining: 2 });
+      await expectPool(t, includedOnly, 'LIC-POOL-PAID-QUANTITY', { granted: 2, paid_quantity: 0, usage: 0, remaining: 2 }, 'a quantity equal to the included seats buys none');
     },
   ),
 
@@ -344,30 +465,40 @@ export const licenseScenarios = [
     async (t) => {
       const setup = await createLicensePool(t, 5);
       const member = await createEntity(t, setup.customerId, setup.seatFeature.id, 'Existing member');
-      const [fresh1, fresh2] = licenseEntities(t, setup, 2) as [AttachItem, AttachItem];
+      const [first, fresh1, fresh2] = licenseEntities(t, setup, 3) as [AttachItem, AttachItem, AttachItem];
 
-      expect(t.expectOk(await attachLicenses(t, setup, [{ entity_id: member.id, name: 'Existing member' }, fresh1, fresh2]))).toEqual({ success: true });
-      expect(await pool(t, setup), 'one seat per entity of the batch').toMatchObject({ granted: 5, usage: 3, remaining: 2 });
+      // One new entity alone first, so creating entities is proven apart from batching.
+      t.expectOk(await attachLicenses(t, setup, [first]), 'LIC-ATTACH-CREATES-ENTITY');
+      const expectCreated = async (created: AttachItem) => {
+        const entity = t.expectOk(await t.client.call('entities.get', { customer_id: setup.customerId, entity_id: created.entity_id }), 'LIC-ATTACH-CREATES-ENTITY');
+        t.check('LIC-ATTACH-CREATES-ENTITY', () =>
+          expect(entity, `licenses.attach created ${created.entity_id} under the customer, with its name and feature`).toMatchObject({
+            id: created.entity_id,
+            customer_id: setup.customerId,
+            name: created.name,
+            feature_id: setup.seatFeature.id,
+          }),
+        );
+      };
+      await expectCreated(first);
 
-      for (const created of [fresh1, fresh2]) {
-        const entity = t.expectOk(await t.client.call('entities.get', { customer_id: setup.customerId, entity_id: created.entity_id }));
-        expect(entity, `licenses.attach created ${created.entity_id} under the customer, with its name and feature`).toMatchObject({
-          id: created.entity_id,
-          customer_id: setup.customerId,
-          name: created.name,
-          feature_id: setup.seatFeature.id,
-        });
-      }
+      t.expectOk(await attachLicenses(t, setup, [{ entity_id: member.id, name: 'Existing member' }, fresh1, fresh2]), 'LIC-ATTACH-BATCH');
+      await expectPool(t, setup, 'LIC-ATTACH-BATCH', { usage: 4, remaining: 1 }, 'one seat per entity of the batch');
+      for (const created of [fresh1, fresh2]) await expectCreated(created);
 
-      const { list } = t.expectOk(await t.client.call('licenses.list_assignments', { customer_id: setup.customerId }));
-      expect(list.map((assignment) => assignment.entity_id).sort(), 'one active assignment per assigned entity').toEqual(
-        sorted([member.id, fresh1.entity_id, fresh2.entity_id]),
+      const { list } = t.expectOk(await t.client.call('licenses.list_assignments', { customer_id: setup.customerId }), 'LIC-ASSIGNMENTS-LIST');
+      t.check('LIC-ASSIGNMENTS-LIST', () =>
+        expect(list.map((assignment) => assignment.entity_id).sort(), 'one active assignment per assigned entity').toEqual(
+          sorted([first.entity_id, member.id, fresh1.entity_id, fresh2.entity_id]),
+        ),
       );
-      for (const assignment of list) {
-        expect(assignment, `assignment of ${assignment.entity_id}`).toMatchObject({ license_plan_id: setup.licensePlan.id, ended_at: null });
-        expect(typeof assignment.started_at, 'started_at is a timestamp').toBe('number');
-      }
-      expect(new Set(list.map((assignment) => assignment.id)).size, 'each assignment has its own id').toBe(list.length);
+      t.check('LIC-ASSIGNMENTS-SHAPE', () => {
+        for (const assignment of list) {
+          expect(assignment, `assignment of ${assignment.entity_id}`).toMatchObject({ license_plan_id: setup.licensePlan.id, ended_at: null });
+          expect(typeof assignment.started_at, 'started_at is a timestamp').toBe('number');
+        }
+        expect(new Set(list.map((assignment) => assignment.id)).size, 'each assignment has its own id').toBe(list.length);
+      });
     },
   ),
 
@@ -380,24 +511,36 @@ export const licenseScenarios = [
     async (t) => {
       const setup = await createLicensePool(t, 3);
       const [a, b, c] = licenseEntities(t, setup, 3) as [AttachItem, AttachItem, AttachItem];
-      t.expectOk(await attachLicenses(t, setup, [a, b, c]));
+      await assignSeats(t, setup, [a, b, c]);
+      const listed = async () =>
+        t
+          .expectOk(await t.client.call('licenses.list_assignments', { customer_id: setup.customerId, plan_id: setup.licensePlan.id }), 'LIC-ASSIGNMENTS-LIST')
+          .list.map((assignment) => assignment.entity_id)
+          .sort();
 
       const before = await licenseRecordsOf(t, setup, a.entity_id);
-      expect(before.seats, 'an assigned entity holds the license plan').toMatchObject([{ status: 'active' }]);
-      expect(Object.keys(before.entity.flags), "…and the license plan's feature").toContain(setup.flag.id);
+      t.precondition('an assigned entity holds the license plan and its feature', () => {
+        expect(before.seats).toMatchObject([{ status: 'active' }]);
+        expect(Object.keys(before.entity.flags ?? {})).toContain(setup.flag.id);
+      });
 
-      expect(t.expectOk(await releaseLicenses(t, setup, [a.entity_id]))).toEqual({ success: true });
-      expect(await pool(t, setup), 'the released seat is back in the pool').toMatchObject({ granted: 3, usage: 2, remaining: 1 });
+      t.expectOk(await releaseLicenses(t, setup, [a.entity_id]), 'LIC-RELEASE-FREES-SEAT');
+      await expectPool(t, setup, 'LIC-RELEASE-FREES-SEAT', { usage: 2, remaining: 1 }, 'the released seat is back in the pool');
       const after = await licenseRecordsOf(t, setup, a.entity_id);
-      expect(after.seats.filter((seat) => seat.status === 'active'), 'a released entity no longer holds the license plan').toEqual([]);
-      expect(Object.keys(after.entity.flags), "…nor the license plan's feature").not.toContain(setup.flag.id);
-      expect(await assignedEntities(t, setup), 'list_assignments no longer shows the released entity').toEqual(sorted([b.entity_id, c.entity_id]));
-      expect((await licenseRecordsOf(t, setup, b.entity_id)).seats, 'the other entities keep their license').toMatchObject([{ status: 'active' }]);
+      t.check('STATE-LICENSE-ATTACH-RELEASE', () => {
+        expect(after.seats.filter((seat) => seat.status === 'active'), 'a released entity no longer holds the license plan').toEqual([]);
+        expect(Object.keys(after.entity.flags ?? {}), "…nor the license plan's feature").not.toContain(setup.flag.id);
+      });
+      const remaining = await listed();
+      t.check('LIC-ASSIGNMENTS-LIST', () => expect(remaining, 'list_assignments no longer shows the released entity').toEqual(sorted([b.entity_id, c.entity_id])));
+      const other = await licenseRecordsOf(t, setup, b.entity_id);
+      t.check('STATE-LICENSE-ATTACH-RELEASE', () => expect(other.seats, 'the other entities keep their license').toMatchObject([{ status: 'active' }]));
 
       // A batch release frees every seat of the batch.
-      expect(t.expectOk(await releaseLicenses(t, setup, [b.entity_id, c.entity_id]))).toEqual({ success: true });
-      expect(await pool(t, setup)).toMatchObject({ granted: 3, usage: 0, remaining: 3 });
-      expect(await assignedEntities(t, setup)).toEqual([]);
+      t.expectOk(await releaseLicenses(t, setup, [b.entity_id, c.entity_id]), 'LIC-RELEASE-FREES-SEAT');
+      await expectPool(t, setup, 'LIC-RELEASE-FREES-SEAT', { usage: 0, remaining: 3 }, 'a batch release frees every seat');
+      const none = await listed();
+      t.check('LIC-ASSIGNMENTS-LIST', () => expect(none).toEqual([]));
     },
   ),
 
@@ -410,18 +553,21 @@ export const licenseScenarios = [
     async (t) => {
       const setup = await createLicensePool(t, 5);
       const [held, x, y, z] = licenseEntities(t, setup, 4) as [AttachItem, AttachItem, AttachItem, AttachItem];
-      t.expectOk(await attachLicenses(t, setup, [held]));
+      await assignSeats(t, setup, [held]);
 
       for (const [batch, what] of [
         [[x, x], 'a new entity twice'],
         [[y, z, y], 'a new entity twice among others'],
         [[withoutFeature(held), withoutFeature(held)], 'an assigned entity twice'],
       ] as const) {
-        t.expectError(await attachLicenses(t, setup, batch));
-        expect(await pool(t, setup), `a refused batch with ${what} consumes nothing`).toMatchObject({ usage: 1, remaining: 4 });
+        t.expectError(await attachLicenses(t, setup, batch), { rule: 'LIC-ATTACH-DUPLICATE-IDS' });
+        await expectPool(t, setup, 'LIC-ATTACH-DUPLICATE-IDS', { usage: 1, remaining: 4 }, `a refused batch with ${what} consumes nothing`);
       }
-      for (const item of [x, y, z]) await expectNoEntity(t, setup, item.entity_id, 'a refused batch creates no entity');
-      expect(await assignedEntities(t, setup)).toEqual([held.entity_id]);
+      for (const item of [x, y, z]) await expectNoEntity(t, setup, item.entity_id, 'LIC-ATTACH-DUPLICATE-IDS');
+      const assigned = await assignedEntities(t, setup);
+      t.check('LIC-ATTACH-DUPLICATE-IDS', () => expect(assigned).toEqual([held.entity_id]));
+      // The nearest valid batch, each entity once, is accepted.
+      t.setup(await attachLicenses(t, setup, [x, y, z]));
     },
   ),
 
@@ -433,8 +579,11 @@ export const licenseScenarios = [
     },
     async (t) => {
       const setup = await createLicensePool(t, 3);
-      const [x] = licenseEntities(t, setup, 1) as [AttachItem];
-      t.expectError(await attachLicenses(t, setup, [x, x]), { status: 400, code: 'invalid_request' });
+      const [x] = (await existingSeats(t, setup, 1)) as [AttachItem];
+      const result = await attachLicenses(t, setup, [x, x]);
+      // That the batch is refused at all is LIC-ATTACH-DUPLICATE-IDS's; this rule is about how.
+      t.precondition('a batch naming an entity twice is refused', () => expect(result.ok).toBe(false));
+      t.expectError(result, { status: 400, code: 'invalid_request', rule: 'ERR-DUPLICATE-ENTITY-CODE' });
     },
   ),
 
@@ -442,24 +591,26 @@ export const licenseScenarios = [
     {
       id: 'licenses.attach-over-capacity',
       title: 'licenses.attach refuses a batch with more new assignments than seats left, existing entities included, and consumes nothing',
-      rules: ['LIC-ATTACH-CAPACITY', 'LIC-POOL-REMAINING'],
+      rules: ['LIC-ATTACH-CAPACITY', 'LIC-ATTACH-ALL-OR-NOTHING', 'LIC-POOL-REMAINING'],
     },
     async (t) => {
       const setup = await createLicensePool(t, 2);
       const [a, b, c] = licenseEntities(t, setup, 3) as [AttachItem, AttachItem, AttachItem];
       const member = await createEntity(t, setup.customerId, setup.seatFeature.id);
-      t.expectOk(await attachLicenses(t, setup, [a]));
+      await assignSeats(t, setup, [a]);
 
-      t.expectError(await attachLicenses(t, setup, [b, c]));
-      expect(await pool(t, setup), 'two new entities for one seat: refused, nothing consumed').toMatchObject({ granted: 2, usage: 1, remaining: 1 });
-      t.expectError(await attachLicenses(t, setup, [withoutFeature(a), b, c]));
-      expect(await pool(t, setup), 'the assigned entity does not make room: still refused').toMatchObject({ usage: 1, remaining: 1 });
+      // What a refused batch leaves behind is LIC-ATTACH-ALL-OR-NOTHING's.
+      t.expectError(await attachLicenses(t, setup, [b, c]), { rule: 'LIC-ATTACH-CAPACITY' });
+      await expectPool(t, setup, 'LIC-ATTACH-ALL-OR-NOTHING', { usage: 1, remaining: 1 }, 'two new entities for one seat: refused, nothing consumed');
+      t.expectError(await attachLicenses(t, setup, [withoutFeature(a), b, c]), { rule: 'LIC-ATTACH-CAPACITY' });
+      await expectPool(t, setup, 'LIC-ATTACH-ALL-OR-NOTHING', { usage: 1, remaining: 1 }, 'the assigned entity does not make room: still refused');
 
-      t.expectOk(await attachLicenses(t, setup, [b]));
-      expect(await pool(t, setup)).toMatchObject({ usage: 2, remaining: 0 });
-      t.expectError(await attachLicenses(t, setup, [c]));
-      t.expectError(await attachLicenses(t, setup, [{ entity_id: member.id, name: 'Member' }]));
-      expect(await pool(t, setup), 'a full pool takes no new entity, new or existing').toMatchObject({ granted: 2, usage: 2, remaining: 0 });
+      // The nearest valid batch, one new entity for the one seat, is accepted.
+      await assignSeats(t, setup, [b]);
+      await t.precondition('the last seat is taken', async () => expect(await pool(t, setup)).toMatchObject({ usage: 2, remaining: 0 }));
+      t.expectError(await attachLicenses(t, setup, [c]), { rule: 'LIC-ATTACH-CAPACITY' });
+      t.expectError(await attachLicenses(t, setup, [{ entity_id: member.id, name: 'Member' }]), { rule: 'LIC-ATTACH-CAPACITY' });
+      await expectPool(t, setup, 'LIC-ATTACH-ALL-OR-NOTHING', { usage: 2, remaining: 0 }, 'a full pool takes no new entity, new or existing');
     },
   ),
 
@@ -474,10 +625,14 @@ export const licenseScenarios = [
       const member = await createEntity(t, setup.customerId, setup.seatFeature.id);
       const [fresh1, fresh2] = licenseEntities(t, setup, 2) as [AttachItem, AttachItem];
 
-      t.expectError(await attachLicenses(t, setup, [{ entity_id: member.id, name: 'Member' }, fresh1, fresh2]));
-      expect(await pool(t, setup), 'nothing was assigned').toMatchObject({ usage: 0, remaining: 2 });
-      expect(await assignedEntities(t, setup)).toEqual([]);
-      for (const item of [fresh1, fresh2]) await expectNoEntity(t, setup, item.entity_id, 'a batch refused for capacity');
+      const result = await attachLicenses(t, setup, [{ entity_id: member.id, name: 'Member' }, fresh1, fresh2]);
+      // That a batch too big for the pool is refused is LIC-ATTACH-CAPACITY's; this rule is about what the refusal leaves.
+      t.precondition('a batch of three for two seats is refused', () => expect(result.ok).toBe(false));
+      t.expectError(result, { rule: 'LIC-ATTACH-ALL-OR-NOTHING' });
+      await expectPool(t, setup, 'LIC-ATTACH-ALL-OR-NOTHING', { usage: 0, remaining: 2 }, 'nothing was assigned');
+      const assigned = await assignedEntities(t, setup);
+      t.check('LIC-ATTACH-ALL-OR-NOTHING', () => expect(assigned).toEqual([]));
+      for (const item of [fresh1, fresh2]) await expectNoEntity(t, setup, item.entity_id, 'LIC-ATTACH-ALL-OR-NOTHING');
     },
   ),
 
@@ -489,7 +644,9 @@ export const licenseScenarios = [
     },
     async (t) => {
       const setup = await createLicensePool(t, 1);
-      t.expectError(await attachLicenses(t, setup, licenseEntities(t, setup, 2)), { status: 400, code: 'invalid_request' });
+      const result = await attachLicenses(t, setup, await existingSeats(t, setup, 2));
+      t.precondition('two new entities for one seat are refused', () => expect(result.ok).toBe(false));
+      t.expectError(result, { status: 400, code: 'invalid_request', rule: 'ERR-CAPACITY-CODE' });
     },
   ),
 
@@ -500,18 +657,21 @@ export const licenseScenarios = [
       rules: ['LIC-ATTACH-UNKNOWN-ENTITY-NEEDS-FEATURE'],
     },
     async (t) => {
-      const setup = await createLicensePool(t, 2);
-      const [withFeature, bare1, bare2, filler] = licenseEntities(t, setup, 4) as [AttachItem, AttachItem, AttachItem, AttachItem];
+      const rule = 'LIC-ATTACH-UNKNOWN-ENTITY-NEEDS-FEATURE';
+      const setup = await createLicensePool(t, 3);
+      const [control, withFeature, bare1, bare2, filler] = licenseEntities(t, setup, 5) as [AttachItem, AttachItem, AttachItem, AttachItem, AttachItem];
+      // The positive control: an unknown entity with feature_id is accepted (and created).
+      await assignSeats(t, setup, [control]);
 
-      t.expectError(await attachLicenses(t, setup, [withoutFeature(bare1)]), { status: 400, code: 'invalid_request' });
-      t.expectError(await attachLicenses(t, setup, [withFeature, withoutFeature(bare2)]), { status: 400, code: 'invalid_request' });
-      expect(await pool(t, setup), 'nothing was assigned').toMatchObject({ usage: 0, remaining: 2 });
-      for (const item of [bare1, bare2, withFeature]) await expectNoEntity(t, setup, item.entity_id, 'a refused batch');
+      t.expectError(await attachLicenses(t, setup, [withoutFeature(bare1)]), { status: 400, code: 'invalid_request', rule });
+      t.expectError(await attachLicenses(t, setup, [withFeature, withoutFeature(bare2)]), { status: 400, code: 'invalid_request', rule });
+      await expectPool(t, setup, rule, { usage: 1, remaining: 2 }, 'nothing was assigned');
+      for (const item of [bare1, bare2, withFeature]) await expectNoEntity(t, setup, item.entity_id, rule);
 
-      // Checked before capacity: on a full pool the answer is the same.
-      t.expectOk(await attachLicenses(t, setup, [withFeature, filler]));
-      t.expectError(await attachLicenses(t, setup, [withoutFeature(bare1)]), { status: 400, code: 'invalid_request' });
-      await expectNoEntity(t, setup, bare1.entity_id, 'a refused batch on a full pool');
+      // On a full pool the answer is the same.
+      await assignSeats(t, setup, [withFeature, filler]);
+      t.expectError(await attachLicenses(t, setup, [withoutFeature(bare1)]), { status: 400, code: 'invalid_request', rule });
+      await expectNoEntity(t, setup, bare1.entity_id, rule);
     },
   ),
 
@@ -522,19 +682,22 @@ export const licenseScenarios = [
       rules: ['LIC-RELEASE-UNASSIGNED'],
     },
     async (t) => {
+      const rule = 'LIC-RELEASE-UNASSIGNED';
       const setup = await createLicensePool(t, 3);
       const never = await createEntity(t, setup.customerId, setup.seatFeature.id);
       const [a, b] = licenseEntities(t, setup, 2) as [AttachItem, AttachItem];
-      t.expectOk(await attachLicenses(t, setup, [a, b]));
+      await assignSeats(t, setup, [a, b]);
 
-      t.expectError(await releaseLicenses(t, setup, [never.id]), { status: 400, code: 'invalid_request' });
-      t.expectError(await releaseLicenses(t, setup, [b.entity_id, never.id]), { status: 400, code: 'invalid_request' });
-      expect(await pool(t, setup), 'a refused release frees nothing, not even its assigned entities').toMatchObject({ usage: 2, remaining: 1 });
+      t.expectError(await releaseLicenses(t, setup, [never.id]), { status: 400, code: 'invalid_request', rule });
+      t.expectError(await releaseLicenses(t, setup, [b.entity_id, never.id]), { status: 400, code: 'invalid_request', rule });
+      await expectPool(t, setup, rule, { usage: 2, remaining: 1 }, 'a refused release frees nothing, not even its assigned entities');
 
-      t.expectOk(await releaseLicenses(t, setup, [a.entity_id]));
-      t.expectError(await releaseLicenses(t, setup, [a.entity_id]), { status: 400, code: 'invalid_request' });
-      expect(await pool(t, setup), 'a second release of the same entity changes nothing').toMatchObject({ usage: 1, remaining: 2 });
-      expect(await assignedEntities(t, setup)).toEqual([b.entity_id]);
+      // The nearest valid release is accepted; releasing the same entity again is refused.
+      await releaseSeats(t, setup, [a.entity_id]);
+      t.expectError(await releaseLicenses(t, setup, [a.entity_id]), { status: 400, code: 'invalid_request', rule });
+      await expectPool(t, setup, rule, { usage: 1, remaining: 2 }, 'a second release of the same entity changes nothing');
+      const assigned = await assignedEntities(t, setup);
+      t.check(rule, () => expect(assigned).toEqual([b.entity_id]));
     },
   ),
 
@@ -545,28 +708,35 @@ export const licenseScenarios = [
       rules: ['LIC-RELEASE-DUPLICATE-IDS'],
     },
     async (t) => {
+      const rule = 'LIC-RELEASE-DUPLICATE-IDS';
       const setup = await createLicensePool(t, 3);
       const [a, b] = licenseEntities(t, setup, 2) as [AttachItem, AttachItem];
-      t.expectOk(await attachLicenses(t, setup, [a, b]));
+      await assignSeats(t, setup, [a, b]);
 
-      t.expectError(await releaseLicenses(t, setup, [a.entity_id, a.entity_id]), { status: 400, code: 'invalid_request' });
-      t.expectError(await releaseLicenses(t, setup, [a.entity_id, b.entity_id, a.entity_id]), { status: 400, code: 'invalid_request' });
-      expect(await pool(t, setup), 'nothing was released').toMatchObject({ usage: 2, remaining: 1 });
-      expect(await assignedEntities(t, setup)).toEqual(sorted([a.entity_id, b.entity_id]));
+      t.expectError(await releaseLicenses(t, setup, [a.entity_id, a.entity_id]), { status: 400, code: 'invalid_request', rule });
+      t.expectError(await releaseLicenses(t, setup, [a.entity_id, b.entity_id, a.entity_id]), { status: 400, code: 'invalid_request', rule });
+      await expectPool(t, setup, rule, { usage: 2, remaining: 1 }, 'nothing was released');
+      const assigned = await assignedEntities(t, setup);
+      t.check(rule, () => expect(assigned).toEqual(sorted([a.entity_id, b.entity_id])));
+      // The nearest valid release, each entity once, is accepted.
+      t.setup(await releaseLicenses(t, setup, [a.entity_id, b.entity_id]));
     },
   ),
 
   scenario(
     {
       id: 'licenses.list-required-fields',
-      title: 'licenses.list without customer_id is refused with an error, also when entity_id is given',
+      title: 'licenses.list without customer_id is refused with an error, also when entity_id is given, while the same call with it is accepted',
       rules: ['LIC-LIST-REQUIRED-FIELDS'],
-      mutates: false,
     },
     async (t) => {
-      const noCustomer = { customer_id: t.ns.id('cus') };
-      t.expectError(await t.client.call('licenses.list', without(noCustomer, 'customer_id')));
-      t.expectError(await t.client.call('licenses.list', without({ ...noCustomer, entity_id: t.ns.id('ent') }, 'customer_id')));
+      const rule = 'LIC-LIST-REQUIRED-FIELDS';
+      const customer = await createCustomer(t);
+      const body = { customer_id: customer.id };
+      // The positive control: without it, a target refusing every call would pass.
+      t.setup(await t.client.call('licenses.list', body));
+      t.expectError(await t.client.call('licenses.list', without(body, 'customer_id')), { rule });
+      t.expectError(await t.client.call('licenses.list', without({ ...body, entity_id: t.ns.id('ent') }, 'customer_id')), { rule });
     },
   ),
 
@@ -577,14 +747,17 @@ export const licenseScenarios = [
       rules: ['LIC-ATTACH-REQUIRED-FIELDS'],
     },
     async (t) => {
+      const rule = 'LIC-ATTACH-REQUIRED-FIELDS';
       const setup = await createLicensePool(t, 2);
       const [item] = licenseEntities(t, setup, 1) as [AttachItem];
       const body = { customer_id: setup.customerId, plan_id: setup.licensePlan.id, entities: [item] };
       for (const field of ['customer_id', 'plan_id', 'entities'] as const) {
-        t.expectError(await t.client.call('licenses.attach', without(body, field)));
-        expect(await pool(t, setup), `a body without ${field} assigns nothing`).toMatchObject({ usage: 0, remaining: 2 });
+        t.expectError(await t.client.call('licenses.attach', without(body, field)), { rule });
+        await expectPool(t, setup, rule, { usage: 0, remaining: 2 }, `a body without ${field} assigns nothing`);
       }
-      await expectNoEntity(t, setup, item.entity_id, 'refused bodies');
+      await expectNoEntity(t, setup, item.entity_id, rule);
+      // The positive control: the whole body is accepted.
+      t.setup(await t.client.call('licenses.attach', body));
     },
   ),
 
@@ -595,15 +768,19 @@ export const licenseScenarios = [
       rules: ['LIC-RELEASE-REQUIRED-FIELDS'],
     },
     async (t) => {
+      const rule = 'LIC-RELEASE-REQUIRED-FIELDS';
       const setup = await createLicensePool(t, 2);
       const [item] = licenseEntities(t, setup, 1) as [AttachItem];
-      t.expectOk(await attachLicenses(t, setup, [item]));
+      await assignSeats(t, setup, [item]);
       const body = { customer_id: setup.customerId, license_plan_id: setup.licensePlan.id, entity_ids: [item.entity_id] };
       for (const field of ['customer_id', 'license_plan_id', 'entity_ids'] as const) {
-        t.expectError(await t.client.call('licenses.release', without(body, field)));
-        expect(await pool(t, setup), `a body without ${field} releases nothing`).toMatchObject({ usage: 1, remaining: 1 });
+        t.expectError(await t.client.call('licenses.release', without(body, field)), { rule });
+        await expectPool(t, setup, rule, { usage: 1, remaining: 1 }, `a body without ${field} releases nothing`);
       }
-      expect(await assignedEntities(t, setup)).toEqual([item.entity_id]);
+      const assigned = await assignedEntities(t, setup);
+      t.check(rule, () => expect(assigned).toEqual([item.entity_id]));
+      // The positive control: the whole body is accepted.
+      t.setup(await t.client.call('licenses.release', body));
     },
   ),
 ];

@@ -18,7 +18,7 @@ type UpdateFields = Omit<UpdateBody, 'referral_program_id'>;
 async function createReward(t: T): Promise<string> {
   const feature = await createFeature(t, 'consumable');
   const id = t.ns.id('reward');
-  const grant = { id, name: `Reward ${id}`, grants: [{ feature_id: feature.id, included: 50, expiry: null }], promo_codes: [{ code: t.ns.id('PROMO'), max_uses: 100 }] };
+  const grant = { id, name: `Reward ${id}`, grants: [{ feature_id: feature.id, included: 50, expiry: null }], promo_codes: [{ code: t.ns.code('PROMO'), max_uses: 100 }] };
   const reward = t.expectOk(await t.client.call('rewards.create', { feature_grant: grant }));
   expect(reward.feature_grant, 'rewards.create answers the reward as sent').toMatchObject(grant);
   return reward.feature_grant.id;

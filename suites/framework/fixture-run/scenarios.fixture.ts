@@ -1,6 +1,6 @@
 /**
  * A tiny conformance run for reporter.test.ts, which runs this file with vitest programmatically:
- * one scenario of each outcome (pass, skip, fail, wire-schema fail, error) against a throwaway
+ * one scenario of each outcome (pass, skip, fail, wire-schema fail of a declared shape rule, error) against a throwaway
  * server that has no control plane, echoes the key in one error, and refuses one cleanup.
  */
 import { afterAll } from 'vitest';
@@ -49,7 +49,7 @@ registerScenarios(
     scenario({ id: 'REP-FAIL', title: 'is answered with the key echoed', rules: ['DOC-B'], mutates: false }, async (t) => {
       t.expectOk(await t.client.call('things.get', { thing_id: 'echo' }));
     }),
-    scenario({ id: 'REP-WIRE', title: 'reads a broken thing', rules: ['DOC-C'], mutates: false }, async (t) => {
+    scenario({ id: 'REP-WIRE', title: 'reads a broken thing', rules: ['DOC-C', 'THING-GET-SHAPE'], mutates: false }, async (t) => {
       await t.client.call('things.get', { thing_id: 'broken' });
     }),
     scenario({ id: 'REP-ERROR', title: 'has a bug', rules: ['DOC-E'] }, () => Promise.reject(new TypeError('scenario bug'))),

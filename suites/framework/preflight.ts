@@ -1,0 +1,98 @@
+/**
+ * Preflight: before any scenario, one documented read (`licenses.list` of a customer that does not
+ * exist) tells whether the harness can run at all, so a wrong key, a wrong version or a dead target
+ * ends in one paragraph instead of hundreds of failed rules. The conformance CLI exits 2 on a
+ * failed preflight; the suite's global setup refuses to start.
+ *
+ * - `config`: a target without a key;
+ * - `live-key`: an `am_sk_live_…` key for a run that changes data, unless allowed (DESIGN.md decision 9);
+ * - `unreachable`: no answer (connection refused, DNS, timeout) or a 5xx;
+ * - `key-refused`: 401 or 403;
+ * - `version-refused`: a 4xx other than 404 whose error names the version.
+ * Any other answer (200, 404 customer_not_found, another 4xx) shows the key and version were taken.
+ * One attempt, bounded by `timeoutMs` (default the smaller of the configuration's timeout and 10 s),
+ * so even a black-holed host ends well within 30 s.
+ */
+import type { ConformanceConfig } from './config.ts';
+import { ENV_VARS } from './config.ts';
+import { redactSecrets } from './evidence.ts';
+
+export type PreflightFailure = 'config' | 'unreachable' | 'key-refused' | 'version-refused' | 'live-key';
+export type PreflightResult = { readonly ok: true } | { readonly ok: false; readonly kind: PreflightFailure; readonly message: string };
+
+export interface PreflightOptions {
+  /** Run with a live key although the profile changes data. */
+  readonly allowLiveKey?: boolean;
+  readonly timeoutMs?: number;
+}
+
+export const PREFLIGHT_MAX_TIMEOUT_MS = 10_000;
+const PROBE_PATH = '/v1/licenses.list';
+
+export async function preflight(
+  config: Pick<ConformanceConfig, 'baseUrl' | 'apiKey' | 'apiVersion' | 'timeoutMs' | 'profile'>,
+  options: PreflightOptions = {},
+): Promise<PreflightResult> {
+  const { baseUrl, apiKey, apiVersion } = config;
+  // No target: the run boots the fake, which has its own keys.
+  if (baseUrl === undefined) return { ok: true };
+  if (apiKey === undefined) {
+    return fail('config', `No API key for ${baseUrl}. Set ${ENV_VARS.apiKey} to a secret key of the target (am_sk_test_… for a sandbox), or unset ${ENV_VARS.baseUrl} to run against the embedded fake.`);
+  }
+  if (apiKey.startsWith('am_sk_live_') && !config.profile.readOnly && options.allowLiveKey !== true) {
+    return fail(
+      'live-key',
+      `${ENV_VARS.apiKey} is a live key (am_sk_live_…), and profile ${config.profile.name} changes data: the suite refuses to create records in production. Use a sandbox key (am_sk_test_…), a read-only profile, or allow the live key explicitly.`,
+    );
+  }
+  const timeoutMs = options.timeoutMs ?? Math.min(config.timeoutMs, PREFLIGHT_MAX_TIMEOUT_MS);
+  const url = `${baseUrl}${PROBE_PATH}`;
+  let status: number;
+  let text: string;
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'x-api-version': apiVersion, 'content-type': 'application/json' },
+      body: JSON.stringify({ customer_id: 'conf_preflight_probe' }),
+      signal: AbortSignal.timeout(timeoutMs),
+      redirect: 'manual',
+    });
+    status = res.status;
+    text = await res.text();
+  } catch (error) {
+    const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+    const name = (error as { name?: unknown }).name;
+    const why = name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : String(cause?.code ?? cause?.message ?? (error as Error).message);
+    return fail('unreachable', `The target ${baseUrl} cannot be reached (${why}). Check ${ENV_VARS.baseUrl} (scheme, host, port), that the service is running, and that this machine can connect to it.`);
+  }
+  const said = redactSecrets(describe(text), [apiKey]);
+  if (status >= 500) {
+    return fail('unreachable', `The target ${baseUrl} answered ${status} to a plain read (POST ${PROBE_PATH})${said}. It is up but failing; fix the service, then run again.`);
+  }
+  if (status === 401 || status === 403) {
+    return fail('key-refused', `The target ${baseUrl} refused the API key (${status}${said}). Set ${ENV_VARS.apiKey} to a valid secret key of this target and environment (am_sk_test_… for a sandbox).`);
+  }
+  if (status >= 400 && status !== 404 && /version/i.test(text)) {
+    return fail(
+      'version-refused',
+      `The target ${baseUrl} refused API version ${apiVersion} (${status}${said}). Set ${ENV_VARS.apiVersion} to a version the target speaks (for example 2.3.0 for a deployment of the reference).`,
+    );
+  }
+  return { ok: true };
+}
+
+function fail(kind: PreflightFailure, message: string): PreflightResult {
+  return { ok: false, kind, message: `Preflight failed (${kind}): ${message}` };
+}
+
+/** `: "<message>"` from an error body, or the start of the text; never the request (the key stays out). */
+function describe(text: string): string {
+  let message: unknown = text;
+  try {
+    message = (JSON.parse(text) as { message?: unknown }).message ?? text;
+  } catch {
+    // not JSON: the text itself
+  }
+  const shown = String(message).slice(0, 160);
+  return shown === '' ? '' : `: ${JSON.stringify(shown)}`;
+}
