@@ -4,7 +4,7 @@
  * ends in one paragraph instead of hundreds of failed rules. The conformance CLI exits 2 on a
  * failed preflight; the suite's global setup refuses to start.
  *
- * - `config`: a target without a key;
+ * - `config`: a target without a key, or one that answers with something other than JSON (a web page);
  * - `live-key`: an `am_sk_live_…` key for a run that changes data, unless allowed (DESIGN.md decision 9);
  * - `unreachable`: no answer (connection refused, DNS, timeout) or a 5xx;
  * - `key-refused`: 401 or 403;
@@ -49,8 +49,9 @@ export async function preflight(
   const transport = new Transport({ baseUrl, apiKey, apiVersion, timeoutMs, retry: false, maxBodyBytes: config.maxBodyBytes, evidence });
   let status: number;
   let text: string;
+  let isJson: boolean;
   try {
-    ({ value: { status, text } } = await transport.send({ label: 'preflight', path: PROBE_PATH, body: JSON.stringify({ customer_id: 'conf_preflight_probe' }) }, (res) => ({ value: res })));
+    ({ value: { status, text, isJson } } = await transport.send({ label: 'preflight', path: PROBE_PATH, body: JSON.stringify({ customer_id: 'conf_preflight_probe' }) }, (res) => ({ value: res })));
   } catch (error) {
     if (!(error instanceof TransportError)) throw error;
     const why = error.kind === 'timeout' ? `no answer within ${timeoutMs} ms` : (error.exchange.error ?? error.kind);
@@ -69,6 +70,12 @@ export async function preflight(
     return fail(
       'version-refused',
       `The target ${baseUrl} refused API version ${apiVersion} (${status}${said}). Set ${ENV_VARS.apiVersion} to a version the target speaks (for example 2.3.0 for a deployment of the reference).`,
+    );
+  }
+  if (!isJson) {
+    return fail(
+      'config',
+      `The target ${baseUrl} answered a plain read (POST ${PROBE_PATH}) with ${status} and a body that is not JSON${said}: ${ENV_VARS.baseUrl} does not seem to point at the API. Check its host and path (the suite appends /v1/<operation> to it).`,
     );
   }
   return { ok: true };

@@ -34,8 +34,19 @@ function leakedPieces(text: string, secret: string): string[] {
 const servers: TestServer[] = [];
 afterAll(() => Promise.all(servers.map((s) => s.close())));
 
-async function runAgainst(target: HostileBehaviour | Echo, env: Record<string, string> = {}): Promise<{ run: ConformanceRun; server: TestServer }> {
-  const server = target === 'whole' || target === 'cut' ? await startEchoingTarget({ apiKey: API_KEY, otherTenantApiKey: OTHER_TENANT_API_KEY }, target) : await startHostileTarget(target);
+/**
+ * Runs the suite against a target. `afterPreflight`: the target passes preflight and misbehaves
+ * afterwards (preflight-hostile.test.ts shows preflight itself stopping these targets).
+ */
+async function runAgainst(
+  target: HostileBehaviour | Echo,
+  options: { readonly env?: Record<string, string>; readonly afterPreflight?: boolean } = {},
+): Promise<{ run: ConformanceRun; server: TestServer }> {
+  const env = options.env ?? {};
+  const server =
+    target === 'whole' || target === 'cut'
+      ? await startEchoingTarget({ apiKey: API_KEY, otherTenantApiKey: OTHER_TENANT_API_KEY }, target)
+      : await startHostileTarget(target, { afterPreflight: options.afterPreflight ?? false });
   servers.push(server);
   const run = await runConformance({
     env: { BASE_URL: server.url, API_KEY, OTHER_TENANT_API_KEY, ...env },
@@ -70,49 +81,56 @@ function expectOutage(run: ConformanceRun, message: RegExp): void {
 
 describe.concurrent('the suite against hostile targets', { timeout: 2 * WALL_LIMIT_MS + 10_000 }, () => {
   it('a live key with the default (mutating) profile: refused before any request, with a warning that says how to fix it', async () => {
-    const { run, server } = await runAgainst('answers-500', { API_KEY: `${LIVE_KEY_PREFIX}${API_KEY.slice(LIVE_KEY_PREFIX.length)}` });
+    const { run, server } = await runAgainst('answers-500', { env: { API_KEY: `${LIVE_KEY_PREFIX}${API_KEY.slice(LIVE_KEY_PREFIX.length)}` } });
     expectBoundedAndSilent(run);
     expect(server.requests).toEqual([]);
     expect(run.console).toMatch(/API_KEY is a live key \(am_sk_live_…\).*refused.*--allow-live/);
   });
 
-  it('a target that never answers: the fail-fast count stops the run after 3 unanswered requests, across test files', async () => {
+  it('a target that never answers: preflight stops the run with one message', async () => {
     const { run, server } = await runAgainst('never-answers');
     expectBoundedAndSilent(run);
+    expect(run.console).toMatch(/Preflight failed \(unreachable\): The target http:\/\/127\.0\.0\.1:\d+ cannot be reached \(no answer within 10000 ms\)/);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('a target that stops answering after preflight: the fail-fast count stops the run after 3 unanswered requests, across test files', async () => {
+    const { run, server } = await runAgainst('never-answers', { afterPreflight: true });
+    expectBoundedAndSilent(run);
     expectOutage(run, /no response within \d+ ms|not sent: the target left 3 requests in a row unserved/);
-    // The capability probe and two scenario requests; the second file sent nothing.
-    expect(server.requests.length).toBeLessThanOrEqual(3);
+    // Preflight's read, then the capability probe and two scenario requests; the second file sent nothing.
+    expect(server.requests.length).toBeLessThanOrEqual(4);
   });
 
   it('a target that answers, slowly: the run deadline ends the run, and what was not sent is ERROR', async () => {
-    const { run } = await runAgainst('slow', { CONFORMANCE_RUN_TIMEOUT_MS: '4000' });
+    const { run } = await runAgainst('slow', { env: { CONFORMANCE_RUN_TIMEOUT_MS: '4000' }, afterPreflight: true });
     expectBoundedAndSilent(run);
     const report = run.report;
     const notSent = Object.values(report?.rules ?? {}).filter((r) => r.status === 'ERROR' && r.failures.some((f) => /not sent: the run's deadline has passed/.test(f)));
     expect(notSent.length).toBeGreaterThan(0);
   });
 
-  it('a target that answers 500 to everything: ERROR, not FAIL', async () => {
-    const { run } = await runAgainst('answers-500');
+  it('a target that answers 500 to everything after preflight: ERROR, not FAIL', async () => {
+    const { run } = await runAgainst('answers-500', { afterPreflight: true });
     expectBoundedAndSilent(run);
     expectOutage(run, /500/);
   });
 
-  it('a target that answers HTML: ERROR, not FAIL', async () => {
-    const { run } = await runAgainst('non-json');
+  it('a target that answers HTML after preflight: ERROR, not FAIL', async () => {
+    const { run } = await runAgainst('non-json', { afterPreflight: true });
     expectBoundedAndSilent(run);
     expectOutage(run, /not JSON/);
   });
 
-  it('a target that answers 50 MB: the body is refused at the cap, unread, and the reports stay small', async () => {
-    const { run } = await runAgainst('huge-body');
+  it('a target that answers 50 MB after preflight: the body is refused at the cap, unread, and the reports stay small', async () => {
+    const { run } = await runAgainst('huge-body', { afterPreflight: true });
     expectBoundedAndSilent(run);
     expectOutage(run, /longer than the 1048576-byte cap \(CONFORMANCE_MAX_BODY_BYTES\): content-length 52428800, not read/);
     expect(run.reportText.length + run.junit.length + run.console.length).toBeLessThan(5 * 1024 * 1024);
   });
 
-  it('a target whose body never ends: it is cut at the cap, not buffered', async () => {
-    const { run } = await runAgainst('endless-body');
+  it('a target whose body never ends after preflight: it is cut at the cap, not buffered', async () => {
+    const { run } = await runAgainst('endless-body', { afterPreflight: true });
     expectBoundedAndSilent(run);
     expectOutage(run, /longer than the 1048576-byte cap \(CONFORMANCE_MAX_BODY_BYTES\); reading stopped at the cap/);
     expect(run.reportText.length + run.junit.length + run.console.length).toBeLessThan(5 * 1024 * 1024);

@@ -63,8 +63,18 @@ const handlers: Record<HostileBehaviour, (req: SeenRequest, res: ServerResponse)
   },
 };
 
-export function startHostileTarget(behaviour: HostileBehaviour): Promise<TestServer> {
-  return startServer(handlers[behaviour]);
+/** Preflight's read (suites/framework/preflight.ts): the listing of a customer no one created. */
+const isPreflight = (req: SeenRequest) => req.url === '/v1/licenses.list' && req.body.includes('conf_preflight_probe');
+
+/**
+ * `afterPreflight`: the target answers preflight's read as a healthy target does (404
+ * customer_not_found) and misbehaves on everything else, as a target that fails once the run has
+ * started; so the run itself, not preflight, has to cope.
+ */
+export function startHostileTarget(behaviour: HostileBehaviour, options: { readonly afterPreflight?: boolean } = {}): Promise<TestServer> {
+  const handler = handlers[behaviour];
+  if (!options.afterPreflight) return startServer(handler);
+  return startServer((req, res) => (isPreflight(req) ? json(res, 404, error('Customer not found', 'customer_not_found')) : handler(req, res)));
 }
 
 /**
