@@ -256,16 +256,21 @@ describe('control plane', () => {
     expect(await call('/_fake/events.list', {}, LIVE_KEY)).toEqual({ status: 200, body: { list: [] } });
   });
 
-  it('reset: back to the seed in every tenant, with the same IDs', async () => {
+  it('reset: the key tenant back to its seed, with the same IDs and its clock where it started; other tenants untouched', async () => {
     const seededRecord = await recordId();
     await call('/v1/features.create', { feature_id: 'extra', name: 'Extra', type: 'boolean' });
     await call('/v1/features.create', { feature_id: 'live_only', name: 'Live', type: 'boolean' }, LIVE_KEY);
+    await call('/_fake/clock.advance', { ms: DAY });
     expect(await call('/_fake/reset', {})).toEqual({ status: 200, body: { success: true } });
     expect((await call('/v1/features.get', { feature_id: 'extra' })).status).toBe(404);
-    expect((await call('/v1/features.get', { feature_id: 'live_only' }, LIVE_KEY)).status).toBe(404);
     expect((await call('/v1/customers.get', { customer_id: 'globex' })).status).toBe(404);
     expect((await call('/v1/customers.get', { customer_id: 'acme' })).status).toBe(200);
     expect(await recordId(), 'the seed replays with the IDs it had').toBe(seededRecord);
+    expect((await call('/_fake/clock.get', {})).body).toEqual({ now: T0, frozen: true });
+    expect((await call('/v1/features.get', { feature_id: 'live_only' }, LIVE_KEY)).status, "another tenant's data stays").toBe(200);
+    expect(await call('/_fake/reset', { all: true })).toMatchObject({ status: 400, body: { code: 'invalid_request' } });
+    cp.reset();
+    expect((await call('/v1/features.get', { feature_id: 'live_only' }, LIVE_KEY)).status, 'the in-process reset covers every tenant').toBe(404);
   });
 
   it('refuses an unknown call (404), a missing or unknown key (401), another method (405) and an invalid body (400)', async () => {

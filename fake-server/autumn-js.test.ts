@@ -1,27 +1,36 @@
 /**
- * The published client, autumn-js 1.3.13, drives the fake through every call it offers among the
- * operations the fake implements. The client validates every answer it receives, so each call
- * proves that the fake's answer satisfies it; the fake also checks each answer against the spec
- * (validateResponses). Where the client disagrees with interface.md, interface.md wins: the
- * disagreement is listed in KNOWN_CLIENT_DIFFERENCES, and the client must refuse the fake's answer
- * there and nowhere else.
+ * The published client, autumn-js 1.3.13, drives the fake in its client-compatibility mode
+ * (`clientCompat: 'autumn-js'`) through every call it offers among the operations the fake
+ * implements. The client validates every answer it receives, so each call proves that the fake's
+ * answer satisfies it; the fake also checks each answer against the spec (validateResponses). Every
+ * other client method gets a 404 that names its operation.
+ *
+ * In the default mode the fake follows interface.md: where the client disagrees, the disagreement
+ * is listed in KNOWN_CLIENT_DIFFERENCES, and the client must refuse the fake's answer there and
+ * nowhere else.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as sdk from 'autumn-js';
 import { Autumn, ResponseValidationError } from 'autumn-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operations } from '../spec/operations.ts';
+import { operationForPath, operations } from '../spec/operations.ts';
 import { KNOWN_CLIENT_DIFFERENCES, type KnownClientDifference } from '../spec/reference/differences.ts';
 import { ruleById } from '../spec/rules/catalogue.ts';
-import { createFakeServer, type FakeServer } from './index.ts';
+import { createFakeServer, type FakeServer, type RequestLogEntry } from './index.ts';
+
+/** How many of the client's methods post to an operation the fake implements (README "For app teams" lists the others). */
+const CLIENT_METHODS_SERVED = 24;
 
 let fake: FakeServer;
 let autumn: Autumn;
+/** Every request the compatible fake answered, to show that each served client method ran. */
+const answered: RequestLogEntry[] = [];
 
 beforeAll(async () => {
-  fake = await createFakeServer({ validateResponses: true });
-  autumn = new Autumn({ secretKey: fake.apiKey, serverURL: fake.url });
+  fake = await createFakeServer({ validateResponses: true, clientCompat: 'autumn-js', onRequest: (entry) => void answered.push(entry) });
+  // autumn-js fails open by default (a failed check reads as allowed); a test must see failures.
+  autumn = new Autumn({ secretKey: fake.apiKey, serverURL: fake.url, failOpen: false });
 });
 afterAll(() => fake.close());
 
@@ -54,7 +63,32 @@ async function expectRefusedOnlyAt(id: string, operation: keyof typeof operation
   expect(operations[operation].response.safeParse(raw).success, `${operation}: the refused answer matches the spec`).toBe(true);
 }
 
-describe('autumn-js drives the fake, and accepts every answer', () => {
+const SDK_BUNDLE = readFileSync(createRequire(import.meta.url).resolve('autumn-js'), 'utf8');
+
+/** Every method the client offers, by its name on the client (`entities.list`, `check`), with the path it posts to. */
+function clientMethods(): { method: string; path: string }[] {
+  const client = new Autumn({ secretKey: 'am_sk_test_x' });
+  const methodsOf = (target: object) =>
+    Object.entries(Object.getOwnPropertyDescriptors(Object.getPrototypeOf(target)))
+      .filter(([name, descriptor]) => name !== 'constructor' && typeof descriptor.value === 'function')
+      .map(([name, descriptor]) => [name, descriptor.value as () => unknown] as const);
+  const resources = Object.entries(Object.getOwnPropertyDescriptors(Autumn.prototype)).filter(([, descriptor]) => descriptor.get !== undefined);
+  const all = [
+    ...methodsOf(client),
+    ...resources.flatMap(([resource]) => methodsOf((client as unknown as Record<string, object>)[resource]!).map(([name, fn]) => [`${resource}.${name}`, fn] as const)),
+  ];
+  // Each method calls one generated function, which posts to one path: read both from the client's bundle.
+  return all.map(([method, fn]) => {
+    const called = /unwrapAsync\((\w+)\(/.exec(fn.toString())?.[1];
+    const job = new RegExp(`function ${called}\\(client, _?request, options\\) \\{\\s*return new APIPromise\\((\\$do\\d*)\\(`).exec(SDK_BUNDLE)?.[1];
+    const body = SDK_BUNDLE.slice(SDK_BUNDLE.indexOf(`async function ${job}(`));
+    const path = /pathToFunc\("([^"]+)"\)/.exec(body)?.[1];
+    if (called === undefined || job === undefined || path === undefined) throw new Error(`cannot tell which path the client's ${method} posts to`);
+    return { method, path };
+  });
+}
+
+describe('autumn-js drives the fake in client-compat mode, and accepts every answer', () => {
   it('features: create (boolean, consumable, allocated), get, list', async () => {
     for (const feature of [
       { featureId: 'flag', name: 'Flag', type: 'boolean' },
@@ -97,22 +131,36 @@ describe('autumn-js drives the fake, and accepts every answer', () => {
     expect(customer.subscriptions.map((subscription) => subscription.planId).sort()).toEqual(['pro', 'team']);
   });
 
-  it('billing: previewMultiUpdate of an immediate cancellation', async () => {
+  it('billing: previewMultiUpdate of an immediate cancellation, of a named plan and of the one the reference picks', async () => {
     const preview = await autumn.billing.previewMultiUpdate({ customerId: 'acme', updates: [{ planId: 'pro', cancelAction: 'cancel_immediately' }] });
     expect(preview).toMatchObject({ customerId: 'acme', total: -20, subscriptions: [{ planIds: ['pro'], outgoing: [{ planId: 'pro' }] }] });
+ 
+    const picked = await autumn.billing.previewMultiUpdate({ customerId: 'acme', updates: [{ cancelAction: 'cancel_immediately' }] });
+    const team = await autumn.billing.previewMultiUpdate({ customerId: 'acme', updates: [{ planId: 'team', cancelAction: 'cancel_immediately' }] });
+    expect(picked, 'without a plan, the main recurring plan is picked, as the reference does').toEqual(team);
+    expect(picked).not.toEqual(preview);
   });
 
-  it('entities: create and get (reference shape) are accepted; list answers as interface.md says, which the client refuses only where the known difference says; delete', async () => {
+  it('entities: create, get, list (subscriptions with their id; the client\'s status filter read as statuses), delete', async () => {
     const created = await autumn.entities.create({ customerId: 'acme', entityId: 'desk1', featureId: 'seats', name: 'Desk 1' });
     expect(created).toMatchObject({ id: 'desk1', customerId: 'acme', name: 'Desk 1' });
-    expect((await autumn.entities.get({ customerId: 'acme', entityId: 'desk1' })).subscriptions.length).toBeGreaterThan(0);
-    await expectRefusedOnlyAt('CLIENT-ENTITY-SUBSCRIPTION-ID', 'entities.list', () => autumn.entities.list({ customerId: 'acme' }));
+    const detail = await autumn.entities.get({ customerId: 'acme', entityId: 'desk1' });
+    expect(detail.subscriptions.length).toBeGreaterThan(0);
+    const listed = await autumn.entities.list({ customerId: 'acme' });
+    const desk = listed.list.find((entity) => entity.id === 'desk1')!;
+    expect(desk.subscriptions.map((subscription) => subscription.id).sort()).toEqual(detail.subscriptions.map((subscription) => subscription.id).sort());
+    const scheduledOnly = await autumn.entities.list({ customerId: 'acme', subscriptionStatus: 'scheduled' });
+    expect(scheduledOnly.list.find((entity) => entity.id === 'desk1')!.subscriptions).toEqual([]);
     expect(await autumn.entities.delete({ customerId: 'acme', entityId: 'desk1' })).toEqual({ success: true });
   });
 
-  it('licenses: attach (a new entity), release', async () => {
+  it('licenses: attach (a new entity, and one without a name), release (with and without the license plan)', async () => {
     expect(await autumn.licenses.attach({ customerId: 'acme', planId: 'seat', entities: [{ entityId: 'seat1', name: 'Seat 1', featureId: 'seats' }] })).toEqual({ success: true });
     expect(await autumn.licenses.release({ customerId: 'acme', licensePlanId: 'seat', entityIds: ['seat1'] })).toEqual({ success: true });
+    expect(await autumn.licenses.attach({ customerId: 'acme', planId: 'seat', entities: [{ entityId: 'seat2', featureId: 'seats' }] })).toEqual({ success: true });
+    expect((await autumn.entities.get({ customerId: 'acme', entityId: 'seat2' })).name).toBeNull();
+    expect(await autumn.licenses.release({ customerId: 'acme', entityIds: ['seat2'] })).toEqual({ success: true });
+    await expect(autumn.licenses.release({ customerId: 'acme', entityIds: ['seat2'] }), 'released already: the reference\'s error').rejects.toThrow(/no license to release/);
   });
 
   it('balances: check, check with send_event, track, check with a lock, finalize', async () => {
@@ -136,9 +184,46 @@ describe('autumn-js drives the fake, and accepts every answer', () => {
       maxRedemptions: 3,
     });
   });
+  it('every client method the fake serves ran above and was answered 200; every other one gets a 404 naming its operation', async () => {
+    const methods = clientMethods();
+    const served = methods.filter(({ path }) => operationForPath(path) !== undefined);
+    const ok = new Set(answered.filter((entry) => entry.status === 200).map((entry) => entry.path));
+    expect(served.filter(({ path }) => !ok.has(path)).map(({ method }) => method), 'served client methods the drive did not run').toEqual([]);
+    expect(served.length, 'the client methods the fake serves').toBe(CLIENT_METHODS_SERVED);
+    for (const { method, path } of methods.filter(({ path }) => operationForPath(path) === undefined)) {
+      const response = await fetch(`${fake.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${fake.apiKey}`, 'content-type': 'application/json' }, body: '{}' });
+      const body = (await response.json()) as { code: string; message: string };
+      expect({ method, status: response.status, code: body.code }).toEqual({ method, status: 404, code: 'route_not_found' });
+      expect(body.message, method).toContain(`does not serve ${path.slice('/v1/'.length)}`);
+    }
+  });
 });
 
-const SDK_BUNDLE = readFileSync(createRequire(import.meta.url).resolve('autumn-js'), 'utf8');
+describe('in the default mode the fake follows interface.md where the client differs', () => {
+  let strict: FakeServer;
+  let client: Autumn;
+  beforeAll(async () => {
+    strict = await createFakeServer({ validateResponses: true });
+    client = new Autumn({ secretKey: strict.apiKey, serverURL: strict.url, failOpen: false });
+    await client.features.create({ featureId: 'seats', name: 'Seats', type: 'metered', consumable: false });
+    await client.plans.create({ planId: 'seat', name: 'Seat' });
+    await client.plans.create({ planId: 'team', name: 'Team', licenses: [{ licensePlanId: 'seat', included: 2 }] });
+    await client.customers.getOrCreate({ customerId: 'acme' });
+    await client.billing.attach({ customerId: 'acme', planId: 'team' });
+    await client.entities.create({ customerId: 'acme', entityId: 'desk1', featureId: 'seats', name: 'Desk 1' });
+  });
+  afterAll(() => strict.close());
+
+  it('entities.list: the client refuses the answer only where the known difference says', async () => {
+    await expectRefusedOnlyAt('CLIENT-ENTITY-SUBSCRIPTION-ID', 'entities.list', () => client.entities.list({ customerId: 'acme' }));
+  });
+
+  it('licenses.attach without a name and licenses.release without the license plan are refused', async () => {
+    await expect(client.licenses.attach({ customerId: 'acme', planId: 'seat', entities: [{ entityId: 'seat9', featureId: 'seats' }] })).rejects.toThrow(/name/);
+    await expect(client.licenses.release({ customerId: 'acme', entityIds: ['desk1'] })).rejects.toThrow(/license_plan_id/);
+  });
+});
+
 
 /** The wire form of a request part the client builds from its camelCase input. */
 function clientWire(schema: string, input: unknown): Record<string, unknown> {

@@ -1,68 +1,137 @@
+#!/usr/bin/env node
 /**
- * `npm run fake -- [options]`: starts the fake on a port and prints its URL and API keys.
- *
- *   --port <n>        port to listen on (default 4010; 0 picks a free one)
- *   --host <h>        interface to bind (default 127.0.0.1)
- *   --seed <file>     JSON file of calls replayed at start and on reset: [{"operation", "body", "key"?}]
- *   --key <key[:org]> an accepted secret key (repeatable); the default keys when none is given
- *   --fault <RULE-ID> break this rule on purpose (repeatable)
- *   --frozen          start with the clock frozen
- *   --now <ms|ISO>    start the clock at this time
- *   --id-seed <n>     seed of the ID generator (default 1)
+ * `besi-fake [options]` (in this repository `npm run fake -- [options]`): starts the fake on a port
+ * and prints its URL and API keys, or with --ready-json one JSON line for scripts. Stops cleanly on
+ * SIGTERM and SIGINT: the port is released, and --state is saved. `--help` lists the options
+ * (fake-server/cli/options.ts).
  */
-import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
 import { OPERATION_NAMES } from '../spec/operations.ts';
-import { createFakeServer } from './index.ts';
+import { parseCliOptions, USAGE, UsageError, type CliOptions } from './cli/options.ts';
+import { CONTROL_PREFIX } from '../spec/control-plane.ts';
+import { createFakeServer, type FakeServer, type Seed } from './index.ts';
+import { envOfKey } from './tenants.ts';
 
-const SeedFile = z.array(z.object({ operation: z.enum(OPERATION_NAMES), body: z.unknown(), key: z.string().optional() }));
+const SeedCalls = z.array(z.strictObject({ operation: z.enum(OPERATION_NAMES), body: z.unknown(), key: z.string().optional() }));
 
-function parseTime(value: string): number {
-  const time = /^\d+$/.test(value) ? Number(value) : Date.parse(value);
-  if (!Number.isSafeInteger(time)) throw new Error(`--now takes milliseconds or an ISO date, not ${value}`);
-  return time;
+function readJson(path: string, what: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new UsageError(`${what} ${path}: ${(error as Error).message}`);
+  }
 }
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      port: { type: 'string', default: '4010' },
-      host: { type: 'string', default: '127.0.0.1' },
-      seed: { type: 'string' },
-      key: { type: 'string', multiple: true },
-      fault: { type: 'string', multiple: true },
-      frozen: { type: 'boolean', default: false },
-      now: { type: 'string' },
-      'id-seed': { type: 'string', default: '1' },
-    },
-    strict: true,
-  });
-  const seed = values.seed === undefined ? undefined : SeedFile.parse(JSON.parse(readFileSync(values.seed, 'utf8')));
-  const keys = values.key?.map((entry) => {
-    const [key, org = 'org_fake'] = entry.split(':');
-    return { key: key!, org };
-  });
+/** A seed file: an array of calls, or a state snapshot (validated when the fake starts). */
+function readSeed(path: string): Seed {
+  const value = readJson(path, '--seed');
+  if (!Array.isArray(value)) return value as Seed;
+  const parsed = SeedCalls.safeParse(value);
+  if (!parsed.success) throw new UsageError(`--seed ${path}: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')}`);
+  return parsed.data;
+}
+
+function packageVersion(): string {
+  // ../package.json from the source, ../../package.json from dist/.
+  for (const up of ['../package.json', '../../package.json']) {
+    const url = new URL(up, import.meta.url);
+    if (existsSync(url)) {
+      const manifest = JSON.parse(readFileSync(url, 'utf8')) as { name?: string; version?: string };
+      if (manifest.name === 'besi-conformance') return manifest.version ?? 'unknown';
+    }
+  }
+  return 'unknown';
+}
+
+/** Saves the configured organisations' tenants (created ones die with the process, and their keys with them), atomically. */
+function saveState(fake: FakeServer, path: string, configuredOrgs: ReadonlySet<string>): void {
+  const snapshot = fake.exportState();
+  const kept = { ...snapshot, tenants: snapshot.tenants.filter((tenant) => configuredOrgs.has(tenant.org)) };
+  writeFileSync(`${path}.tmp`, `${JSON.stringify(kept, null, 2)}\n`);
+  renameSync(`${path}.tmp`, path);
+}
+
+function banner(fake: FakeServer, options: CliOptions): string {
+  const lines = [`Billing and Entitlements fake listening on ${fake.url}`];
+  for (const { key, org } of fake.keys) lines.push(`  API key (${org}, ${envOfKey(key)}): ${key}`);
+  if (options.clientCompat) lines.push(`  Client compatibility: ${options.clientCompat}`);
+  if (options.faults.length > 0) lines.push(`  Broken on purpose: ${options.faults.join(', ')}`);
+  if (options.state) lines.push(`  State file: ${options.state}`);
+  lines.push(`  Control plane: ${fake.url}${CONTROL_PREFIX}/ (reset, clock.get, clock.set, clock.advance, records.force_state, events.list, tenants.create, tenants.delete, state.export, state.import)`);
+  return lines.join('\n');
+}
+
+async function serve(options: CliOptions): Promise<void> {
+  const seed = options.seed === undefined ? undefined : readSeed(options.seed);
+  const adminKey = process.env['BESI_FAKE_ADMIN_KEY'] || undefined;
   const fake = await createFakeServer({
-    port: Number(values.port),
-    host: values.host,
-    frozen: values.frozen,
-    idSeed: Number(values['id-seed']),
-    ...(keys !== undefined && { keys }),
+    port: options.port,
+    host: options.host,
+    frozen: options.frozen,
+    idSeed: options.idSeed,
+    ...(options.keys !== undefined && { keys: options.keys }),
     ...(seed !== undefined && { seed }),
-    ...(values.fault !== undefined && { faults: values.fault }),
-    ...(values.now !== undefined && { now: parseTime(values.now) }),
+    ...(options.faults.length > 0 && { faults: options.faults }),
+    ...(options.now !== undefined && { now: options.now }),
+    ...(options.clientCompat !== undefined && { clientCompat: options.clientCompat }),
+    ...(options.maxTenants !== undefined && { maxTenants: options.maxTenants }),
+    ...(adminKey !== undefined && { adminKey }),
+    ...(options.log && { onRequest: ({ method, path, status, ms }) => console.log(`${method} ${path} ${status} ${ms}ms`) }),
+  }).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new UsageError(`port ${options.port} on ${options.host} is in use; choose another with --port (0 picks a free one)`);
+    throw error;
   });
-  console.log(`Billing and Entitlements fake listening on ${fake.url}`);
-  for (const { key, org } of fake.keys) console.log(`  API key (${org}, ${key.startsWith('am_sk_test_') ? 'sandbox' : 'live'}): ${key}`);
-  if (values.fault?.length) console.log(`  Broken on purpose: ${values.fault.join(', ')}`);
-  console.log(`  Control plane: ${fake.url}/_fake/ (reset, clock.get, clock.set, clock.advance, records.force_state, events.list)`);
-  const stop = () => void fake.close().then(() => process.exit(0));
+  const configuredOrgs = new Set(fake.keys.map((config) => config.org));
+  if (options.state !== undefined && existsSync(options.state)) fake.importState(readJson(options.state, '--state'));
+
+  if (options.readyJson) {
+    const keys = fake.keys.map(({ key, org }) => ({ key, org, env: envOfKey(key) }));
+    console.log(JSON.stringify({ url: fake.url, keys, control_url: `${fake.url}${CONTROL_PREFIX}` }));
+  } else {
+    console.log(banner(fake, options));
+  }
+
+  let stopping = false;
+  const stop = () => {
+    // A second signal while closing gives up waiting.
+    if (stopping) process.exit(1);
+    stopping = true;
+    void fake
+      .close()
+      .then(() => {
+        if (options.state !== undefined) saveState(fake, options.state, configuredOrgs);
+        process.exit(0);
+      })
+      .catch((error: unknown) => {
+        console.error(`besi-fake: ${(error as Error).message}`);
+        process.exit(1);
+      });
+  };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
 }
 
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
+async function main(args: readonly string[]): Promise<void> {
+  const options = parseCliOptions(args);
+  switch (options.command) {
+    case 'help':
+      return void process.stdout.write(USAGE);
+    case 'version':
+      return void console.log(packageVersion());
+    case 'list-faults':
+      // Loaded only here: the fault and rule catalogues are most of the fake's code.
+      return void console.log((await import('./cli/list-faults.ts')).listFaults());
+    case 'serve':
+      return serve(options);
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof UsageError) {
+    console.error(`besi-fake: ${error.message}\nRun besi-fake --help for the options.`);
+    process.exit(2);
+  }
+  console.error(`besi-fake: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });

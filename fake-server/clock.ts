@@ -1,24 +1,43 @@
 /**
- * The one clock behind every timestamp of the fake. It follows real time until frozen; it can jump
- * forward but never backwards, so periods, resets and expiries only ever move ahead.
+ * A tenant's clock, behind every timestamp of its data. It follows real time until frozen; it can
+ * jump forward but never backwards, so periods, resets and expiries only ever move ahead. Only
+ * `restart` (a reset of the tenant, whose data goes too) takes it back to where it started.
  */
 export interface ClockState {
   readonly now: number;
   readonly frozen: boolean;
 }
 
+export interface ClockStart {
+  /** Start time (ms); the source's time when absent. */
+  readonly now?: number;
+  readonly frozen?: boolean;
+}
+
 export class Clock {
-  #frozenAt: number | null;
+  #frozenAt: number | null = null;
   #offset = 0;
   readonly #source: () => number;
+  readonly #start: ClockStart;
 
-  constructor(options: { now?: number; frozen?: boolean; source?: () => number } = {}) {
+  constructor(options: ClockStart & { source?: () => number } = {}) {
     this.#source = options.source ?? Date.now;
+    this.#start = { ...(options.now !== undefined && { now: options.now }), frozen: options.frozen ?? false };
+    this.restart();
+  }
+
+  /** Back to where the clock started: its start time (or the source's time), frozen or running as it started. */
+  restart(): void {
+    this.restore({ ...this.#start, now: this.#start.now ?? this.#source() });
+  }
+
+  /** Puts the clock at a state taken earlier (a state file), backwards included. */
+  restore(state: { readonly now?: number; readonly frozen?: boolean }): void {
     // One reading of the source: a second one may fall in the next millisecond and start the clock off by one.
     const reading = this.#source();
-    const start = options.now ?? reading;
+    const start = state.now ?? reading;
     this.#offset = start - reading;
-    this.#frozenAt = options.frozen ? start : null;
+    this.#frozenAt = state.frozen ? start : null;
   }
 
   now(): number {

@@ -1,37 +1,54 @@
 /**
  * The control plane under `/_fake/`: test-only calls outside the interface (see
- * spec/control-plane.ts). Reset, clock, forcing states the public API cannot produce, and reading
- * recorded usage events. Record-level calls act on the tenant of the bearer key.
+ * spec/control-plane.ts). Reset, clock, forcing states the public API cannot produce, reading
+ * recorded usage events, tenants for parallel test files, and state snapshots. Every call acts on
+ * the tenant of the bearer key; the admin key, when one is configured, may act on every tenant.
  */
+import { timingSafeEqual } from 'node:crypto';
 import { CONTROL_PREFIX, type ControlCallName, controlCalls } from '../spec/control-plane.ts';
-import type { Clock } from './clock.ts';
-import { type DomainContext, DomainError } from './domain/context.ts';
+import type { CreatedTenant } from './app.ts';
+import { DomainError } from './domain/context.ts';
 import { forceState, runDue } from './domain/lifecycle.ts';
 import { errorResponse, jsonResponse, readJsonBody } from './http/json.ts';
-import type { IdGenerator } from './ids.ts';
 import { bearerToken, DEFAULT_API_VERSION, formatIssues } from './router.ts';
-import type { Tenants } from './tenants.ts';
+import { StateFileError, type StateSnapshot } from './state.ts';
+import { TenantLimitError, type Tenants } from './tenants.ts';
+
+/** What the control plane asks of the app it belongs to. */
+export interface ControlledApp {
+  readonly reset: () => void;
+  readonly resetTenant: (key: string) => void;
+  readonly createTenant: () => CreatedTenant;
+  readonly deleteTenant: (org: string) => void;
+  readonly exportState: (key?: string) => StateSnapshot;
+  readonly importState: (snapshot: unknown) => void;
+}
 
 export interface ControlPlaneOptions {
   readonly tenants: Tenants;
-  readonly clock: Clock;
-  readonly ids: IdGenerator;
   readonly bodyLimit: number;
   readonly faultRules: readonly string[];
-  readonly reset: () => void;
+  readonly app: ControlledApp;
+  readonly adminKey?: string;
 }
+
+/** A snapshot may be far larger than a request of the interface. */
+const STATE_BODY_LIMIT = 256 * 1024 * 1024;
 
 export function isControlPath(pathname: string): boolean {
   return pathname.startsWith(`${CONTROL_PREFIX}/`);
 }
 
-export function createControlPlane(options: ControlPlaneOptions): (request: Request) => Promise<Response> {
-  const { tenants, clock, ids, bodyLimit } = options;
+function sameSecret(given: string, expected: string | undefined): boolean {
+  if (expected === undefined) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
 
-  /** Runs what is due in every tenant, in time order within each. */
-  function runAllDue() {
-    return tenants.stores().flatMap((store) => runDue({ store, clock, ids }));
-  }
+export function createControlPlane(options: ControlPlaneOptions): (request: Request) => Promise<Response> {
+  const { tenants, app } = options;
+  const health = () => jsonResponse(200, { fake: true, api_version: DEFAULT_API_VERSION, faults: options.faultRules });
 
   return async function control(request: Request): Promise<Response> {
     const name = new URL(request.url).pathname.slice(CONTROL_PREFIX.length + 1);
@@ -39,37 +56,84 @@ export function createControlPlane(options: ControlPlaneOptions): (request: Requ
     const call = controlCalls[name as ControlCallName];
     const key = bearerToken(request);
     if (key === undefined) return errorResponse('no_secret_key', 'Secret key not found in Authorization header', 'sandbox');
-    const store = tenants.storeFor(key);
-    if (store === undefined) return errorResponse('invalid_secret_key', 'Invalid secret key', 'sandbox');
-    if (name === 'health' && request.method === 'GET') return jsonResponse(200, { fake: true, api_version: DEFAULT_API_VERSION, faults: options.faultRules });
-    if (request.method !== 'POST') return errorResponse('method_not_allowed', `${CONTROL_PREFIX}/${name} takes POST`, store.env, { allow: 'POST' });
-    const body = await readJsonBody(request, bodyLimit);
-    if (!body.ok) return errorResponse(body.code, body.message, store.env);
+    const admin = sameSecret(key, options.adminKey);
+    const tenant = admin ? undefined : tenants.open(key);
+    if (!admin && tenant === undefined) return errorResponse('invalid_secret_key', 'Invalid secret key', 'sandbox');
+    const env = tenant?.env ?? 'sandbox';
+    if (name === 'health' && request.method === 'GET') return health();
+    if (request.method !== 'POST') return errorResponse('method_not_allowed', `${CONTROL_PREFIX}/${name} takes POST`, env, { allow: 'POST' });
+    const body = await readJsonBody(request, name === 'state.import' ? Math.max(options.bodyLimit, STATE_BODY_LIMIT) : options.bodyLimit);
+    if (!body.ok) return errorResponse(body.code, body.message, env);
     const parsed = call.request.safeParse(body.value);
-    if (!parsed.success) return errorResponse('invalid_inputs', formatIssues(parsed.error.issues), store.env);
-    const ctx: DomainContext = { store, clock, ids };
+    if (!parsed.success) return errorResponse('invalid_inputs', formatIssues(parsed.error.issues), env);
     const input = parsed.data as Record<string, unknown>;
+    const all = input['all'] === true;
+    if (all && !admin) return errorResponse('invalid_request', `${name} of every tenant takes the admin key; a tenant's key acts on its own tenant only`, env);
+
+    // Calls that need no tenant of their own.
+    switch (name as ControlCallName) {
+      case 'health':
+        return health();
+      case 'tenants.create':
+        try {
+          const created = app.createTenant();
+          return jsonResponse(200, { org: created.org, sandbox_key: created.sandboxKey, live_key: created.liveKey });
+        } catch (error) {
+          if (error instanceof TenantLimitError) return errorResponse('invalid_request', error.message, env);
+          throw error;
+        }
+      case 'reset':
+        if (all) {
+          app.reset();
+          return jsonResponse(200, { success: true });
+        }
+        break;
+      case 'state.export':
+        if (all) return jsonResponse(200, app.exportState());
+        break;
+      case 'state.import':
+        if (admin) return importState(input, env);
+        break;
+    }
+    if (tenant === undefined) return errorResponse('invalid_request', `${name} acts on one tenant: call it with that tenant's key, not the admin key`, env);
+
+    const ctx = tenant;
+    const { clock } = tenant;
     try {
       switch (name as ControlCallName) {
-        case 'health':
-          return jsonResponse(200, { fake: true, api_version: DEFAULT_API_VERSION, faults: options.faultRules });
         case 'reset':
-          options.reset();
+          app.resetTenant(key);
           return jsonResponse(200, { success: true });
+        case 'tenants.delete': {
+          const org = tenants.orgOf(key)!;
+          try {
+            app.deleteTenant(org);
+          } catch {
+            return errorResponse('invalid_request', `${org} is a configured organisation; only tenants made by tenants.create can be deleted`, env);
+          }
+          return jsonResponse(200, { success: true });
+        }
+        case 'state.export':
+          return jsonResponse(200, app.exportState(key));
+        case 'state.import': {
+          const own = (input['tenants'] as unknown[]).every((entry) => isTenantEntry(entry) && entry.org === tenant.org && entry.env === tenant.env);
+          if (!own) return errorResponse('invalid_request', `A tenant's key imports a snapshot of its own tenant only (${tenant.org}, ${tenant.env}); every tenant takes the admin key`, env);
+          return importState(input, env);
+        }
         case 'clock.get':
           return jsonResponse(200, clock.state());
         case 'clock.set': {
           const change = input as { now?: number; frozen?: boolean };
           if (change.now !== undefined && change.now < clock.now()) {
-            return errorResponse('invalid_request', `The clock cannot move backwards (now ${clock.now()})`, store.env);
+            return errorResponse('invalid_request', `The clock cannot move backwards (now ${clock.now()})`, env);
           }
           clock.set(change);
-          runAllDue();
+          runDue(ctx);
           return jsonResponse(200, clock.state());
         }
         case 'clock.advance': {
           clock.advance((input as { ms: number }).ms);
-          const events = runAllDue().map((entry) => ({ at: entry.at, kind: entry.kind, id: entry.id }));
+          const events = runDue(ctx).map((entry) => ({ at: entry.at, kind: entry.kind, id: entry.id }));
           return jsonResponse(200, { ...clock.state(), events });
         }
         case 'records.force_state': {
@@ -79,7 +143,7 @@ export function createControlPlane(options: ControlPlaneOptions): (request: Requ
         }
         case 'events.list': {
           const { customer_id } = input as { customer_id?: string };
-          const list = store.events
+          const list = tenant.store.events
             .filter((event) => customer_id === undefined || event.customerId === customer_id)
             .map((event) => ({
               id: event.id,
@@ -93,10 +157,28 @@ export function createControlPlane(options: ControlPlaneOptions): (request: Requ
             }));
           return jsonResponse(200, { list });
         }
+        case 'health':
+        case 'tenants.create':
+          break;
       }
     } catch (error) {
-      if (error instanceof DomainError) return errorResponse(error.code, error.message, store.env);
+      if (error instanceof DomainError) return errorResponse(error.code, error.message, env);
       throw error;
     }
+    throw new Error(`control call ${name} has no handler`);
   };
+
+  function importState(input: Record<string, unknown>, env: 'sandbox' | 'live'): Response {
+    try {
+      app.importState(input);
+    } catch (error) {
+      if (error instanceof StateFileError) return errorResponse('invalid_inputs', error.message, env);
+      throw error;
+    }
+    return jsonResponse(200, { success: true });
+  }
+}
+
+function isTenantEntry(value: unknown): value is { org: unknown; env: unknown } {
+  return typeof value === 'object' && value !== null;
 }

@@ -23,6 +23,14 @@ describe('IdGenerator', () => {
     expect(ids.next('x')).toBe(first);
   });
 
+  it('continues from a restored state as it would have from the original', () => {
+    const ids = new IdGenerator(9);
+    ids.next('x');
+    const copy = new IdGenerator(1);
+    copy.restore(ids.state);
+    expect(copy.next('x')).toBe(ids.next('x'));
+  });
+
   it('does not repeat within a long run', () => {
     const ids = new IdGenerator(3);
     const seen = new Set(Array.from({ length: 50_000 }, () => ids.next('e')));

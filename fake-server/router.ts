@@ -7,19 +7,17 @@
 import type { z } from 'zod';
 import type { Env } from '../spec/common.ts';
 import { operationForPath, type OperationName } from '../spec/operations.ts';
-import type { Clock } from './clock.ts';
 import { type DomainContext, DomainError, type OperationHandlers } from './domain/context.ts';
 import { runDue } from './domain/lifecycle.ts';
 import type { Fault } from './faults/fault.ts';
 import { errorResponse, jsonResponse, readJsonBody } from './http/json.ts';
-import type { IdGenerator } from './ids.ts';
 import type { Tenants } from './tenants.ts';
 
 export interface RouterOptions {
   readonly tenants: Tenants;
-  readonly clock: Clock;
-  readonly ids: IdGenerator;
   readonly handlers: OperationHandlers;
+  /** Request schemas that replace the spec's for some operations (a client-compatibility mode). */
+  readonly requestSchemas?: { readonly [N in OperationName]?: z.ZodType };
   readonly faults: readonly Fault[];
   readonly bodyLimit: number;
   /** Check every response against the spec before sending it; a mismatch is a fake bug, answered 500. */
@@ -52,22 +50,30 @@ export function bearerToken(request: Request): string | undefined {
   return match?.[1];
 }
 
+/** The 404 message for a path outside the operation table: it names the operation, so a client call the fake does not serve is plain. */
+export function notServed(pathname: string): string {
+  const name = pathname.startsWith('/v1/') ? pathname.slice('/v1/'.length) : undefined;
+  return name !== undefined && /^[A-Za-z_]+\.[A-Za-z_]+$/.test(name)
+    ? `The fake does not serve ${name} (POST ${pathname}): it implements the operations of interface.md only`
+    : `No operation at ${pathname}`;
+}
+
 export function createRouter(options: RouterOptions): (request: Request) => Promise<Response> {
-  const { tenants, clock, ids, handlers, faults, bodyLimit, validateResponses } = options;
+  const { tenants, handlers, faults, bodyLimit, validateResponses } = options;
 
   return async function route(request: Request): Promise<Response> {
     const url = new URL(request.url);
     const op = operationForPath(url.pathname);
     // Before a key is checked, errors say sandbox, as in the reference.
     let env: Env = 'sandbox';
-    if (op === undefined) return errorResponse('route_not_found', `No operation at ${url.pathname}`, env);
+    if (op === undefined) return errorResponse('route_not_found', notServed(url.pathname), env);
     if (request.method !== 'POST') return errorResponse('method_not_allowed', `${op.path} takes POST, not ${request.method}`, env, { allow: 'POST' });
 
     const key = bearerToken(request);
     if (key === undefined) return errorResponse('no_secret_key', 'Secret key not found in Authorization header', env);
-    const store = tenants.storeFor(key);
-    if (store === undefined) return errorResponse('invalid_secret_key', `Invalid secret key: ${maskKey(key)}`, env);
-    env = store.env;
+    const tenant = tenants.open(key);
+    if (tenant === undefined) return errorResponse('invalid_secret_key', `Invalid secret key: ${maskKey(key)}`, env);
+    env = tenant.env;
 
     const version = request.headers.get('x-api-version');
     if (parseApiVersion(version) === undefined) return errorResponse('invalid_api_version', `"${version}" is not a valid API version`, env);
@@ -79,10 +85,10 @@ export function createRouter(options: RouterOptions): (request: Request) => Prom
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
       return errorResponse('invalid_inputs', `input: Invalid input: expected object, received ${Array.isArray(raw) ? 'array' : raw === null ? 'null' : typeof raw}`, env);
     }
-    const parsed = op.request.safeParse(raw);
+    const parsed = (options.requestSchemas?.[name] ?? op.request).safeParse(raw);
     if (!parsed.success) return errorResponse('invalid_inputs', formatIssues(parsed.error.issues), env);
 
-    const ctx: DomainContext = { store, clock, ids };
+    const ctx: DomainContext = tenant;
     try {
       runDue(ctx);
       const handler = handlers[name] as (ctx: DomainContext, input: unknown) => unknown;

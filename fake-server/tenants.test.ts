@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_KEYS, envOfKey, otherTenantKey, Tenants } from './tenants.ts';
+import { DEFAULT_KEYS, envOfKey, otherTenantKey, TenantLimitError, Tenants } from './tenants.ts';
 
 const SANDBOX = 'am_sk_test_acme1';
 const LIVE = 'am_sk_live_acme1';
@@ -20,9 +20,38 @@ describe('Tenants [AUTH-SECRET-KEY, AUTH-TENANT-ISOLATION]', () => {
     expect(tenants.storeFor(LIVE)).not.toBe(sandbox);
     expect(tenants.storeFor(OTHER_ORG)).not.toBe(sandbox);
     expect(tenants.storeFor('am_sk_test_unknown')).toBeUndefined();
-    expect(tenants.stores()).toHaveLength(3);
-    tenants.clear();
-    expect(tenants.stores()).toEqual([]);
+    expect(tenants.all()).toHaveLength(3);
+  });
+
+  it('gives each tenant its own clock and ID sequence, and resets one without touching another', () => {
+    const tenants = new Tenants([{ key: SANDBOX, org: 'acme' }, { key: LIVE, org: 'acme' }], { clock: { now: 1_000, frozen: true } });
+    const sandbox = tenants.open(SANDBOX)!;
+    const live = tenants.open(LIVE)!;
+    expect(sandbox.clock).not.toBe(live.clock);
+    sandbox.clock.advance(500);
+    expect([sandbox.clock.now(), live.clock.now()]).toEqual([1_500, 1_000]);
+    expect(sandbox.ids.next('x')).not.toBe(live.ids.next('x'));
+    sandbox.store.customers.set('c', {} as never);
+    live.store.customers.set('c', {} as never);
+    sandbox.reset();
+    expect(sandbox.clock.now(), 'reset brings the clock back where it started').toBe(1_000);
+    expect(sandbox.store.customers.size).toBe(0);
+    expect(live.store.customers.size).toBe(1);
+  });
+
+  it('creates organisations with fresh keys up to a cap, and deletes only those it created', () => {
+    const tenants = new Tenants([{ key: SANDBOX, org: 'acme' }], { maxOrganisations: 2 });
+    const first = tenants.createOrganisation();
+    const second = tenants.createOrganisation();
+    expect(first.sandboxKey).toMatch(/^am_sk_test_[0-9a-f]{36}$/);
+    expect(first.liveKey).toMatch(/^am_sk_live_[0-9a-f]{36}$/);
+    expect(first.org).not.toBe(second.org);
+    expect(tenants.open(first.sandboxKey)).toMatchObject({ org: first.org, env: 'sandbox' });
+    expect(() => tenants.createOrganisation()).toThrow(TenantLimitError);
+    expect(tenants.deleteOrganisation('acme')).toBe(false);
+    expect(tenants.deleteOrganisation(first.org)).toBe(true);
+    expect(tenants.open(first.sandboxKey)).toBeUndefined();
+    expect(tenants.createOrganisation().org).toBe('org_t3');
   });
 
   it('refuses a configured key that does not look like a secret key', () => {

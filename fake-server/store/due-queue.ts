@@ -27,6 +27,11 @@ export class DueQueue {
     this.#up(this.#heap.length - 1);
   }
 
+  /** Every entry in the order they will run (a state file keeps them so). */
+  entries(): DueEntry[] {
+    return [...this.#heap].sort((a, b) => (this.#less(a, b) ? -1 : 1));
+  }
+
   /** The earliest entry due at or before `now`, removed from the queue; undefined when nothing is due. */
   popDue(now: number): DueEntry | undefined {
     const top = this.#heap[0];

@@ -60,7 +60,7 @@ export const Profile = z.strictObject({
    * this: the profile is meant for mutating a live environment (DESIGN.md decision 9).
    */
   allowLiveMutations: z.boolean().optional(),
-  /** What the run may use on the target. Leave `control-plane` out for a shared deployment: `reset` resets every tenant. */
+  /** What the run may use on the target. Leave `control-plane` out for a shared deployment: `reset` wipes the key's whole tenant. */
   capabilities: z.array(ProfileCapability).default([]),
   fixtures: Fixtures.default({}),
 });

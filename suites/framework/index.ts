@@ -2,7 +2,7 @@
  * The conformance framework's public surface, for test files and scenario modules.
  *
  * Two modules are meant for vitest's main process and are imported directly, not through here:
- * `suites/framework/reporter.ts` (in vitest.config.ts) and `suites/framework/run.ts` (in the
+ * `suites/framework/reporter.ts` (in the conformance CLI, suites/cli.ts) and `suites/framework/run.ts` (in the
  * global setup). This index loads vitest's runtime, which only a test worker has.
  */
 export {

@@ -1,10 +1,11 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createVitest, type TestCase } from 'vitest/node';
-import { buildReport, ConformanceReporter, summaryLines, type ConformanceReport, type FinishedTest } from './reporter.ts';
+import type { Exchange } from './evidence.ts';
+import { buildReport, ConformanceReporter, summaryLines, type CatalogueEntry, type ConformanceReport, type FinishedTest, type RuleResult } from './reporter.ts';
 import type { ScenarioMeta } from './scenario.ts';
 import type { TargetInfo } from './target.ts';
 import { TEST_KEY } from './testing.ts';
@@ -23,6 +24,16 @@ function test(meta: Partial<ScenarioMeta> & Pick<ScenarioMeta, 'scenario' | 'rul
   return { fullName: `[${meta.rules.join(', ')}] ${meta.scenario}`, file: 'suites/x.test.ts', state, errors: [], meta: { title: meta.scenario, target: info, ...meta }, ...extra };
 }
 const times = { startedAt: new Date(0), finishedAt: new Date(1_500), result: 'failed' as const, errors: [], cleanup: [] };
+function rule(id: string, level: 'MUST' | 'SHOULD'): CatalogueEntry {
+  return { id, level, part: 'plans', section: 'Limits', provenance: 'documented', quote: `${id} sentence` };
+}
+function exchange(seq: number): Exchange {
+  return { seq, label: 'x', startedAt: '', durationMs: 1, attempts: 1, retries: [], request: { method: 'POST', url: 'http://t/v1/x', headers: { authorization: 'Bearer [REDACTED]' }, body: { a: 1 } }, response: { status: 200, headers: {}, body: {} } };
+}
+/** ScenarioMeta.ruleResults (shared contract 1), typed here until scenario.ts declares it. */
+function ruleResults(results: Record<string, RuleResult>): Partial<ScenarioMeta> {
+  return { ruleResults: results } as Partial<ScenarioMeta>;
+}
 
 describe('buildReport', () => {
   it('gives a rule FAIL over ERROR over PASS over SKIP, across the scenarios that carry it', () => {
@@ -43,9 +54,14 @@ describe('buildReport', () => {
       'R-PASS': 'FAIL',
       'R-SKIP': 'SKIP',
     });
-    expect(report.rules['R-SKIP']?.reason).toBe('needs fixture x; not run (skipped or filtered out)');
-    expect(report.rules['R-ALL']?.failures).toEqual(['TransportError: timeout', 'AssertionError: nope']);
-    expect(report.counts).toEqual({ rules: { PASS: 0, FAIL: 2, BLOCKED: 0, SKIP: 1, ERROR: 1 }, scenarios: { pass: 2, fail: 1, error: 1, skip: 2, blocked: 0 } });
+    // s6 never ran (filtered out): it is not in the report at all.
+    expect(report.rules['R-SKIP']).toMatchObject({ reason: 'needs fixture x', scenarios: [{ scenario: 's5', status: 'SKIP' }] });
+    expect(report.rules['R-ALL']?.scenarios.map((s) => [s.scenario, s.status, s.message])).toEqual([
+      ['s1', 'PASS', undefined],
+      ['s2', 'ERROR', 'TransportError: timeout'],
+      ['s3', 'FAIL', 'AssertionError: nope'],
+    ]);
+    expect(report.counts).toEqual({ rules: { PASS: 0, FAIL: 2, BLOCKED: 0, SKIP: 1, ERROR: 1 }, known: 0, scenarios: { pass: 2, fail: 1, error: 1, skip: 1, blocked: 0 }, mustFailures: 0 });
     expect(report.run).toMatchObject({ seed: 9, targets: [info], durationMs: 1_500, result: 'failed' });
   });
 
@@ -57,7 +73,7 @@ describe('buildReport', () => {
         { fullName: 'an ordinary unit test', file: 'spec/x.test.ts', state: 'failed', errors: [{ message: 'x' }], meta: undefined },
       ],
     });
-    expect(report.rules['R']?.scenarios[0]).toMatchObject({ status: 'error', failures: ['Error: Test timed out in 5000ms.'] });
+    expect(report.rules['R']?.scenarios[0]).toMatchObject({ status: 'ERROR', scenarioStatus: 'error', message: 'Error: Test timed out in 5000ms.' });
     expect(Object.keys(report.rules)).toEqual(['R']);
   });
 
@@ -71,10 +87,10 @@ describe('buildReport', () => {
         }),
       ],
     });
-    expect(report.rules['SHAPE-1']).toMatchObject({ status: 'FAIL', failures: ['WireSchemaError: x.get: … (rule SHAPE-1)'] });
+    expect(report.rules['SHAPE-1']?.status).toBe('FAIL');
     expect(report.rules['SHAPE-1']?.scenarios.map((s) => [s.scenario, s.via, s.status])).toEqual([
-      ['a', 'wire-schema', 'pass'],
-      ['b', 'wire-schema', 'fail'],
+      ['a', 'wire-schema', 'PASS'],
+      ['b', 'wire-schema', 'FAIL'],
     ]);
     expect(report.rules['SHAPE-2']?.status).toBe('PASS');
     expect(report.rules['R']?.scenarios).toHaveLength(1);
@@ -84,14 +100,14 @@ describe('buildReport', () => {
     const report = buildReport({
       ...times,
       catalogue: [
-        { id: 'M-1', level: 'MUST' },
-        { id: 'S-1', level: 'SHOULD' },
-        { id: 'M-2', level: 'MUST' },
-        { id: 'X-1', level: 'MUST', excluded: 'not testable over HTTP' },
+        rule('M-1', 'MUST'),
+        rule('S-1', 'SHOULD'),
+        rule('M-2', 'MUST'),
+        { ...rule('X-1', 'MUST'), excluded: 'not testable over HTTP' },
       ],
       tests: [test({ scenario: 'a', rules: ['M-1', 'S-1'], status: 'fail' }, 'failed', { errors: [{ message: 'x' }] })],
     });
-    expect(report.rules['M-1']?.level).toBe('MUST');
+    expect(report.rules['M-1']).toMatchObject({ level: 'MUST', area: 'plans', section: 'Limits', provenance: 'documented', quote: 'M-1 sentence' });
     expect(report.counts.mustFailures).toBe(1);
     expect(report.uncovered).toEqual(['M-2']);
   });
@@ -106,13 +122,46 @@ describe('buildReport', () => {
     expect(JSON.stringify(report)).not.toContain('sekrit');
   });
 
-  it('prints the seed, and says so when no scenario ran', () => {
-    const report = buildReport({ ...times, tests: [test({ scenario: 'a', rules: ['R'], status: 'pass' }, 'passed')] });
-    expect(summaryLines(report, 'reports/report.json')).toEqual([
-      'conformance: 1 rules: 1 PASS, 0 FAIL, 0 BLOCKED, 0 SKIP, 0 ERROR (scenarios: 1 pass, 0 fail, 0 skip, 0 error); report: reports/report.json',
-      'conformance: seed 9 (reproduce with CONFORMANCE_SEED=9)',
+  it('prints the counts, each failing rule with its message and the command that re-runs it, and the seed', () => {
+    const report = buildReport({
+      ...times,
+      catalogue: [rule('M-1', 'MUST')],
+      tests: [
+        test({ scenario: 'a', rules: ['R'], status: 'pass' }, 'passed'),
+        test({ scenario: 'b', rules: ['M-1'], status: 'fail' }, 'failed', { errors: [{ name: 'AssertionError', message: 'expected 400\nsecond line' }] }),
+      ],
+    });
+    expect(summaryLines(report, 'reports', 'conformance run')).toEqual([
+      'conformance: 2 rules: 1 PASS, 1 FAIL, 0 BLOCKED, 0 SKIP, 0 ERROR; reports in reports/ (report.html, summary.md, report.json, junit.xml)',
+      'conformance: failing rules:',
+      '  M-1 [FAIL MUST] AssertionError: expected 400',
+      '    re-run: conformance run --only M-1 --seed 9',
+      'conformance: seed 9 (reproduce with --seed 9)',
     ]);
-    expect(summaryLines(buildReport({ ...times, tests: [] }), 'r.json').at(-1)).toBe('conformance: no scenario ran, so no seed was used');
+    expect(summaryLines(buildReport({ ...times, tests: [] }), 'r').at(-1)).toBe('conformance: no scenario ran, so no seed was used');
+  });
+
+  it('reports the rules of a blocked scenario (skipped in vitest, blocked in its meta) as BLOCKED with the reason', () => {
+    const blocked = { status: 'blocked', reason: 'BLOCKED by setup: customers.get_or_create answered 500' } as unknown as Partial<ScenarioMeta>;
+    const report = buildReport({ ...times, tests: [test({ scenario: 'b', rules: ['R-B'], ...blocked }, 'skipped')] });
+    expect(report.rules['R-B']).toMatchObject({ status: 'BLOCKED', reason: 'BLOCKED by setup: customers.get_or_create answered 500' });
+    expect(report.counts.scenarios.blocked).toBe(1);
+  });
+
+  it("takes each rule's verdict from the scenario's rule results where it has them", () => {
+    const report = buildReport({
+      ...times,
+      tests: [
+        test({ scenario: 'a', rules: ['R-1', 'R-2', 'R-3'], status: 'fail', evidence: [exchange(1), exchange(2)], ...ruleResults({
+          'R-1': { status: 'PASS' },
+          'R-2': { status: 'FAIL', message: 'expected 404', expected: 404, actual: 200, exchanges: [0] },
+          'R-3': { status: 'BLOCKED', blockedBy: 'setup: customers.get_or_create answered 500' },
+        }) }, 'failed', { errors: [{ name: 'AssertionError', message: 'expected 404' }] }),
+      ],
+    });
+    expect(report.rules['R-1']?.status).toBe('PASS');
+    expect(report.rules['R-2']?.scenarios[0]).toMatchObject({ status: 'FAIL', message: 'expected 404', expected: 404, actual: 200, exchanges: [{ seq: 1, curl: expect.stringMatching(/^curl -sS -X POST 'http:\/\/t\/v1\/x' -H "authorization: Bearer \$API_KEY"/) }] });
+    expect(report.rules['R-3']).toMatchObject({ status: 'BLOCKED', reason: 'setup: customers.get_or_create answered 500' });
   });
 });
 
@@ -126,7 +175,6 @@ describe('ConformanceReporter in a real vitest run', () => {
 
   beforeAll(async () => {
     const dir = tempDir();
-    const junitFile = join(dir, 'junit.xml');
     const reporter = new ConformanceReporter({ reportDir: dir, print: (line) => printed.push(line) });
     const exitCode = process.exitCode;
     const vitest = await createVitest('test', {
@@ -136,7 +184,6 @@ describe('ConformanceReporter in a real vitest run', () => {
       watch: false,
       reporters: [
         reporter,
-        'junit',
         {
           onTestCaseResult(testCase: TestCase) {
             const result = testCase.result();
@@ -144,7 +191,6 @@ describe('ConformanceReporter in a real vitest run', () => {
           },
         },
       ],
-      outputFile: { junit: junitFile },
     });
     try {
       await vitest.start();
@@ -154,7 +200,7 @@ describe('ConformanceReporter in a real vitest run', () => {
     }
     raw = readFileSync(join(dir, 'report.json'), 'utf8');
     report = JSON.parse(raw) as ConformanceReport;
-    junit = existsSync(junitFile) ? readFileSync(junitFile, 'utf8') : '';
+    junit = readFileSync(join(dir, 'junit.xml'), 'utf8');
   }, 120_000);
 
   it('keys the report by rule, with each status', () => {
@@ -176,19 +222,22 @@ describe('ConformanceReporter in a real vitest run', () => {
     expect(report.rules['DOC-D']).toMatchObject({ status: 'SKIP', reason: "needs the fake's control plane (POST /_fake/health answered 404)" });
     expect(notes).toEqual(new Map([['[DOC-A, DOC-D] reads the clock', "needs the fake's control plane (POST /_fake/health answered 404)"]]));
     expect(report.rules['DOC-A']?.scenarios.map((s) => [s.scenario, s.status])).toEqual([
-      ['REP-PASS', 'pass'],
-      ['REP-SKIP', 'skip'],
+      ['REP-PASS', 'PASS'],
+      ['REP-SKIP', 'SKIP'],
     ]);
   });
 
   it('carries the failure message and the redacted exchanges of a failing scenario', () => {
-    const rule = report.rules['DOC-B'];
-    expect(rule?.failures[0]).toMatch(/^AssertionError: things.get: expected 200, got 401 .*invalid_secret_key/);
-    const evidence = rule?.scenarios[0]?.evidence;
-    expect(evidence).toHaveLength(1);
-    expect(evidence?.[0]).toMatchObject({ label: 'things.get', request: { headers: { authorization: 'Bearer [REDACTED]' } }, response: { status: 401 } });
-    expect(report.rules['THING-GET-SHAPE']?.failures[0]).toMatch(/^Error: THING-GET-SHAPE FAIL: things.get: the 200 answer does not match its schema: id: Invalid input: expected string, received number/);
-    expect(report.rules['DOC-E']?.failures).toEqual(['TypeError: scenario bug']);
+    const failure = report.rules['DOC-B']?.scenarios[0];
+    expect(failure?.message).toMatch(/^things.get: expected 200, got 401 .*invalid_secret_key/);
+    expect(failure?.exchanges).toHaveLength(1);
+    expect(failure?.exchanges?.[0]).toMatchObject({ label: 'things.get', request: { headers: { authorization: 'Bearer [REDACTED]' } }, response: { status: 401 } });
+    expect(failure?.exchanges?.[0]?.curl).toContain('-H "authorization: Bearer $API_KEY"');
+    expect(report.rules['THING-GET-SHAPE']?.scenarios.find((s) => s.status === 'FAIL')).toMatchObject({
+      message: 'things.get: the 200 answer does not match its schema: id: Invalid input: expected string, received number',
+      exchanges: [expect.objectContaining({ label: 'things.get', curl: expect.stringContaining('$API_KEY') })],
+    });
+    expect(report.rules['DOC-E']?.scenarios[0]?.message).toBe('the scenario crashed: scenario bug');
   });
 
   it('never contains the key, in the report or in the JUnit XML', () => {
@@ -208,13 +257,14 @@ describe('ConformanceReporter in a real vitest run', () => {
     expect(report.errors).toEqual([]);
   });
 
-  it('prints the seed at the end of the run', () => {
-    expect(printed.at(-1)).toBe('conformance: seed 4242 (reproduce with CONFORMANCE_SEED=4242)');
-    expect(printed[0]).toMatch(/^conformance: 7 rules: 3 PASS, 2 FAIL, 0 BLOCKED, 1 SKIP, 1 ERROR/);
+  it('prints progress by area, the counts, and the seed at the end of the run', () => {
+    expect(printed[0]).toMatch(/^scenarios\.fixture +5 scenarios: 1 pass, 2 fail, 1 error, 1 skip$/);
+    expect(printed).toContainEqual(expect.stringMatching(/^conformance: 7 rules: 3 PASS, 2 FAIL, 0 BLOCKED, 1 SKIP, 1 ERROR/));
+    expect(printed.at(-1)).toBe('conformance: seed 4242 (reproduce with --seed 4242)');
   });
 
-  it('lets the JUnit reporter name every test with its rule IDs', () => {
-    expect(junit).toContain('name="[DOC-A, DOC-D] reads the clock"');
-    expect(junit).toContain('name="[DOC-B] is answered with the key echoed"');
+  it('writes the JUnit XML from the report: a test case per rule, skip reasons in the message', () => {
+    expect(junit).toContain('<testcase classname="other" name="DOC-B" time="0">');
+    expect(junit).toContain(`<skipped message="SKIP: needs the fake&apos;s control plane (POST /_fake/health answered 404)"/>`);
   });
 });

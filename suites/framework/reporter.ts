@@ -1,80 +1,35 @@
 /**
- * The conformance reporter (a vitest 4 reporter). At the end of a run it writes
- * `<REPORT_DIR>/report.json`, keyed by rule ID: each rule's status (PASS, FAIL, SKIP with the
- * reason, ERROR), the scenarios that carry it, their failure messages and, for failing scenarios,
- * their redacted exchanges. It prints the seed, so any run can be reproduced.
+ * The conformance reporter (a vitest 4 reporter). As scenarios finish, and once more at the end, it
+ * writes into its report directory `report.json` (format in suites/report/schema.ts, keyed by rule
+ * ID) and everything rendered from it: `report.html`, `summary.md` and `junit.xml`. Every write is
+ * atomic, so a run that is killed leaves valid files marked incomplete (`complete: false`).
  *
  * Scenarios reach the reporter through `task.meta.conformance` (see scenario.ts). A rule is carried
  * by the scenarios that declare it, and its shape rule also by every wire-schema check of a 200.
+ * Its verdict per scenario comes from the scenario's rule results where it has them, else from the
+ * scenario's outcome; across scenarios the highest wins (see `ruleStatus`).
  *
- * In vitest.config.ts, next to vitest's JUnit reporter:
- *   reporters: ['default', new ConformanceReporter(), 'junit'], outputFile: { junit: 'reports/junit.xml' }
+ * The conformance CLI (suites/cli.ts) installs it; see suites/conformance-project.ts.
  */
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { relative } from 'node:path';
 import type { Reporter, TestCase, TestModule, TestRunEndReason, Vitest } from 'vitest/node';
 import type { RuleDef } from '../../spec/rules/rule.ts';
-import { aggregateRuleStatus, type RuleStatus } from './checks.ts';
+import { applyBaseline } from '../report/baseline.ts';
+import { curlOf } from '../report/curl.ts';
+import { formatProgress, ProgressPrinter } from '../report/progress.ts';
+import { REPORT_FORMAT, type Baseline, type ConformanceReport, type ReportedExchange, type RuleReport, type RuleScenario, type RuleStatus, type ScenarioStatus } from '../report/schema.ts';
+import { suiteVersion } from '../report/version.ts';
+import { shownPath, writeReportFiles } from '../report/write.ts';
+import { aggregateRuleStatus, type RuleResult } from './checks.ts';
 import { loadConfig } from './config.ts';
 import { redactSecrets, truncate, type Exchange } from './evidence.ts';
-import type { CleanupSummary, ScenarioMeta, ScenarioStatus } from './scenario.ts';
+import type { CleanupSummary, ScenarioMeta } from './scenario.ts';
 import type { TargetInfo } from './target.ts';
 
-export const REPORT_FORMAT = 'besi-conformance-report/1';
+export { REPORT_FORMAT, type ConformanceReport, type RuleReport, type RuleResult, type RuleScenario, type RuleStatus };
 
-export type { RuleStatus };
-
-/** One scenario as it bears on one rule. */
-export interface RuleScenario {
-  readonly scenario: string;
-  readonly title: string;
-  /** The test's full name, as in JUnit. */
-  readonly test: string;
-  readonly file: string;
-  /** `declared`: the scenario names the rule. `wire-schema`: the rule is the shape rule of a 200 it checked. */
-  readonly via: 'declared' | 'wire-schema';
-  readonly status: ScenarioStatus;
-  /** The rule's own verdict in this scenario (`ScenarioMeta.ruleResults`), when the scenario gave one. */
-  readonly verdict?: RuleStatus;
-  readonly reason?: string;
-  readonly failures?: readonly string[];
-  readonly evidence?: readonly Exchange[];
-}
-
-export interface RuleReport {
-  readonly status: RuleStatus;
-  /** SKIP: why every scenario carrying the rule was skipped. */
-  readonly reason?: string;
-  readonly level?: RuleDef['level'];
-  readonly scenarios: readonly RuleScenario[];
-  readonly failures: readonly string[];
-}
-
-export interface ConformanceReport {
-  readonly format: typeof REPORT_FORMAT;
-  readonly run: {
-    /** Every target the scenarios ran against (normally one). */
-    readonly targets: readonly TargetInfo[];
-    readonly seed: number | undefined;
-    readonly startedAt: string;
-    readonly finishedAt: string;
-    readonly durationMs: number;
-    /** vitest's verdict on the whole run. */
-    readonly result: TestRunEndReason;
-  };
-  readonly counts: {
-    readonly rules: Readonly<Record<RuleStatus, number>>;
-    readonly scenarios: Readonly<Record<ScenarioStatus, number>>;
-    /** Failing (FAIL or ERROR) rules of level MUST; only known with a rule catalogue. */
-    readonly mustFailures?: number;
-  };
-  readonly rules: Readonly<Record<string, RuleReport>>;
-  /** Catalogue rules no scenario carries (and not excluded); only with a rule catalogue. */
-  readonly uncovered?: readonly string[];
-  /** Failures outside any scenario: files that failed to load, hooks, unhandled errors. */
-  readonly errors: readonly { readonly file?: string; readonly message: string }[];
-  readonly cleanup: readonly ({ readonly file: string } & CleanupSummary)[];
-}
+/** What the catalogue tells the report about a rule. */
+export type CatalogueEntry = Pick<RuleDef, 'id' | 'level' | 'part' | 'section' | 'provenance' | 'quote' | 'excluded'> & { readonly source?: string };
 
 /** A finished test, as the report needs it (built from vitest's TestCase, or by hand in tests). */
 export interface FinishedTest {
@@ -82,7 +37,7 @@ export interface FinishedTest {
   readonly file: string;
   readonly state: 'passed' | 'failed' | 'skipped' | 'pending';
   readonly note?: string;
-  readonly errors: readonly { readonly name?: string; readonly message: string }[];
+  readonly errors: readonly { readonly name?: string; readonly message: string; readonly expected?: string; readonly actual?: string }[];
   readonly meta: ScenarioMeta | undefined;
 }
 
@@ -92,126 +47,217 @@ export interface ReportInput {
   readonly cleanup: readonly ({ readonly file: string } & CleanupSummary)[];
   readonly startedAt: Date;
   readonly finishedAt: Date;
-  readonly result: TestRunEndReason;
-  readonly catalogue?: readonly Pick<RuleDef, 'id' | 'level' | 'excluded'>[];
-  /** Scrubbed from every failure message (evidence is already redacted in the worker). */
+  readonly result: ConformanceReport['run']['result'];
+  /** False while the run goes on or after it was interrupted. Default true. */
+  readonly complete?: boolean;
+  readonly catalogue?: readonly CatalogueEntry[];
+  /** Scrubbed from the whole report (evidence is already redacted in the worker). */
   readonly secrets?: readonly string[];
+  readonly baseline?: { readonly path: string; readonly baseline: Baseline };
+  readonly only?: readonly string[];
+  readonly rerunOf?: string;
 }
+
+/** Exchanges shown with a failure when the scenario does not say which ones it was about. */
+const FALLBACK_EXCHANGES = 3;
+const MAX_MESSAGE_CHARS = 4_000;
 
 export function buildReport(input: ReportInput): ConformanceReport {
   const secrets = input.secrets ?? [];
   const byRule = new Map<string, RuleScenario[]>();
-  const scenarioCounts: Record<ScenarioStatus, number> = { pass: 0, fail: 0, error: 0, skip: 0, blocked: 0 };
-  const targets = new Map<string, TargetInfo>();
+  const targets: TargetInfo[] = [];
   const add = (rule: string, entry: RuleScenario) => byRule.set(rule, [...(byRule.get(rule) ?? []), entry]);
 
   for (const test of input.tests) {
     const meta = test.meta;
-    if (!meta) continue;
-    if (meta.target) targets.set(JSON.stringify(meta.target), meta.target);
+    if (!meta || !ran(test)) continue;
+    if (meta.target) targets.push(meta.target);
     const status = scenarioStatus(test);
-    scenarioCounts[status]++;
-    const failures = test.errors.map((e) => redactSecrets(truncate(`${e.name ?? 'Error'}: ${e.message}`, 4_000), secrets));
-    const reason = status === 'skip' ? (meta.reason ?? test.note ?? 'not run (skipped or filtered out)') : undefined;
-    const base = { scenario: meta.scenario, title: meta.title, test: test.fullName, file: test.file };
-    const declared: RuleScenario = {
-      ...base,
-      via: 'declared',
-      status,
-      ...(reason === undefined ? {} : { reason }),
-      ...(failures.length > 0 ? { failures } : {}),
-      ...(meta.evidence && (status === 'fail' || status === 'error') ? { evidence: meta.evidence } : {}),
-    };
-    for (const rule of meta.rules) {
-      const verdict = meta.ruleResults?.[rule]?.status;
-      add(rule, verdict === undefined ? declared : { ...declared, verdict });
-    }
+    const base = { scenario: meta.scenario, title: meta.title, test: test.fullName, file: test.file, scenarioStatus: status };
+    const evidence = meta.evidence ?? [];
+    for (const rule of meta.rules) add(rule, { ...base, via: 'declared', ...declaredResult(test, status, rule, evidence, secrets) });
     for (const [rule, check] of Object.entries(meta.shapeChecks ?? {})) {
       if (meta.rules.includes(rule)) continue;
-      add(rule, {
-        ...base,
-        via: 'wire-schema',
-        status: check,
-        ...(check === 'fail' ? { failures, ...(meta.evidence ? { evidence: meta.evidence } : {}) } : {}),
-      });
+      // The scenario's rule results hold the shape rule's verdict with its message; shapeChecks says only pass or fail.
+      add(rule, { ...base, via: 'wire-schema', ...(recordedResult(test, rule, evidence, secrets) ?? { status: check === 'pass' ? 'PASS' : 'FAIL' }) });
     }
   }
+  return assembleReport(byRule, targets, input);
+}
 
-  const levels = new Map(input.catalogue?.map((r) => [r.id, r.level]));
+/**
+ * The report from each rule's scenario entries: every rule's status, its catalogue facts and its
+ * baseline marking, and the counts. Shared by a run's report and the merge of a re-run into it.
+ */
+export function assembleReport(byRule: ReadonlyMap<string, readonly RuleScenario[]>, targets: readonly TargetInfo[], input: Omit<ReportInput, 'tests'>): ConformanceReport {
+  const secrets = input.secrets ?? [];
+  const catalogue = new Map(input.catalogue?.map((r) => [r.id, r]));
+  const ruleIds = [...byRule.keys()].sort();
+  const statuses = Object.fromEntries(ruleIds.map((id) => [id, { status: ruleStatus(byRule.get(id) ?? []) }]));
+  const baseline = input.baseline ? applyBaseline(input.baseline.baseline, statuses, input.finishedAt) : undefined;
   const rules: Record<string, RuleReport> = {};
   const ruleCounts: Record<RuleStatus, number> = { PASS: 0, FAIL: 0, BLOCKED: 0, SKIP: 0, ERROR: 0 };
+  const scenarios = new Map<string, ScenarioStatus>();
   let mustFailures = 0;
-  for (const id of [...byRule.keys()].sort()) {
-    const scenarios = [...(byRule.get(id) ?? [])].sort((a, b) => a.scenario.localeCompare(b.scenario) || a.via.localeCompare(b.via));
-    const status = ruleStatus(scenarios);
-    const level = levels.get(id);
+  let known = 0;
+  for (const id of ruleIds) {
+    const entries = [...(byRule.get(id) ?? [])].sort((a, b) => a.scenario.localeCompare(b.scenario) || a.via.localeCompare(b.via));
+    for (const e of entries) scenarios.set(e.scenario, e.scenarioStatus);
+    const status = statuses[id]!.status;
+    const def = catalogue.get(id);
+    const entry = baseline?.known.get(id);
     ruleCounts[status]++;
-    if (level === 'MUST' && (status === 'FAIL' || status === 'ERROR')) mustFailures++;
-    const reasons = [...new Set(scenarios.flatMap((s) => (s.reason === undefined ? [] : [s.reason])))];
+    if (entry) known++;
+    else if (def?.level === 'MUST' && status === 'FAIL') mustFailures++;
+    const reasons = [...new Set(entries.flatMap((s) => [s.reason, s.blockedBy].filter((r): r is string => r !== undefined)))];
     rules[id] = {
       status,
-      ...(status === 'SKIP' ? { reason: reasons.join('; ') } : {}),
-      ...(level === undefined ? {} : { level }),
-      scenarios,
-      failures: [...new Set(scenarios.flatMap((s) => s.failures ?? []))],
+      ...(entry ? { known: { reason: entry.reason, ...(entry.expires === undefined ? {} : { expires: entry.expires }) } } : {}),
+      ...(def ? { level: def.level, area: def.part, section: def.section, provenance: def.provenance, quote: def.quote, ...(def.source ? { source: def.source } : {}) } : {}),
+      ...((status === 'SKIP' || status === 'BLOCKED') && reasons.length > 0 ? { reason: reasons.join('; ') } : {}),
+      scenarios: entries,
     };
   }
+  const scenarioCounts: Record<ScenarioStatus, number> = { pass: 0, fail: 0, error: 0, skip: 0, blocked: 0 };
+  for (const status of scenarios.values()) scenarioCounts[status]++;
 
-  const uncovered = input.catalogue?.filter((r) => r.excluded === undefined && !byRule.has(r.id)).map((r) => r.id).sort();
-  return {
+  const everything = input.only === undefined && input.rerunOf === undefined && input.catalogue !== undefined;
+  const uncovered = everything ? input.catalogue!.filter((r) => r.excluded === undefined && !byRule.has(r.id)).map((r) => r.id).sort() : undefined;
+  const targetList = [...new Map(targets.map((t) => [JSON.stringify(t), t])).values()];
+  const report: ConformanceReport = {
     format: REPORT_FORMAT,
+    complete: input.complete ?? true,
     run: {
-      targets: [...targets.values()],
-      seed: targets.size === 0 ? undefined : [...targets.values()][0]?.seed,
+      targets: targetList,
+      ...(targetList[0] ? { seed: targetList[0].seed } : {}),
+      suiteVersion: suiteVersion(),
       startedAt: input.startedAt.toISOString(),
       finishedAt: input.finishedAt.toISOString(),
       durationMs: input.finishedAt.getTime() - input.startedAt.getTime(),
       result: input.result,
+      ...(input.only ? { only: [...input.only] } : {}),
+      ...(input.rerunOf === undefined ? {} : { rerunOf: input.rerunOf }),
+      ...(input.baseline ? { baseline: input.baseline.path } : {}),
     },
-    counts: { rules: ruleCounts, scenarios: scenarioCounts, ...(input.catalogue ? { mustFailures } : {}) },
+    counts: { rules: ruleCounts, known, scenarios: scenarioCounts, mustFailures },
     rules,
+    ...(baseline ? { baseline: { stale: [...baseline.stale], expired: [...baseline.expired] } } : {}),
     ...(uncovered ? { uncovered } : {}),
-    errors: input.errors.map((e) => ({ ...e, message: redactSecrets(truncate(e.message, 4_000), secrets) })),
-    cleanup: input.cleanup,
+    errors: input.errors.map((e) => ({ ...e, message: cut(e.message, secrets) })),
+    cleanup: input.cleanup.map((c) => ({ ...c, left: [...c.left], failed: [...c.failed] })),
   };
+  return redactSecrets(report, secrets);
+}
+
+/** False for tests that are not scenarios, and for scenarios the run filtered out (they have no outcome). */
+function ran(test: FinishedTest): boolean {
+  return test.meta !== undefined && (test.state === 'passed' || test.state === 'failed' || test.meta.status !== undefined);
 }
 
 /** The scenario's status, trusting the test result over the meta (a vitest timeout leaves stale meta). */
 function scenarioStatus(test: FinishedTest): ScenarioStatus {
   if (test.state === 'passed') return 'pass';
   if (test.state === 'failed') return test.meta?.status === 'fail' ? 'fail' : 'error';
+  // A blocked scenario is skipped in vitest's terms; its meta says blocked.
   return test.meta?.status === 'blocked' ? 'blocked' : 'skip';
 }
 
-const SCENARIO_VERDICT: Record<ScenarioStatus, RuleStatus> = { fail: 'FAIL', error: 'ERROR', pass: 'PASS', blocked: 'BLOCKED', skip: 'SKIP' };
+/**
+ * A rule's verdict across the scenarios that carry it: the highest of FAIL > ERROR > PASS > BLOCKED > SKIP
+ * (shared contract §1). The one place a rule's overall status is decided.
+ */
+export function ruleStatus(scenarios: readonly Pick<RuleScenario, 'status'>[]): RuleStatus {
+  return aggregateRuleStatus(scenarios.map((s) => s.status)) ?? 'SKIP';
+}
 
-function ruleStatus(scenarios: readonly RuleScenario[]): RuleStatus {
-  return aggregateRuleStatus(scenarios.map((s) => s.verdict ?? SCENARIO_VERDICT[s.status])) ?? 'SKIP';
+type RuleOutcome = Omit<RuleScenario, 'scenario' | 'title' | 'test' | 'file' | 'via' | 'scenarioStatus'>;
+
+/** What the scenario's rule results say about one rule (shared contract §1), if they name it. */
+function recordedResult(test: FinishedTest, rule: string, evidence: readonly Exchange[], secrets: readonly string[]): RuleOutcome | undefined {
+  const result = test.meta?.ruleResults?.[rule];
+  if (!result) return undefined;
+  const failing = result.status === 'FAIL' || result.status === 'ERROR';
+  const picked = result.exchanges?.flatMap((i) => (evidence[i] ? [evidence[i]] : [])) ?? evidence.slice(-FALLBACK_EXCHANGES);
+  return {
+    status: result.status,
+    ...((result.status === 'SKIP' || result.status === 'BLOCKED') && test.meta?.reason !== undefined ? { reason: test.meta.reason } : {}),
+    ...(result.blockedBy === undefined ? {} : { blockedBy: result.blockedBy }),
+    ...(result.message === undefined ? {} : { message: cut(result.message, secrets) }),
+    ...('expected' in result ? { expected: result.expected } : {}),
+    ...('actual' in result ? { actual: result.actual } : {}),
+    ...(failing ? { exchanges: reported(picked) } : {}),
+  };
+}
+
+/** What a scenario says about one rule it declares: its rule result, else its own outcome (every declared rule shares it). */
+function declaredResult(test: FinishedTest, status: ScenarioStatus, rule: string, evidence: readonly Exchange[], secrets: readonly string[]): RuleOutcome {
+  const recorded = recordedResult(test, rule, evidence, secrets);
+  if (recorded) return recorded;
+  const fallback: Record<ScenarioStatus, RuleStatus> = { pass: 'PASS', fail: 'FAIL', error: 'ERROR', skip: 'SKIP', blocked: 'BLOCKED' };
+  if (status === 'skip' || status === 'blocked') return { status: fallback[status], reason: test.meta?.reason ?? test.note ?? 'skipped' };
+  if (status === 'pass') return { status: 'PASS' };
+  const error = test.errors[0];
+  return {
+    status: fallback[status],
+    message: cut(test.errors.map((e) => `${e.name ?? 'Error'}: ${e.message}`).join('\n') || 'failed without an error message', secrets),
+    ...(error?.expected === undefined ? {} : { expected: error.expected }),
+    ...(error?.actual === undefined ? {} : { actual: error.actual }),
+    exchanges: reported(evidence.slice(-FALLBACK_EXCHANGES)),
+  };
+}
+
+function reported(exchanges: readonly Exchange[]): ReportedExchange[] {
+  return exchanges.map((e) => ({ ...e, retries: [...e.retries], schemaIssues: e.schemaIssues && [...e.schemaIssues], errorBodyIssues: e.errorBodyIssues && [...e.errorBodyIssues], curl: curlOf(e.request) }) as ReportedExchange);
+}
+
+/** Redact before cutting, so a cut can never leave part of a secret behind. */
+function cut(text: string, secrets: readonly string[]): string {
+  return truncate(redactSecrets(text, secrets), MAX_MESSAGE_CHARS);
 }
 
 export interface ConformanceReporterOptions {
   /** Default: the configuration's REPORT_DIR. */
   readonly reportDir?: string;
-  /** The rule catalogue: adds levels, MUST-failure counts and uncovered rules to the report. */
-  readonly catalogue?: readonly Pick<RuleDef, 'id' | 'level' | 'excluded'>[];
-  /** Where the summary lines go. Default: vitest's logger. */
+  /** The rule catalogue: adds levels, sentences, sections, MUST-failure counts and uncovered rules. */
+  readonly catalogue?: readonly CatalogueEntry[];
+  /** Where the progress and summary lines go. Default: standard output. */
   readonly print?: (line: string) => void;
   /** Report only the test files of these vitest projects (by name); default: every project. */
   readonly projects?: readonly string[];
+  readonly baseline?: { readonly path: string; readonly baseline: Baseline };
+  readonly only?: readonly string[];
+  readonly rerunOf?: string;
+  /** Progress as it goes: `live` rewrites one line (a terminal), `lines` prints a line per area, `none`. Default `lines`. */
+  readonly progress?: 'live' | 'lines' | 'none';
+  readonly colour?: boolean;
+  /** How a person re-runs one rule (`npm run conformance -- run`); the summary prints it per failing rule. */
+  readonly rerunCommand?: string;
 }
 
 export class ConformanceReporter implements Reporter {
   readonly reportDir: string;
   readonly #options: ConformanceReporterOptions;
   readonly #secrets: readonly string[];
+  readonly #tests = new Map<string, FinishedTest>();
+  readonly #errors: { file?: string; message: string }[] = [];
+  readonly #cleanup: ({ file: string } & CleanupSummary)[] = [];
+  readonly #progress: ProgressPrinter;
   #vitest: Vitest | undefined;
   #startedAt = new Date();
+  #lastWrite = 0;
+  #final: ConformanceReport | undefined;
 
   constructor(options: ConformanceReporterOptions = {}) {
     const config = loadConfig();
     this.reportDir = options.reportDir ?? config.reportDir;
-    this.#secrets = config.apiKey === undefined ? [] : [config.apiKey];
+    this.#secrets = [config.apiKey, config.otherTenantApiKey].filter((s): s is string => s !== undefined);
     this.#options = options;
+    this.#progress = new ProgressPrinter({ mode: options.progress ?? 'lines', colour: options.colour ?? false, print: (line) => this.#print(line) });
+  }
+
+  /** The report of the finished run (undefined until the run ends). */
+  get report(): ConformanceReport | undefined {
+    return this.#final;
   }
 
   onInit(vitest: Vitest): void {
@@ -220,41 +266,94 @@ export class ConformanceReporter implements Reporter {
 
   onTestRunStart(): void {
     this.#startedAt = new Date();
+    this.#tests.clear();
+    this.#errors.length = 0;
+    this.#cleanup.length = 0;
+    this.#final = undefined;
+    this.#write('running', false);
+  }
+
+  onTestCaseResult(test: TestCase): void {
+    if (!this.#reported(test.module)) return;
+    const done = finished(test, this.#file(test.module));
+    this.#tests.set(test.id, done);
+    if (ran(done)) this.#progress.scenario(done.file, scenarioStatus(done));
+    // Incremental, at most twice a second: a killed run still leaves what finished so far.
+    if (Date.now() - this.#lastWrite > 500) this.#write('running', false);
+  }
+
+  onTestModuleEnd(module: TestModule): void {
+    if (!this.#reported(module)) return;
+    const file = this.#file(module);
+    for (const e of module.errors()) this.#errors.push({ file, message: e.message });
+    const summary = module.meta().conformanceCleanup;
+    if (summary) this.#cleanup.push({ file, ...summary });
+    this.#progress.moduleEnd(file);
+    this.#write('running', false);
   }
 
   onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<{ message: string }>, reason: TestRunEndReason): void {
-    const root = this.#vitest?.config.root ?? process.cwd();
-    const tests: FinishedTest[] = [];
-    const errors: { file?: string; message: string }[] = unhandledErrors.map((e) => ({ message: `unhandled: ${e.message}` }));
-    const cleanup: ({ file: string } & CleanupSummary)[] = [];
-    const reported = this.#options.projects;
+    // The modules are the authority at the end (a test whose result event was missed still counts).
     for (const module of testModules) {
-      if (reported !== undefined && !reported.includes(module.project.name)) continue;
-      const file = relative(root, module.moduleId);
-      for (const e of module.errors()) errors.push({ file, message: e.message });
-      const summary = module.meta().conformanceCleanup;
-      if (summary) cleanup.push({ file, ...summary });
-      for (const test of module.children.allTests()) tests.push(finished(test, file));
+      if (!this.#reported(module)) continue;
+      for (const test of module.children.allTests()) this.#tests.set(test.id, finished(test, this.#file(module)));
     }
+    for (const e of unhandledErrors) this.#errors.push({ message: `unhandled: ${e.message}` });
+    const report = this.#write(reason, reason !== 'interrupted');
+    this.#final = report;
+    this.#progress.end();
+    for (const line of summaryLines(report, shownPath(this.reportDir), this.#options.rerunCommand, this.#options.colour)) this.#print(line);
+  }
+
+  /** After SIGINT/SIGTERM: writes what finished so far, marked incomplete. */
+  interrupt(): ConformanceReport {
+    const report = this.#write('interrupted', false);
+    this.#progress.end();
+    this.#print(`conformance: interrupted; the report of what finished (marked incomplete) is in ${shownPath(this.reportDir)}`);
+    return report;
+  }
+
+  #write(result: ConformanceReport['run']['result'], complete: boolean): ConformanceReport {
+    const { catalogue, baseline, only, rerunOf } = this.#options;
     const report = buildReport({
-      tests,
-      errors,
-      cleanup,
+      tests: [...this.#tests.values()],
+      errors: this.#errors,
+      cleanup: this.#cleanup,
       startedAt: this.#startedAt,
       finishedAt: new Date(),
-      result: reason,
-      secrets: this.#secrets,
-      ...(this.#options.catalogue ? { catalogue: this.#options.catalogue } : {}),
+      result,
+      complete,
+      secrets: [...this.#secrets, ...this.#providedSecrets()],
+      ...(catalogue ? { catalogue } : {}),
+      ...(baseline ? { baseline } : {}),
+      ...(only ? { only } : {}),
+      ...(rerunOf === undefined ? {} : { rerunOf }),
     });
-    const path = writeReport(this.reportDir, report);
-    const shown = relative(root, path);
-    for (const line of summaryLines(report, shown.startsWith('..') ? path : shown)) this.#print(line);
+    writeReportFiles(this.reportDir, report);
+    this.#lastWrite = Date.now();
+    return report;
   }
+
+  /** The keys of a fake the run booted (handed to the workers by the global setup), so they are scrubbed too. */
+  #providedSecrets(): string[] {
+    return (this.#vitest?.projects ?? []).flatMap((project) => {
+      const run = project.getProvidedContext()['conformance:run'];
+      return [run?.apiKey, run?.otherTenantApiKey].filter((s): s is string => s !== undefined);
+    });
+  }
+
+  #reported(module: TestModule): boolean {
+    return this.#options.projects === undefined || this.#options.projects.includes(module.project.name);
+  }
+
+  #file(module: TestModule): string {
+    return relative(this.#vitest?.config.root ?? process.cwd(), module.moduleId);
+  }
+
 
   #print(line: string): void {
     if (this.#options.print) this.#options.print(line);
-    else if (this.#vitest) this.#vitest.logger.log(line);
-    else console.log(line);
+    else process.stdout.write(`${line}\n`);
   }
 }
 
@@ -265,38 +364,35 @@ function finished(test: TestCase, file: string): FinishedTest {
     file,
     state: result.state,
     ...(result.state === 'skipped' && result.note !== undefined ? { note: result.note } : {}),
-    errors: (result.errors ?? []).map((e) => ({ ...(e.name === undefined ? {} : { name: e.name }), message: e.message })),
+    errors: (result.errors ?? []).map((e) => ({
+      ...(e.name === undefined ? {} : { name: e.name }),
+      message: e.message,
+      ...(e.expected === undefined ? {} : { expected: e.expected }),
+      ...(e.actual === undefined ? {} : { actual: e.actual }),
+    })),
     meta: test.meta().conformance,
   };
 }
 
-/** Writes `report.json` atomically (a reader never sees half a report); returns its path. */
-export function writeReport(dir: string, report: ConformanceReport): string {
-  mkdirSync(dir, { recursive: true });
-  const path = join(dir, 'report.json');
-  const temp = `${path}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(report, null, 2)}\n`);
-  renameSync(temp, path);
-  return path;
-}
-
-export function summaryLines(report: ConformanceReport, path: string): string[] {
-  const { rules, scenarios } = report.counts;
-  const total = Object.values(rules).reduce((a, b) => a + b, 0);
-  const lines = [
-    `conformance: ${total} rules: ${rules.PASS} PASS, ${rules.FAIL} FAIL, ${rules.BLOCKED} BLOCKED, ${rules.SKIP} SKIP, ${rules.ERROR} ERROR` +
-      ` (scenarios: ${scenarios.pass} pass, ${scenarios.fail} fail, ${scenarios.skip} skip, ${scenarios.error} error); report: ${path}`,
-  ];
+/** The closing lines: counts, the failing rules each with a one-line message and the command that re-runs it, the seed. */
+export function summaryLines(report: ConformanceReport, dir: string, rerunCommand = 'npm run conformance --', colour = false): string[] {
+  const lines = [`conformance: ${formatProgress(report.counts.rules, colour)}${report.counts.known > 0 ? ` (${report.counts.known} known)` : ''}; reports in ${dir}/ (report.html, summary.md, report.json, junit.xml)`];
+  const seed = report.run.seed;
+  const failing = Object.entries(report.rules).filter(([, r]) => r.status === 'FAIL' || r.status === 'ERROR');
+  if (failing.length > 0) lines.push('conformance: failing rules:');
+  for (const [id, rule] of failing) {
+    const first = rule.scenarios.find((s) => s.status === rule.status);
+    const message = (first?.message ?? '').split('\n')[0]!.slice(0, 160);
+    const tag = `${rule.status}${rule.known ? ' (known)' : ''} ${rule.level ?? ''}`.trim();
+    lines.push(`  ${id} [${tag}] ${message}`, `    re-run: ${rerunCommand} --only ${id}${seed === undefined ? '' : ` --seed ${seed}`}`);
+  }
+  for (const entry of report.baseline?.stale ?? []) lines.push(`conformance: ${entry.rule} passes now: remove it from the baseline`);
   for (const c of report.cleanup) {
     if (c.failed.length > 0 || c.left.length > 0) {
       lines.push(`conformance: cleanup of ${c.file} left ${c.left.length} record(s) the API cannot delete and failed on ${c.failed.length}`);
     }
   }
-  const seeds = [...new Set(report.run.targets.map((t) => t.seed))];
-  lines.push(
-    seeds.length === 0
-      ? 'conformance: no scenario ran, so no seed was used'
-      : `conformance: seed ${seeds.join(', ')} (reproduce with CONFORMANCE_SEED=${seeds[0]})`,
-  );
+  for (const e of report.errors) lines.push(`conformance: error${e.file ? ` in ${e.file}` : ''}: ${e.message.split('\n')[0]}`);
+  lines.push(seed === undefined ? 'conformance: no scenario ran, so no seed was used' : `conformance: seed ${seed} (reproduce with --seed ${seed})`);
   return lines;
 }

@@ -1,0 +1,300 @@
+#!/usr/bin/env node
+/**
+ * The conformance CLI (`npm run conformance -- …` here, the `besi-conformance` bin when packaged):
+ *
+ *   run       run the suite (or part of it) against the embedded fake or a base URL; writes the reports
+ *   list      the scenarios and rules a run would execute, with their needs and levels; calls nothing
+ *   baseline  a baseline of known failures from a report
+ *
+ * The API keys come from the environment only (API_KEY, OTHER_TENANT_API_KEY). Exit codes of `run`:
+ * 0 every MUST rule that ran passes; 1 a MUST rule fails, or a baseline entry is stale; 2 the run
+ * could not decide (configuration, unreachable target, key or version refused, MUST rules in ERROR,
+ * an interrupted run).
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { createVitest } from 'vitest/node';
+import { RULES } from '../spec/rules/catalogue.ts';
+import { CONFORMANCE_PROJECT, conformanceProject, PROJECT_ROOT } from './conformance-project.ts';
+import { ConfigError, loadConfig } from './framework/config.ts';
+import { preflight } from './framework/preflight.ts';
+import { ConformanceReporter } from './framework/reporter.ts';
+import { needsOf, testName } from './framework/scenario.ts';
+import { baselineFrom, BaselineError, readBaseline } from './report/baseline.ts';
+import { mergeReports } from './report/merge.ts';
+import { areaOf } from './report/progress.ts';
+import { ConformanceReport } from './report/schema.ts';
+import { exactNames, failedScenarioIds, scenarioFiles, selectScenarios } from './report/select.ts';
+import { verdictOf } from './report/view.ts';
+import { shownPath, writeAtomically, writeReportFiles } from './report/write.ts';
+
+/** Exit code when the run could not be made or decided (shared contract §2). */
+const UNDECIDED = 2;
+
+class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+interface RunOptions {
+  readonly baseUrl?: string;
+  readonly apiVersion?: string;
+  readonly profile?: string;
+  readonly only?: string[];
+  readonly rerunFailed?: string | true;
+  readonly merge?: boolean;
+  readonly baseline?: string;
+  readonly reportDir?: string;
+  readonly seed?: number;
+  readonly allowLive?: boolean;
+}
+
+function seedOption(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a non-negative integer');
+  return Number(value);
+}
+
+/** Options given on the command line become the configuration's environment variables, so every worker sees them. */
+function applyToEnvironment(options: Pick<RunOptions, 'baseUrl' | 'apiVersion' | 'profile' | 'reportDir' | 'seed' | 'allowLive'>): void {
+  const set = (name: string, value: string | number | undefined) => {
+    if (value !== undefined) process.env[name] = String(value);
+  };
+  set('BASE_URL', options.baseUrl);
+  set('API_VERSION', options.apiVersion);
+  set('CONFORMANCE_PROFILE', options.profile);
+  set('REPORT_DIR', options.reportDir);
+  set('CONFORMANCE_SEED', options.seed);
+  // Read by the configuration (shared with the suite's global setup) where it knows live keys.
+  if (options.allowLive) set('CONFORMANCE_ALLOW_LIVE', '1');
+}
+
+/** How a person starts a run again, as they started this one (the npm script, tsx or the installed bin). */
+function runInvocation(): string {
+  if (process.env['npm_lifecycle_event'] === 'conformance') return 'npm run conformance --';
+  const script = process.argv[1] ?? 'besi-conformance';
+  return `${script.endsWith('.ts') ? `npx tsx ${relative(process.cwd(), script)}` : basename(script)} run`;
+}
+
+function readReport(path: string): ConformanceReport {
+  if (!existsSync(path)) throw new UsageError(`no report at ${path}; run the suite first (or give the report's path)`);
+  const parsed = ConformanceReport.safeParse(JSON.parse(readFileSync(path, 'utf8')));
+  if (!parsed.success) throw new UsageError(`${path} is not a report this version can read: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  return parsed.data;
+}
+
+/** Every scenario of the suite; loaded only by the commands that need them (it loads every scenario module). */
+async function allScenarios() {
+  return (await import('./scenarios/index.ts')).SCENARIOS;
+}
+
+async function run(options: RunOptions): Promise<number> {
+  const all = await allScenarios();
+  const rerunPath = options.rerunFailed === undefined ? undefined : resolve(options.rerunFailed === true ? join(options.reportDir ?? loadConfig().reportDir, 'report.json') : options.rerunFailed);
+  const previous = rerunPath === undefined ? undefined : readReport(rerunPath);
+  if (options.merge && previous === undefined) throw new UsageError('--merge merges a re-run into the report it re-ran; it needs --rerun-failed');
+  // A partial run keeps the full run's report: a re-run writes into rerun/ next to the report it
+  // re-runs (with its seed), an --only run into only/ of the report directory, unless a directory is given.
+  const reportDir =
+    options.reportDir ?? (rerunPath !== undefined ? join(dirname(rerunPath), 'rerun') : options.only !== undefined ? join(loadConfig().reportDir, 'only') : undefined);
+  applyToEnvironment({ ...options, reportDir, seed: options.seed ?? previous?.run.seed });
+  const config = loadConfig();
+  const baseline = options.baseline === undefined ? undefined : { path: options.baseline, baseline: readBaseline(resolve(options.baseline)) };
+
+  let selected: readonly (typeof all)[number][] | undefined;
+  if (previous !== undefined) {
+    const ids = new Set(failedScenarioIds(previous));
+    if (ids.size === 0) {
+      console.log(`conformance: ${rerunPath} has no FAIL or ERROR rule; nothing to re-run`);
+      return 0;
+    }
+    selected = all.filter((s) => ids.has(s.id));
+  }
+  if (options.only !== undefined) {
+    const selection = selectScenarios(selected ?? all, RULES, options.only);
+    if (selection.unknown.length > 0) throw new UsageError(`--only: not a rule ID, area or scenario: ${selection.unknown.join(', ')} (see \`conformance list\`)`);
+    selected = selection.scenarios;
+  }
+  if (selected !== undefined && selected.length === 0) throw new UsageError('the selection holds no scenario');
+
+  const checked = await preflight(config, { allowLiveKey: options.allowLive === true });
+  if (!checked.ok) {
+    console.error(`conformance: cannot run (${checked.kind}): ${checked.message}`);
+    return UNDECIDED;
+  }
+
+  const tty = process.stdout.isTTY === true && !process.env['CI'];
+  const target = [options.baseUrl && `--base-url ${options.baseUrl}`, options.profile && `--profile ${options.profile}`].filter(Boolean).join(' ');
+  const reporter = new ConformanceReporter({
+    reportDir: config.reportDir,
+    catalogue: RULES,
+    projects: [CONFORMANCE_PROJECT],
+    progress: tty ? 'live' : 'lines',
+    colour: tty,
+    rerunCommand: `${runInvocation()}${target ? ` ${target}` : ''}`,
+    ...(baseline ? { baseline } : {}),
+    ...(options.only ? { only: options.only } : {}),
+    ...(rerunPath === undefined ? {} : { rerunOf: rerunPath }),
+  });
+  const where = config.baseUrl ?? 'the embedded fake';
+  console.log(
+    `conformance: ${selected?.length ?? all.length} scenarios against ${where}, API version ${config.apiVersion}, profile ${config.profile.name}, seed ${config.seed}` +
+      `${baseline ? `, baseline ${baseline.path}` : ''}; reports in ${shownPath(config.reportDir)}/`,
+  );
+
+  const files = selected === undefined ? undefined : await filesOf(selected);
+  const vitest = await createVitest(
+    'test',
+    {
+      config: false,
+      root: PROJECT_ROOT,
+      watch: false,
+      reporters: [reporter],
+      ...(selected === undefined ? {} : { testNamePattern: exactNames(selected.map(testName)) }),
+    },
+    { test: conformanceProject },
+  );
+  const interrupted = (signal: NodeJS.Signals) => {
+    console.error(`conformance: ${signal}`);
+    reporter.interrupt();
+    process.exit(UNDECIDED);
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+  try {
+    await vitest.start(files);
+  } finally {
+    await vitest.close();
+    process.off('SIGINT', interrupted);
+    process.off('SIGTERM', interrupted);
+  }
+
+  let report = reporter.report;
+  if (report === undefined) {
+    console.error('conformance: the run ended without a report');
+    return UNDECIDED;
+  }
+  if (options.merge && previous !== undefined && rerunPath !== undefined) {
+    report = mergeReports(previous, report, { catalogue: RULES, ...(baseline ? { baseline } : {}) });
+    writeReportFiles(dirname(rerunPath), report);
+    console.log(`conformance: merged the re-run into ${shownPath(dirname(rerunPath))}/`);
+  }
+  const verdict = verdictOf(report);
+  for (const reason of verdict.reasons) console.log(`conformance: ${reason}`);
+  console.log(`conformance: exit ${verdict.exitCode} (${['every MUST rule that ran passes', 'a MUST rule fails or the baseline is stale', 'the run could not decide'][verdict.exitCode]})`);
+  return verdict.exitCode;
+}
+
+/** The test files holding these scenarios; every file when one cannot be placed. */
+async function filesOf(scenarios: readonly { id: string }[]): Promise<string[] | undefined> {
+  const scenarioDir = join(PROJECT_ROOT, 'suites/scenarios');
+  const testFiles = readdirTests(scenarioDir);
+  const byScenario = await scenarioFiles(scenarioDir, testFiles);
+  const files = scenarios.map((s) => byScenario.get(s.id));
+  if (files.some((f) => f === undefined)) return undefined;
+  return [...new Set(files as string[])].map((f) => join(scenarioDir, f));
+}
+
+function readdirTests(dir: string): string[] {
+  return existsSync(dir) ? readdirSync(dir).filter((f) => /\.test\.[jt]s$/.test(f)).sort() : [];
+}
+
+async function list(options: { only?: string[] }): Promise<number> {
+  const all = await allScenarios();
+  let scenarios = all;
+  if (options.only !== undefined) {
+    const selection = selectScenarios(all, RULES, options.only);
+    if (selection.unknown.length > 0) throw new UsageError(`--only: not a rule ID, area or scenario: ${selection.unknown.join(', ')}`);
+    scenarios = selection.scenarios;
+  }
+  const scenarioDir = join(PROJECT_ROOT, 'suites/scenarios');
+  const byScenario = await scenarioFiles(scenarioDir, readdirTests(scenarioDir));
+  const levels = new Map<string, string>(RULES.map((r) => [r.id, r.level]));
+  const areas = new Map<string, (typeof all)[number][]>();
+  for (const s of scenarios) {
+    const file = byScenario.get(s.id);
+    const area = file === undefined ? 'other' : areaOf(file);
+    areas.set(area, [...(areas.get(area) ?? []), s]);
+  }
+  const rules = new Set<string>();
+  for (const [area, members] of areas) {
+    console.log(`${area} (${members.length} scenarios)`);
+    for (const s of members) {
+      const needs = needsOf(s).map((n) => (typeof n === 'string' ? n : n.join(' or ')));
+      console.log(`  ${s.id}: ${s.title}`);
+      console.log(`    needs: ${needs.length > 0 ? needs.join(', ') : 'nothing'}`);
+      console.log(`    rules: ${s.rules.map((r) => `${r} (${levels.get(r) ?? '?'})`).join(', ')}`);
+      for (const r of s.rules) rules.add(r);
+    }
+  }
+  const must = [...rules].filter((r) => levels.get(r) === 'MUST').length;
+  console.log(`${scenarios.length} scenarios carrying ${rules.size} rules (${must} MUST, ${rules.size - must} SHOULD); nothing was called`);
+  return 0;
+}
+
+function baselineCommand(options: { from: string; out: string }): number {
+  const report = readReport(resolve(options.from));
+  const baseline = baselineFrom(report);
+  writeAtomically(resolve(options.out), `${JSON.stringify(baseline, null, 2)}\n`);
+  console.log(`conformance: wrote ${options.out} with ${baseline.entries.length} known failure(s) from ${options.from}; give each a reason (and an expiry date) before committing it`);
+  return 0;
+}
+
+function program(exit: (code: number) => void): Command {
+  const cli = new Command('conformance')
+    .description('Conformance suite of the Billing and Entitlements Service Interface. The API key is read from API_KEY only.')
+    .showHelpAfterError()
+    .exitOverride();
+  const act =
+    <O,>(action: (options: O) => Promise<number> | number) =>
+    async (options: O) => exit(await action(options));
+  cli
+    .command('run')
+    .description('Run the suite against the embedded fake, or a deployment (--base-url, with API_KEY in the environment); writes report.json, report.html, summary.md, junit.xml')
+    .option('--base-url <url>', 'the target (default: boot the fake in-process)')
+    .option('--api-version <version>', 'the x-api-version header (default 2.4.0)')
+    .option('--profile <name|path>', 'target profile: suites/profiles/<name>.json or a path (default: default)')
+    .option('--only <rule|area|scenario...>', 'run only the scenarios carrying these rule IDs, areas (licenses, billing, …) or scenario IDs; writes <report-dir>/only/')
+    .addOption(new Option('--rerun-failed [report]', 're-run only the scenarios behind the FAIL and ERROR rules of a report (default: <report-dir>/report.json); writes <its dir>/rerun/'))
+    .option('--merge', 'with --rerun-failed: merge the re-run into the report it re-ran')
+    .option('--baseline <file>', 'known failures (JSON): listed failures do not fail the run; listed rules that pass do')
+    .option('--report-dir <dir>', 'where to write the reports (default: reports)')
+    .option('--seed <n>', 'seed of the run (default 424242; a re-run takes its report’s)', seedOption)
+    .option('--allow-live', 'accept a live key (am_sk_live_…) although the profile changes data; think twice')
+    .addHelpText('after', '\nExit codes: 0 every MUST rule that ran passes; 1 a MUST rule fails or a baseline entry is stale; 2 the run could not decide (configuration, unreachable target, key or version refused, MUST rules in ERROR, interrupted).')
+    .action(act(run));
+  cli
+    .command('list')
+    .description('List the scenarios and rules a run would execute, with their needs and levels; calls nothing')
+    .option('--only <rule|area|scenario...>', 'only these rule IDs, areas or scenario IDs')
+    .action(act(list));
+  cli
+    .command('baseline')
+    .description('Write a baseline listing every FAIL and ERROR rule of a report')
+    .requiredOption('--from <report>', 'the report.json to take the failures from')
+    .option('--out <file>', 'where to write the baseline', 'conformance-baseline.json')
+    .action(act(baselineCommand));
+  return cli;
+}
+
+async function main(): Promise<void> {
+  try {
+    await program((code) => {
+      process.exitCode = code;
+    }).parseAsync(process.argv);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === 'commander.helpDisplayed' || code === 'commander.version' || code === 'commander.help') return;
+    if (typeof code === 'string' && code.startsWith('commander.')) {
+      process.exitCode = UNDECIDED;
+      return;
+    }
+    if (error instanceof ConfigError || error instanceof BaselineError || error instanceof UsageError) {
+      console.error(`conformance: ${error.message}`);
+      process.exitCode = UNDECIDED;
+      return;
+    }
+    throw error;
+  }
+}
+
+await main();

@@ -1,0 +1,239 @@
+/**
+ * The conformance CLI end to end, as a vendor meets it: the suite against a fake with two faults
+ * (one MUST rule, one SHOULD rule), each command a real process, every assertion read from the
+ * files it leaves. `--only` keeps each run to a handful of scenarios.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFakeServer, type FakeServer } from '../../fake-server/index.ts';
+import { ruleById } from '../../spec/rules/catalogue.ts';
+import { escapeMarkdown } from './escape.ts';
+import { BASELINE_FORMAT, ConformanceReport } from './schema.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** Broken in the fake: a MUST rule and a SHOULD rule, each carried by one scenario that proves only it. */
+const MUST_FAULT = 'PLAN-NAME-MIN-LENGTH';
+const SHOULD_FAULT = 'FEAT-DUPLICATE-ID';
+/** Passes against that fake. */
+const PASSING = 'REF-UNKNOWN-PROGRAM';
+/** Needs `exclusive-tenant`, which the test's profile leaves out: skipped with the reason. */
+const SKIPPED = 'PLAN-AUTO-ENABLE';
+const BROWSERS = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
+
+let fake: FakeServer;
+let dir: string;
+let profile: string;
+
+beforeAll(async () => {
+  fake = await createFakeServer({ faults: [MUST_FAULT, SHOULD_FAULT] });
+  dir = mkdtempSync(join(tmpdir(), 'conformance-cli-'));
+  profile = join(dir, 'profile.json');
+  writeFileSync(profile, JSON.stringify({ readOnly: false, capabilities: ['control-plane', 'paid-attach'] }));
+});
+afterAll(async () => {
+  await fake?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+interface Ran {
+  readonly code: number | null;
+  readonly out: string;
+}
+
+/** The environment of a vendor's CI: the target and key, CI=true, none of this vitest worker's own variables. */
+function cliEnv(): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(VITEST|TEST$|NODE_OPTIONS$|BASE_URL$|API_KEY$|OTHER_TENANT_API_KEY$|CONFORMANCE_|REPORT_DIR$)/.test(k)));
+  return { ...env, CI: 'true', BASE_URL: fake.url, API_KEY: fake.apiKey, CONFORMANCE_PROFILE: profile };
+}
+
+const CLI = [process.execPath, '--import', 'tsx', join(ROOT, 'suites/cli.ts')] as const;
+
+function cli(...args: string[]): Promise<Ran> {
+  return new Promise((resolve) => {
+    execFile(CLI[0], [...CLI.slice(1), ...args], { cwd: ROOT, env: cliEnv(), maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, out: `${stdout}${stderr}` });
+    });
+  });
+}
+
+function read(path: string): ConformanceReport {
+  return ConformanceReport.parse(JSON.parse(readFileSync(path, 'utf8')));
+}
+
+function quote(rule: string): string {
+  return ruleById.get(rule)!.quote;
+}
+
+describe('a run against a fake with two faults', () => {
+  let ran: Ran;
+  let report: ConformanceReport;
+  const full = () => join(dir, 'full');
+
+  beforeAll(async () => {
+    ran = await cli('run', '--only', MUST_FAULT, SHOULD_FAULT, PASSING, SKIPPED, '--report-dir', full());
+    report = read(join(full(), 'report.json'));
+  }, 180_000);
+
+  it('exits 1 and names both broken rules, each with its message and the command that re-runs it', () => {
+    expect(ran.code, ran.out).toBe(1);
+    expect(report.complete).toBe(true);
+    expect(report.rules[MUST_FAULT]).toMatchObject({ status: 'FAIL', level: 'MUST', quote: quote(MUST_FAULT) });
+    expect(report.rules[SHOULD_FAULT]).toMatchObject({ status: 'FAIL', level: 'SHOULD', quote: quote(SHOULD_FAULT) });
+    expect(report.rules[PASSING]?.status).toBe('PASS');
+    expect(report.rules[SKIPPED]).toMatchObject({ status: 'SKIP', reason: expect.stringContaining('needs the tenant to itself') });
+    expect(report.counts.mustFailures).toBe(1);
+    for (const rule of [MUST_FAULT, SHOULD_FAULT]) {
+      expect(ran.out).toMatch(new RegExp(`^  ${rule} \\[FAIL (MUST|SHOULD)\\] (plans|features)\\.create: expected an error, got 200 .+$`, 'm'));
+      expect(ran.out).toContain(`re-run: npx tsx suites/cli.ts run --only ${rule} --seed 424242`);
+    }
+    expect(ran.out).not.toContain(fake.apiKey);
+  });
+
+  it('writes a curl per failure that replays the request with the key as $API_KEY', () => {
+    const curl = report.rules[MUST_FAULT]?.scenarios[0]?.exchanges?.at(-1)?.curl;
+    expect(curl).toMatch(/^curl -sS -X POST '.*\/v1\/plans\.create' -H "authorization: Bearer \$API_KEY" .*--data-raw '\{.*"name":""\}'$/);
+    for (const file of ['report.json', 'report.html', 'summary.md', 'junit.xml']) expect(readFileSync(join(full(), file), 'utf8')).not.toContain(fake.apiKey);
+  });
+
+  it('summary.md gives the counts and both broken rules with their sentences and curls', () => {
+    const md = readFileSync(join(full(), 'summary.md'), 'utf8');
+    expect(md).toMatch(/^# Conformance: FAILED$/m);
+    const { PASS, FAIL, BLOCKED, SKIP, ERROR } = report.counts.rules;
+    expect([FAIL, SKIP]).toEqual([2, 1]);
+    expect(md).toContain(`| **Total** | ${PASS} | ${FAIL} | ${BLOCKED} | ${SKIP} | ${ERROR} |`);
+    expect(md).toMatch(new RegExp(`## Failing MUST rules\\n\\n### \`${MUST_FAULT}\` FAIL MUST`));
+    for (const rule of [MUST_FAULT, SHOULD_FAULT]) {
+      expect(md).toContain(`> ${escapeMarkdown(quote(rule))}`);
+      expect(md).toContain(report.rules[rule]!.scenarios[0]!.exchanges!.at(-1)!.curl);
+    }
+  });
+
+  it('junit.xml is well-formed, groups rules by area, carries the run properties and the skip reason', () => {
+    const xml = readFileSync(join(full(), 'junit.xml'), 'utf8');
+    expect(XMLValidator.validate(xml)).toBe(true);
+    const parsed = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => ['testsuite', 'testcase', 'property'].includes(name) }).parse(xml) as {
+      testsuites: Record<string, unknown> & { testsuite: (Record<string, unknown> & { name: string; skipped: string; properties: { property: { name: string; value: string }[] }; testcase: { name: string; failure?: { message: string }; skipped?: { message: string } }[] })[] };
+    };
+    const suites = parsed.testsuites.testsuite;
+    expect(suites.map((s) => s.name)).toEqual(['features', 'plans', 'referrals']);
+    expect(parsed.testsuites).toMatchObject({ tests: String(Object.keys(report.rules).length), failures: '2', errors: '0' });
+    expect(suites.reduce((sum, s) => sum + Number(s.skipped), 0)).toBe(1);
+    // Only the attributes Jenkins' junit-10.xsd allows, the strictest common JUnit reader.
+    const attributes = (element: Record<string, unknown>) => Object.entries(element).filter(([, v]) => typeof v === 'string').map(([k]) => k);
+    expect(attributes(parsed.testsuites).filter((a) => !['name', 'time', 'tests', 'failures', 'errors'].includes(a))).toEqual([]);
+    for (const suite of suites) expect(attributes(suite).filter((a) => !['name', 'tests', 'failures', 'errors', 'skipped', 'time', 'timestamp', 'hostname'].includes(a))).toEqual([]);
+    const properties = Object.fromEntries(suites[0]!.properties.property.map((p) => [p.name, p.value]));
+    expect(properties).toMatchObject({ seed: '424242', 'target.host': new URL(fake.url).host, 'api.version': '2.4.0', profile, 'suite.version': expect.stringMatching(/^\d+\.\d+\.\d+/) });
+    const cases = suites.flatMap((s) => s.testcase);
+    expect(cases.find((c) => c.name === `${SKIPPED} (MUST)`)?.skipped?.message).toMatch(/^SKIP: needs the tenant to itself/);
+    expect(cases.find((c) => c.name === `${MUST_FAULT} (MUST)`)?.failure?.message).toMatch(/^plans\.create: expected an error, got 200/);
+  });
+
+  it('report.html, seen in a real browser, shows the counts, the broken rules with their sentences and curls, and filters out passing rules', async (ctx) => {
+    const executablePath = BROWSERS.find((path) => existsSync(path));
+    if (executablePath === undefined) ctx.skip(`no Chromium at ${BROWSERS.join(' or ')} (install Debian's chromium package; .ci/run does)`);
+    const userDataDir = mkdtempSync(join(dir, 'browser-'));
+    const context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: executablePath!,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      viewport: { width: 1280, height: 1800 },
+    });
+    try {
+      const page = await context.newPage();
+      const requests: string[] = [];
+      page.on('request', (request) => requests.push(request.url()));
+      const url = pathToFileURL(join(full(), 'report.html')).href;
+      await page.goto(url);
+      await page.screenshot({ path: join(full(), 'report.png'), fullPage: true });
+      expect(requests, 'the page fetches nothing but itself').toEqual([url]);
+
+      expect(await page.locator('#verdict').innerText()).toBe('FAILED');
+      expect(await page.locator('#count-FAIL').innerText()).toBe('2');
+      expect(await page.locator('#count-PASS').innerText()).toBe(String(report.counts.rules.PASS));
+      expect(await page.locator('#count-SKIP').innerText()).toBe('1');
+      for (const rule of [MUST_FAULT, SHOULD_FAULT]) {
+        const failure = page.locator(`[id="failure-${rule}"]`);
+        expect(await failure.isVisible()).toBe(true);
+        expect(await failure.locator('blockquote.sentence').innerText()).toBe(quote(rule).replaceAll('`', ''));
+        expect(await failure.locator('pre.curl').first().innerText()).toBe(report.rules[rule]!.scenarios[0]!.exchanges!.at(-1)!.curl);
+      }
+
+      const visible = (status: string) => page.locator(`tr.rule[data-status="${status}"]:visible`).count();
+      expect(await visible('PASS')).toBe(report.counts.rules.PASS);
+      await page.locator('#filter-PASS').uncheck();
+      expect(await visible('PASS')).toBe(0);
+      expect(await visible('FAIL')).toBe(2);
+      const total = Object.keys(report.rules).length;
+      expect(await page.locator('#shown-count').innerText()).toBe(`${total - report.counts.rules.PASS} of ${total} rules shown`);
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+
+  // The two baseline runs touch different scenarios and namespaces, so they run side by side.
+  it.concurrent('a baseline listing one of the two makes the run exit 0 with one known failure', async () => {
+    const generated = join(dir, 'generated-baseline.json');
+    expect((await cli('baseline', '--from', join(full(), 'report.json'), '--out', generated)).code).toBe(0);
+    const written = JSON.parse(readFileSync(generated, 'utf8')) as { format: string; entries: { rule: string }[] };
+    expect(written.entries.map((e) => e.rule)).toEqual([SHOULD_FAULT, MUST_FAULT].sort());
+    const baseline = join(dir, 'baseline.json');
+    writeFileSync(baseline, JSON.stringify({ format: BASELINE_FORMAT, entries: [{ rule: MUST_FAULT, reason: 'vendor ticket 12: empty names are accepted' }] }));
+
+    const known = await cli('run', '--only', MUST_FAULT, SHOULD_FAULT, '--baseline', baseline, '--report-dir', join(dir, 'known'));
+    expect(known.code, known.out).toBe(0);
+    const report = read(join(dir, 'known', 'report.json'));
+    expect(report.counts).toMatchObject({ known: 1, mustFailures: 0, rules: { FAIL: 2 } });
+    expect(report.rules[MUST_FAULT]?.known).toEqual({ reason: 'vendor ticket 12: empty names are accepted' });
+    expect(known.out).toContain(`${MUST_FAULT} [FAIL (known) MUST]`);
+    expect(readFileSync(join(dir, 'known', 'summary.md'), 'utf8')).toContain('1 known failure(s) from the baseline do not fail the run.');
+  }, 120_000);
+
+  it.concurrent('a baseline listing a rule that passes makes the run exit 1: remove it from the baseline', async () => {
+    const baseline = join(dir, 'stale-baseline.json');
+    writeFileSync(baseline, JSON.stringify({ format: BASELINE_FORMAT, entries: [{ rule: PASSING, reason: 'was broken last month' }] }));
+    const stale = await cli('run', '--only', PASSING, '--baseline', baseline, '--report-dir', join(dir, 'stale'));
+    expect(stale.code, stale.out).toBe(1);
+    expect(stale.out).toContain(`${PASSING} is in the baseline but passes now: remove it from the baseline`);
+    expect(read(join(dir, 'stale', 'report.json')).baseline?.stale).toEqual([{ rule: PASSING, reason: 'was broken last month' }]);
+  }, 120_000);
+
+  it('--rerun-failed runs only the failing scenarios, in a report of its own, merged on request', async () => {
+    const rerun = await cli('run', '--rerun-failed', join(full(), 'report.json'), '--merge');
+    expect(rerun.code, rerun.out).toBe(1);
+    const own = read(join(full(), 'rerun', 'report.json'));
+    const scenarios = new Set(Object.values(own.rules).flatMap((r) => r.scenarios.map((s) => s.scenario)));
+    expect([...scenarios].sort()).toEqual(['features.duplicate-id', 'plans.name-min-length']);
+    expect(own.run.rerunOf).toBe(join(full(), 'report.json'));
+    const merged = read(join(full(), 'report.json'));
+    expect(merged.rules[PASSING]?.status).toBe('PASS');
+    expect(merged.rules[SKIPPED]?.status).toBe('SKIP');
+    expect(merged.rules[MUST_FAULT]?.status).toBe('FAIL');
+    expect(merged.counts.scenarios).toEqual({ pass: 1, fail: 2, error: 0, skip: 1, blocked: 0 });
+  }, 120_000);
+});
+
+describe('an interrupted run', () => {
+  it('leaves a valid report.json and junit.xml marked incomplete, and exits 2', async () => {
+    const out = join(dir, 'interrupted');
+    const child = spawn(CLI[0], [...CLI.slice(1), 'run', '--only', 'plans', '--report-dir', out], { cwd: ROOT, env: cliEnv(), stdio: 'ignore' });
+    let done = false;
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code))).finally(() => (done = true));
+    // The reporter writes a first (empty, running) report when the run starts; interrupt it then.
+    while (!existsSync(join(out, 'report.json')) && !done) await new Promise((r) => setTimeout(r, 20));
+    expect(done, 'the run ended before it could be interrupted').toBe(false);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(2);
+    const report = read(join(out, 'report.json'));
+    expect(report).toMatchObject({ complete: false, run: { result: 'interrupted' } });
+    const junit = readFileSync(join(out, 'junit.xml'), 'utf8');
+    expect(XMLValidator.validate(junit)).toBe(true);
+    expect(junit).toContain('<property name="complete" value="false"/>');
+  }, 120_000);
+});

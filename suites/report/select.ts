@@ -1,0 +1,79 @@
+/**
+ * Which scenarios a run executes: all of them, those an `--only` list names (rule IDs, areas of
+ * interface.md, scenario IDs), or those behind the FAIL and ERROR rules of a previous report
+ * (`--rerun-failed`). vitest is then given the scenario files and an exact test-name pattern.
+ */
+import { existsSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { ConformanceReport } from './schema.ts';
+
+export interface SelectableScenario {
+  readonly id: string;
+  readonly title: string;
+  readonly rules: readonly string[];
+}
+
+export interface SelectableRule {
+  readonly id: string;
+  readonly part: string;
+}
+
+export interface Selection<S extends SelectableScenario> {
+  readonly scenarios: readonly S[];
+  /** Names that are no rule, area or scenario. */
+  readonly unknown: readonly string[];
+}
+
+/** The scenarios an `--only` list names: a rule ID selects the scenarios carrying it, an area those carrying any of its rules or named after it. */
+export function selectScenarios<S extends SelectableScenario>(scenarios: readonly S[], rules: readonly SelectableRule[], only: readonly string[]): Selection<S> {
+  const chosen = new Set<S>();
+  const unknown: string[] = [];
+  for (const name of only) {
+    const areaRules = new Set(rules.filter((r) => r.part === name).map((r) => r.id));
+    // A scenario ID, a rule it carries, a part of interface.md its rules belong to, or its file's area (the ID's prefix, `envelope.…`).
+    const matching = scenarios.filter((s) => s.id === name || s.id.startsWith(`${name}.`) || s.rules.includes(name) || s.rules.some((r) => areaRules.has(r)));
+    const known = areaRules.size > 0 || rules.some((r) => r.id === name) || matching.length > 0;
+    if (!known) unknown.push(name);
+    for (const s of matching) chosen.add(s);
+  }
+  return { scenarios: scenarios.filter((s) => chosen.has(s)), unknown };
+}
+
+/** The scenarios behind a report's FAIL and ERROR rules (where those rules failed). */
+export function failedScenarioIds(report: ConformanceReport): string[] {
+  const ids = new Set<string>();
+  for (const rule of Object.values(report.rules)) {
+    if (rule.status !== 'FAIL' && rule.status !== 'ERROR') continue;
+    for (const s of rule.scenarios) if (s.status === 'FAIL' || s.status === 'ERROR') ids.add(s.scenario);
+  }
+  return [...ids].sort();
+}
+
+/** A pattern matching exactly these test names (vitest's `testNamePattern`). */
+export function exactNames(names: readonly string[]): RegExp {
+  return new RegExp(`^(?:${names.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})$`);
+}
+
+/**
+ * Scenario ID → its test file, by the suite's layout: `suites/scenarios/<part>.test.ts` registers
+ * the scenarios that `<part>.ts` exports. Scenarios found in no such module map to no file (the
+ * run then keeps every file, so nothing is missed).
+ */
+export async function scenarioFiles(scenarioDir: string, testFiles: readonly string[]): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  for (const file of testFiles) {
+    const module = join(scenarioDir, basename(file).replace(/\.test\.([jt]s)$/, '.$1'));
+    if (!existsSync(module)) continue;
+    const exported = (await import(pathToFileURL(module).href)) as Record<string, unknown>;
+    for (const value of Object.values(exported)) {
+      if (!Array.isArray(value)) continue;
+      for (const s of value) if (isScenario(s)) files.set(s.id, file);
+    }
+  }
+  return files;
+}
+
+function isScenario(value: unknown): value is SelectableScenario {
+  return typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'string' && Array.isArray((value as { rules?: unknown }).rules) && typeof (value as { run?: unknown }).run === 'function';
+}
