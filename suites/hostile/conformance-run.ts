@@ -1,16 +1,17 @@
 /**
- * Runs the conformance suite the way a user does, in a child process, against a given target, and
- * collects what the user would see: exit code, wall time, console, report.json and junit.xml.
+ * Runs the conformance suite the way a user does (`npm run conformance -- run …`, i.e. the CLI in
+ * suites/cli.ts) in a child process against a given target, and collects what the user would see:
+ * exit code, wall time, console, and every report file.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ConformanceReport } from '../framework/reporter.ts';
+import type { ConformanceReport } from '../report/schema.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const VITEST = join(ROOT, 'node_modules/vitest/vitest.mjs');
+const CLI = join(ROOT, 'suites/cli.ts');
 
 export interface ConformanceRun {
   /** null when the child had to be killed. */
@@ -19,15 +20,14 @@ export interface ConformanceRun {
   /** stdout and stderr, interleaved as they came. */
   readonly console: string;
   readonly report: ConformanceReport | undefined;
-  /** report.json as written (for secret checks on the raw text). */
-  readonly reportText: string;
-  readonly junit: string;
+  /** Every file the run wrote into its report directory (report.json, junit.xml, report.html, summary.md), by name. */
+  readonly files: Readonly<Record<string, string>>;
 }
 
 export interface ConformanceRunOptions {
   readonly env: Readonly<Record<string, string>>;
-  /** Scenario files, relative to the project root. */
-  readonly files: readonly string[];
+  /** `--only`: rule IDs, areas or scenario IDs. */
+  readonly only: readonly string[];
   /** The child is killed after this long; the run then has exit code null. */
   readonly killAfterMs: number;
 }
@@ -38,9 +38,10 @@ const INHERITED_NOT = /^(VITEST|BASE_URL$|API_KEY$|OTHER_TENANT_API_KEY$|CONFORM
 export async function runConformance(options: ConformanceRunOptions): Promise<ConformanceRun> {
   const reportDir = mkdtempSync(join(tmpdir(), 'conformance-hostile-'));
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !INHERITED_NOT.test(name)));
-  const env = { ...inherited, REPORT_DIR: reportDir, ...options.env };
+  const env = { ...inherited, ...options.env };
   const started = performance.now();
-  const child = spawn(process.execPath, [VITEST, 'run', '--project', 'conformance', ...options.files], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const args = ['--import', 'tsx', CLI, 'run', '--report-dir', reportDir, '--only', ...options.only];
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
@@ -52,16 +53,9 @@ export async function runConformance(options: ConformanceRunOptions): Promise<Co
   clearTimeout(killer);
   const wallMs = Math.round(performance.now() - started);
   try {
-    const read = (name: string) => (existsSync(join(reportDir, name)) ? readFileSync(join(reportDir, name), 'utf8') : '');
-    const reportText = read('report.json');
-    return {
-      exitCode,
-      wallMs,
-      console: output,
-      report: reportText === '' ? undefined : (JSON.parse(reportText) as ConformanceReport),
-      reportText,
-      junit: read('junit.xml'),
-    };
+    const files = Object.fromEntries(readdirSync(reportDir).map((name) => [name, readFileSync(join(reportDir, name), 'utf8')]));
+    const reportText = files['report.json'];
+    return { exitCode, wallMs, console: output, report: reportText === undefined ? undefined : (JSON.parse(reportText) as ConformanceReport), files };
   } finally {
     rmSync(reportDir, { recursive: true, force: true });
   }
