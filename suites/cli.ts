@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+/// <reference types="vitest/config" />
 /**
  * The conformance CLI (`npm run conformance -- …` here, the `besi-conformance` bin when packaged):
  *

@@ -1,6 +1,7 @@
 /** Broken variants of the envelope rules: conventions, authentication, versioning and error bodies. */
 import type { z } from 'zod';
 import type { ErrorBody, ErrorCode } from '../../spec/common.ts';
+import { constraintProvenance } from '../../spec/constraint-provenance.ts';
 import { type OperationName, operationForPath, operations } from '../../spec/operations.ts';
 import { bearerToken, parseApiVersion } from '../router.ts';
 import { DEFAULT_KEYS } from '../tenants.ts';
@@ -52,9 +53,19 @@ function inMinorUnits(preview: z.output<(typeof operations)['billing.preview_mul
 
 /**
  * A lenient server's repair of a body: each value the request schema finds outside a numeric bound
- * is clamped to it, and each value outside an enumeration replaced by its first option.
+ * is clamped to it, and each value outside an enumeration replaced by its first option; only for
+ * the constraints `documented` says (stated by interface.md on a documented operation, or not).
  */
-function clampedIntoBounds(operation: OperationName, body: unknown): unknown {
+function clampedIntoBounds(documented: boolean) {
+  return (operation: OperationName, body: unknown): unknown => {
+    const statedByDocument = (path: readonly PropertyKey[]) =>
+      operations[operation].provenance === 'documented' &&
+      constraintProvenance(operation, path.filter((segment) => typeof segment !== 'symbol')) === 'documented';
+    return clamped(operation, body, (path) => statedByDocument(path) === documented);
+  };
+}
+
+function clamped(operation: OperationName, body: unknown, repairs: (path: readonly PropertyKey[]) => boolean): unknown {
   const parsed = operations[operation].request.safeParse(body);
   if (parsed.success || typeof body !== 'object' || body === null) return body;
   const repaired = structuredClone(body) as Record<PropertyKey, unknown>;
@@ -67,12 +78,21 @@ function clampedIntoBounds(operation: OperationName, body: unknown): unknown {
           : issue.code === 'invalid_value'
             ? issue.values[0]
             : undefined;
-    if (replacement === undefined || issue.path.length === 0) continue;
+    if (replacement === undefined || issue.path.length === 0 || !repairs(issue.path)) continue;
     let parent = repaired;
     for (const segment of issue.path.slice(0, -1)) parent = parent[segment] as Record<PropertyKey, unknown>;
     parent[issue.path.at(-1)!] = replacement;
   }
   return repaired;
+}
+
+/** Successful calls of mutating operations, documented ones or setup ones, answered 201 instead of 200. */
+function answering201(documented: boolean) {
+  return (response: Response, request: Request): Response => {
+    const operation = operationForPath(new URL(request.url).pathname);
+    const mutating = operation !== undefined && Boolean(operation.mutates) && (operation.provenance === 'documented') === documented;
+    return response.status === 200 && mutating ? new Response(response.body, { status: 201, headers: response.headers }) : response;
+  };
 }
 
 export const envelopeFaults: readonly Fault[] = [
@@ -145,7 +165,17 @@ export const envelopeFaults: readonly Fault[] = [
   },
   {
     rule: 'VER-HEADER-DEFAULT',
-    breaks: 'a request without x-api-version is refused instead of being served as 2.4.0',
+    breaks: 'a request without x-api-version is served as another version: plan answers show the plan as inactive',
+    response: async (response, request) => {
+      const operation = operationForPath(new URL(request.url).pathname)?.name as OperationName | undefined;
+      if (response.status !== 200 || operation === undefined || !PLAN_ANSWERS.has(operation) || request.headers.has('x-api-version')) return response;
+      const plan = (await response.json()) as { active?: boolean };
+      return json(200, { ...plan, active: !plan.active });
+    },
+  },
+  {
+    rule: 'VER-HEADER-DEFAULT-SERVED',
+    breaks: 'a request without x-api-version is refused instead of being served with the default',
     request: (request) => (request.headers.has('x-api-version') ? request : withHeaders(request, (h) => h.set('x-api-version', 'missing'))),
   },
   {
@@ -160,14 +190,23 @@ export const envelopeFaults: readonly Fault[] = [
   },
   {
     rule: 'ERR-SUCCESS-200',
-    breaks: 'successful calls of mutating operations answer 201 Created',
-    response: (response, request) =>
-      response.status === 200 && operationForPath(new URL(request.url).pathname)?.mutates ? new Response(response.body, { status: 201, headers: response.headers }) : response,
+    breaks: 'successful calls of the documented mutating operations answer 201 Created',
+    response: answering201(true),
+  },
+  {
+    rule: 'ERR-SUCCESS-200-SETUP',
+    breaks: 'successful calls of the mutating setup operations (customers, entities, billing.attach, …) answer 201 Created',
+    response: answering201(false),
   },
   {
     rule: 'ERR-OUT-OF-BOUNDS-OR-ENUM',
-    breaks: 'a value outside a bound is clamped to it and a value outside an enumeration replaced by its first option, instead of being refused',
-    input: clampedIntoBounds,
+    breaks: 'on documented operations, a value outside a bound interface.md states is clamped to it and a value outside a stated enumeration replaced by its first option, instead of being refused',
+    input: clampedIntoBounds(true),
+  },
+  {
+    rule: 'ERR-OUT-OF-BOUNDS-REFERENCE',
+    breaks: 'a value outside a bound or enumeration taken from the reference (setup operations, fields the document does not show) is clamped or replaced instead of being refused',
+    input: clampedIntoBounds(false),
   },
   {
     rule: 'ERR-BODY-SHAPE',

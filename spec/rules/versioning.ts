@@ -16,12 +16,24 @@ export const versioningRules = [
       'The same sentence gives the header a default, so a server serves a request without it with the default (VER-HEADER-DEFAULT, DESIGN decision 4); the requirement binds clients, and the suite always sends the header.',
   },
   {
+    // The same sentence makes the header required and gives it a default, so a server may refuse a
+    // request without it (a clear 4xx) or serve it as 2.4.0; serving it differently is the violation.
     id: 'VER-HEADER-DEFAULT',
     level: 'MUST',
     provenance: 'documented',
     part: 'versioning',
     section: VERSIONING,
     quote: 'its default is `2.4.0`',
+    operations: [],
+  },
+  {
+    id: 'VER-HEADER-DEFAULT-SERVED',
+    level: 'SHOULD',
+    provenance: 'reference',
+    part: 'versioning',
+    section: VERSIONING,
+    quote: 'A request without `x-api-version` is served with a default version rather than refused (the header is optional).',
+    source: 'observed-behaviour §6',
     operations: [],
   },
   {

@@ -71,6 +71,8 @@ export interface ScenarioContext<Ops extends OperationTable, E extends z.ZodType
    * the evidence like the run's key). Throws unless the scenario declares `other-tenant` and the target has it.
    */
   readonly otherTenantKey: string;
+  /** The run's own secret key, for `client.raw` calls that send it in another form than the client does (redacted in the evidence). */
+  readonly apiKey: string;
   /** This scenario's scope of the run's namespace. */
   readonly ns: Namespace;
   readonly ledger: ScenarioLedger;
@@ -298,6 +300,7 @@ function context<Ops extends OperationTable, E extends z.ZodType, R extends stri
       if (target.otherTenantApiKey === undefined) throw new Error(`scenario ${scenario.id}: no key of another tenant here; check t.has('other-tenant') first`);
       return target.otherTenantApiKey;
     },
+    apiKey: target.apiKey,
     ns: target.ns.scope(scenario.id),
     ledger,
     fixtures,

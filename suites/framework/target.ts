@@ -33,6 +33,8 @@ export interface Target<Ops extends OperationTable, E extends z.ZodType> {
   readonly control: ControlClient | undefined;
   /** A secret key of another tenant of the target; present when the capability set has `other-tenant`. */
   readonly otherTenantApiKey: string | undefined;
+  /** The run's own key, for raw calls that send it in other forms (redacted in the evidence). */
+  readonly apiKey: string;
   readonly capabilities: CapabilitySet;
   /** The run's namespace; each scenario gets `ns.scope(scenario.id)`. */
   readonly ns: Namespace;
@@ -106,6 +108,7 @@ export async function createTarget<Ops extends OperationTable, E extends z.ZodTy
     client,
     control: capabilities.has('control-plane') ? new ControlClient(client.transport) : undefined,
     otherTenantApiKey,
+    apiKey,
     capabilities,
     ns,
     ledger,

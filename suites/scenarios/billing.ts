@@ -18,17 +18,21 @@ export const billingScenarios = [
       });
       const customer = await createCustomer(t);
 
-      const result = t.expectOk(await t.client.call('billing.attach', { customer_id: customer.id, plan_id: plan.id }));
-      expect(result.customer_id, 'billing.attach names the customer').toBe(customer.id);
-      expect(result.payment_url, 'a free plan needs no payment').toBeNull();
-      expect(result.entity_id, 'no entity was named').toBeUndefined();
+      // The answer's shape (customer_id, payment_url, …) is BILL-ATTACH-SHAPE's, checked by the client.
+      const result = t.expectOk(await t.client.call('billing.attach', { customer_id: customer.id, plan_id: plan.id }), 'BILL-ATTACH-FREE');
+      t.check('BILL-ATTACH-FREE', () => expect(result.payment_url ?? null, 'a free plan needs no payment').toBeNull());
 
-      const after = t.expectOk(await t.client.call('customers.get', { customer_id: customer.id }));
-      expect(after.subscriptions.filter((subscription) => subscription.plan_id === plan.id), 'the customer holds the plan, active').toMatchObject([
-        { status: 'active', scope: 'customer' },
-      ]);
-      expect(after.balances[messages.id], 'and its balance').toMatchObject({ granted: 100, usage: 0, remaining: 100 });
-      expect(Object.keys(after.flags), 'and its flag').toContain(flag.id);
+      const after = t.setup(await t.client.call('customers.get', { customer_id: customer.id }), ['subscriptions']);
+      t.check('BILL-ATTACH-FREE', () =>
+        expect(
+          after.subscriptions.filter((subscription) => subscription.plan_id === plan.id).map(({ status }) => status),
+          'the customer holds the plan, active',
+        ).toEqual(['active']),
+      );
+      const balance = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: messages.id, required_balance: 0 }), ['balance']);
+      t.check('BILL-ATTACH-FREE', () => expect(balance.balance, "and the plan's balance").toMatchObject({ granted: 100, usage: 0, remaining: 100 }));
+      const flagged = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: flag.id }), ['allowed']);
+      t.check('BILL-ATTACH-FREE', () => expect(flagged.allowed, "and the plan's flag").toBe(true));
     },
   ),
 
@@ -46,22 +50,23 @@ export const billingScenarios = [
       const target = await createEntity(t, customer.id, seats.id);
       const sibling = await createEntity(t, customer.id, seats.id);
 
-      const result = t.expectOk(await t.client.call('billing.attach', { customer_id: customer.id, entity_id: target.id, plan_id: addOn.id }));
-      expect(result, 'billing.attach names the customer and the entity').toMatchObject({ customer_id: customer.id, entity_id: target.id, payment_url: null });
+      t.expectOk(await t.client.call('billing.attach', { customer_id: customer.id, entity_id: target.id, plan_id: addOn.id }), 'BILL-ATTACH-ENTITY');
 
-      const entity = t.expectOk(await t.client.call('entities.get', { customer_id: customer.id, entity_id: target.id }));
-      expect(entity.subscriptions.map((subscription) => subscription.plan_id), 'the entity holds the plan').toContain(addOn.id);
-      expect(entity.balances[messages.id], "and the plan's balance").toMatchObject({ granted: 30, remaining: 30 });
+      const entity = t.setup(await t.client.call('entities.get', { customer_id: customer.id, entity_id: target.id }), ['subscriptions']);
+      t.check('BILL-ATTACH-ENTITY', () => expect(entity.subscriptions.map((subscription) => subscription.plan_id), 'the entity holds the plan').toContain(addOn.id));
 
-      const other = t.expectOk(await t.client.call('entities.get', { customer_id: customer.id, entity_id: sibling.id }));
-      expect(other.subscriptions.map((subscription) => subscription.plan_id), 'a sibling entity does not get (or inherit) the plan').not.toContain(addOn.id);
-      expect(other.balances[messages.id], "nor the plan's balance").toBeUndefined();
+      const other = t.setup(await t.client.call('entities.get', { customer_id: customer.id, entity_id: sibling.id }), ['subscriptions']);
+      t.check('BILL-ATTACH-ENTITY', () =>
+        expect(other.subscriptions.map((subscription) => subscription.plan_id), 'a sibling entity does not get (or inherit) the plan').not.toContain(addOn.id),
+      );
 
-      const owner = t.expectOk(await t.client.call('customers.get', { customer_id: customer.id }));
-      expect(
-        owner.subscriptions.filter((subscription) => subscription.plan_id === addOn.id && subscription.scope === 'customer'),
-        'the customer itself does not hold the plan',
-      ).toEqual([]);
+      const owner = t.setup(await t.client.call('customers.get', { customer_id: customer.id }), ['subscriptions']);
+      t.check('BILL-ATTACH-ENTITY', () =>
+        expect(
+          owner.subscriptions.filter((subscription) => subscription.plan_id === addOn.id && subscription.scope === 'customer'),
+          'the customer itself does not hold the plan',
+        ).toEqual([]),
+      );
     },
   ),
 ];

@@ -15,13 +15,17 @@ type CreateBody = z.input<Ops['referral_programs.create']['request']>;
 type UpdateBody = z.input<Ops['referral_programs.update']['request']>;
 type UpdateFields = Omit<UpdateBody, 'referral_program_id'>;
 
+type Rule = Parameters<T['check']>[0];
+
+const rewardBody = (t: T, featureId: string) => {
+  const id = t.ns.id('reward');
+  return { id, name: `Reward ${id}`, grants: [{ feature_id: featureId, included: 50, expiry: null }], promo_codes: [{ code: t.ns.code('PROMO'), max_uses: 100 }] };
+};
+
+/** A reward to name in programs (setup). */
 async function createReward(t: T): Promise<string> {
   const feature = await createFeature(t, 'consumable');
-  const id = t.ns.id('reward');
-  const grant = { id, name: `Reward ${id}`, grants: [{ feature_id: feature.id, included: 50, expiry: null }], promo_codes: [{ code: t.ns.code('PROMO'), max_uses: 100 }] };
-  const reward = t.expectOk(await t.client.call('rewards.create', { feature_grant: grant }));
-  expect(reward.feature_grant, 'rewards.create answers the reward as sent').toMatchObject(grant);
-  return reward.feature_grant.id;
+  return t.setup(await t.client.call('rewards.create', { feature_grant: rewardBody(t, feature.id) }), ['feature_grant']).feature_grant.id;
 }
 
 /** Three plan ids, for plan_ids (created, in case a target checks that they exist). */
@@ -29,28 +33,66 @@ async function planIds(t: T): Promise<[string, string, string]> {
   return [(await createPlan(t)).id, (await createPlan(t)).id, (await createPlan(t)).id];
 }
 
+/** A program to update (setup): it must start as sent, which REF-CREATE proves elsewhere. */
 async function createProgram(t: T, fields: Omit<CreateBody, 'id'>): Promise<ReferralProgram> {
-  const program = t.expectOk(await t.client.call('referral_programs.create', { id: t.ns.id('refprog'), ...fields }));
-  expect(program, 'referral_programs.create answers the program as sent').toMatchObject(fields);
+  const program = t.setup(await t.client.call('referral_programs.create', { id: t.ns.id('refprog'), ...fields }), ['id']);
+  t.precondition('referral_programs.create made the program as sent', () => expect(program).toMatchObject(fields));
   return program;
 }
 
-async function getProgram(t: T, id: string): Promise<ReferralProgram> {
-  return t.expectOk(await t.client.call('referral_programs.get', { referral_program_id: id }));
+/** The program's own fields, without created_at (whose presence is REF-SHAPE's). */
+function fieldsOf(program: Partial<ReferralProgram>) {
+  const { id, reward_id, redeem_on, received_by, max_redemptions, plan_ids, exclude_trial } = program;
+  return { id, reward_id, redeem_on, received_by, max_redemptions, plan_ids, exclude_trial };
 }
 
-/** Sends an update that must succeed and leave `expected`; the answer and a get both show it. */
-async function expectUpdated(t: T, body: UpdateBody, expected: ReferralProgram, why: string): Promise<void> {
-  expect(t.expectOk(await t.client.call('referral_programs.update', body)), `${why}: referral_programs.update answers the program as updated`).toEqual(expected);
-  expect(await getProgram(t, expected.id), `${why}: referral_programs.get reads the program as updated`).toEqual(expected);
+/** Which rule each part of an accepted update proves; a part left out is a precondition (another rule proves it). */
+interface UpdateRules {
+  /** That the update is accepted at all. */
+  readonly accepted?: Rule;
+  /** That the fields it gives (not null) take their new values. */
+  readonly set?: Rule;
+  /** That the fields it gives as null are removed. */
+  readonly removed?: Rule;
+  /** That the fields it does not give keep their values. */
+  readonly kept?: Rule;
 }
 
-/** Sends an update that must be refused with a 4xx and must leave `before` as it was. */
-async function expectRefused(t: T, body: Record<string, unknown>, before: ReferralProgram, why: string): Promise<void> {
+/**
+ * Sends an update that must succeed and leave `expected`; both the answer and a get show it. Each
+ * part of that is checked as its rule in `rules`: the fields given, those given as null, the others.
+ */
+async function expectUpdated(t: T, body: UpdateBody, expected: ReferralProgram, why: string, rules: UpdateRules): Promise<void> {
+  const result = await t.client.call('referral_programs.update', body);
+  const answered = rules.accepted === undefined ? t.setup(result) : t.expectOk(result, rules.accepted);
+  const read = t.setup(await t.client.call('referral_programs.get', { referral_program_id: expected.id }));
+  const want = fieldsOf(expected) as Record<string, unknown>;
+  const given = Object.keys(body).filter((key) => key !== 'referral_program_id');
+  const nulled = given.filter((key) => (body as Record<string, unknown>)[key] === null);
+  const parts: [string[], Rule | undefined, string][] = [
+    [given.filter((key) => !nulled.includes(key)), rules.set, 'takes the values given'],
+    [nulled, rules.removed, 'removes the fields given as null'],
+    [Object.keys(want).filter((key) => key !== 'id' && !given.includes(key)), rules.kept, 'keeps the fields not given'],
+  ];
+  for (const [keys, rule, what] of parts) {
+    if (keys.length === 0) continue;
+    const pick = (program: Record<string, unknown>) => Object.fromEntries(keys.map((key) => [key, program[key]]));
+    const assertion = () => {
+      expect(pick(fieldsOf(answered)), `${why}: referral_programs.update ${what}`).toEqual(pick(want));
+      expect(pick(fieldsOf(read)), `${why}: referral_programs.get reads that the update ${what}`).toEqual(pick(want));
+    };
+    if (rule === undefined) t.precondition(`${why}: the update ${what}`, assertion);
+    else t.check(rule, assertion);
+  }
+}
+
+/** Sends an update that must be refused with a 4xx (checked as `rule`) and must leave `before` as it was. */
+async function expectRefused(t: T, body: Record<string, unknown>, before: ReferralProgram, why: string, rule: Rule): Promise<void> {
   const result = await t.client.call('referral_programs.update', body as UpdateBody);
-  expect(result.ok, `${why}: the update must be refused`).toBe(false);
-  t.expectError(result);
-  expect(await getProgram(t, before.id), `${why}: the refused update must change nothing`).toEqual(before);
+  t.check(rule, () => expect(result.ok, `${why}: the update must be refused`).toBe(false));
+  t.expectError(result, { rule });
+  const after = t.setup(await t.client.call('referral_programs.get', { referral_program_id: before.id }));
+  t.check(rule, () => expect(fieldsOf(after), `${why}: the refused update must change nothing`).toEqual(fieldsOf(before)));
 }
 
 /** A program with every field set: sign-up redemption, so that plan_ids can change freely. */
@@ -66,17 +108,29 @@ export const referralsScenarios = [
       rules: ['REF-REWARD-CREATE', 'REF-REWARD-SHAPE', 'REF-CREATE', 'REF-GET', 'REF-SHAPE'],
     },
     async (t) => {
-      const rewardId = await createReward(t);
+      const feature = await createFeature(t, 'consumable');
+      const grant = rewardBody(t, feature.id);
+      const reward = t.expectOk(await t.client.call('rewards.create', { feature_grant: grant }), 'REF-REWARD-CREATE');
+      t.check('REF-REWARD-CREATE', () => expect(reward.feature_grant, 'rewards.create answers the reward as sent').toMatchObject(grant));
+      const rewardId = grant.id;
       const [plan] = await planIds(t);
-      const checkout = await createProgram(t, { reward_id: rewardId, redeem_on: 'checkout', received_by: 'all', max_redemptions: 5, plan_ids: [plan], exclude_trial: true });
-      const signUp = await createProgram(t, { reward_id: rewardId, redeem_on: 'customer_creation', received_by: 'referrer' });
-      expect(signUp, 'a program created without max_redemptions or exclude_trial has no limit and does not exclude trials').toMatchObject({ max_redemptions: null, exclude_trial: false });
-      for (const program of [checkout, signUp]) expect(await getProgram(t, program.id), `referral_programs.get reads ${program.id} as created`).toEqual(program);
+      // A program naming the reward is accepted only if the reward was kept (REF-REWARD-CREATE).
+      const create = async (fields: Omit<CreateBody, 'id'>) => t.expectOk(await t.client.call('referral_programs.create', { id: t.ns.id('refprog'), ...fields }), 'REF-REWARD-CREATE');
+      const checkout = await create({ reward_id: rewardId, redeem_on: 'checkout', received_by: 'all', max_redemptions: 5, plan_ids: [plan], exclude_trial: true });
+      const signUp = await create({ reward_id: rewardId, redeem_on: 'customer_creation', received_by: 'referrer' });
+      t.check('REF-CREATE', () => {
+        expect(fieldsOf(checkout), 'referral_programs.create answers the program as sent').toMatchObject({ reward_id: rewardId, redeem_on: 'checkout', received_by: 'all', max_redemptions: 5, plan_ids: [plan], exclude_trial: true });
+        expect(fieldsOf(signUp), 'a program created without max_redemptions or exclude_trial has no limit and does not exclude trials').toMatchObject({ max_redemptions: null, exclude_trial: false });
+      });
+      for (const program of [checkout, signUp]) {
+        const read = t.expectOk(await t.client.call('referral_programs.get', { referral_program_id: program.id }), 'REF-GET');
+        t.check('REF-GET', () => expect(fieldsOf(read), `referral_programs.get reads ${program.id} as created`).toEqual(fieldsOf(program)));
+      }
 
       const orphanId = t.ns.id('refprog');
       const orphan = await t.client.call('referral_programs.create', { id: orphanId, reward_id: t.ns.id('rewardnever'), redeem_on: 'customer_creation', received_by: 'all' });
-      t.expectError(orphan);
-      t.expectError(await t.client.call('referral_programs.get', { referral_program_id: orphanId }), { status: 404, code: 'reward_program_not_found' });
+      t.expectError(orphan, { rule: 'REF-CREATE' });
+      t.expectError(await t.client.call('referral_programs.get', { referral_program_id: orphanId }), { status: 404, code: 'reward_program_not_found', rule: 'REF-GET' });
     },
   ),
 
@@ -102,7 +156,7 @@ export const referralsScenarios = [
       ];
       for (const [why, fields] of steps) {
         program = { ...program, ...(fields as Partial<ReferralProgram>) };
-        await expectUpdated(t, { referral_program_id: program.id, ...fields }, program, why);
+        await expectUpdated(t, { referral_program_id: program.id, ...fields }, program, why, { accepted: 'REF-UPDATE-SETS-FIELDS', set: 'REF-UPDATE-SETS-FIELDS', kept: 'REF-PARTIAL-UPDATE' });
       }
     },
   ),
@@ -136,7 +190,12 @@ export const referralsScenarios = [
             if (change.redeem_on === 'checkout' && !change.plan_ids) change.plan_ids = [plans[0]];
             if ((change.redeem_on ?? model.redeem_on) === 'checkout' && change.plan_ids === null) delete change.plan_ids;
             const merged: ReferralProgram = { ...model, ...change, exclude_trial: change.exclude_trial === undefined ? model.exclude_trial : (change.exclude_trial ?? false) };
-            await expectUpdated(t, { referral_program_id: model.id, ...change }, merged, `update ${JSON.stringify(change)}`);
+            await expectUpdated(t, { referral_program_id: model.id, ...change }, merged, `update ${JSON.stringify(change)}`, {
+              accepted: 'REF-UPDATE-SETS-FIELDS',
+              set: 'REF-UPDATE-SETS-FIELDS',
+              removed: 'REF-UPDATE-NULL-REMOVES',
+              kept: 'REF-PARTIAL-UPDATE',
+            });
             model = merged;
           }
         }),
@@ -161,12 +220,15 @@ export const referralsScenarios = [
       ];
       for (const [why, fields, removed] of removals) {
         program = { ...program, ...removed };
-        await expectUpdated(t, { referral_program_id: program.id, ...fields }, program, why);
+        await expectUpdated(t, { referral_program_id: program.id, ...fields }, program, why, { accepted: 'REF-UPDATE-NULL-REMOVES', removed: 'REF-UPDATE-NULL-REMOVES' });
       }
       program = { ...program, max_redemptions: 7, plan_ids: [plans[1]], exclude_trial: true };
-      await expectUpdated(t, { referral_program_id: program.id, max_redemptions: 7, plan_ids: [plans[1]], exclude_trial: true }, program, 'setting the fields again');
+      await expectUpdated(t, { referral_program_id: program.id, max_redemptions: 7, plan_ids: [plans[1]], exclude_trial: true }, program, 'setting the fields again', {});
       program = { ...program, max_redemptions: null, plan_ids: null, exclude_trial: false };
-      await expectUpdated(t, { referral_program_id: program.id, max_redemptions: null, plan_ids: null, exclude_trial: null }, program, 'all three null at once');
+      await expectUpdated(t, { referral_program_id: program.id, max_redemptions: null, plan_ids: null, exclude_trial: null }, program, 'all three null at once', {
+        accepted: 'REF-UPDATE-NULL-REMOVES',
+        removed: 'REF-UPDATE-NULL-REMOVES',
+      });
     },
   ),
 
@@ -181,10 +243,10 @@ export const referralsScenarios = [
       let program = await fullProgram(t, await createReward(t), plans);
       for (const max_redemptions of [1, Number.MAX_SAFE_INTEGER, 2]) {
         program = { ...program, max_redemptions };
-        await expectUpdated(t, { referral_program_id: program.id, max_redemptions }, program, `max_redemptions ${max_redemptions}`);
+        await expectUpdated(t, { referral_program_id: program.id, max_redemptions }, program, `max_redemptions ${max_redemptions}`, { accepted: 'REF-MAX-REDEMPTIONS-BOUNDS', set: 'REF-MAX-REDEMPTIONS-BOUNDS' });
       }
       for (const max_redemptions of [0, -1, Number.MAX_SAFE_INTEGER + 1, 2 ** 60, 1.5]) {
-        await expectRefused(t, { referral_program_id: program.id, max_redemptions }, program, `max_redemptions ${max_redemptions}`);
+        await expectRefused(t, { referral_program_id: program.id, max_redemptions }, program, `max_redemptions ${max_redemptions}`, 'REF-MAX-REDEMPTIONS-BOUNDS');
       }
     },
   ),
@@ -198,13 +260,13 @@ export const referralsScenarios = [
     async (t) => {
       const plans = await planIds(t);
       let program = await fullProgram(t, await createReward(t), plans);
-      await expectRefused(t, { referral_program_id: program.id, plan_ids: [] }, program, 'plan_ids []');
-      for (const ids of [[plans[1]], [plans[0], plans[1], plans[2]]]) {
-        program = { ...program, plan_ids: ids };
-        await expectUpdated(t, { referral_program_id: program.id, plan_ids: ids }, program, `plan_ids ${JSON.stringify(ids)}`);
+      await expectRefused(t, { referral_program_id: program.id, plan_ids: [] }, program, 'plan_ids []', 'REF-PLAN-IDS-MIN-ONE');
+      for (const [ids, rule] of [[[plans[1]], 'REF-PLAN-IDS-MIN-ONE'], [[plans[0], plans[1], plans[2]], 'REF-PLAN-IDS-UNIQUE']] as const) {
+        program = { ...program, plan_ids: [...ids] };
+        await expectUpdated(t, { referral_program_id: program.id, plan_ids: [...ids] }, program, `plan_ids ${JSON.stringify(ids)}`, { accepted: rule });
       }
       for (const ids of [[plans[0], plans[0]], [plans[0], plans[1], plans[0]]]) {
-        await expectRefused(t, { referral_program_id: program.id, plan_ids: ids }, program, `plan_ids ${JSON.stringify(ids)}`);
+        await expectRefused(t, { referral_program_id: program.id, plan_ids: ids }, program, `plan_ids ${JSON.stringify(ids)}`, 'REF-PLAN-IDS-UNIQUE');
       }
     },
   ),
@@ -218,22 +280,23 @@ export const referralsScenarios = [
     async (t) => {
       const plans = await planIds(t);
       let program = await fullProgram(t, await createReward(t), plans);
-      await expectRefused(t, { received_by: 'all' }, program, 'no referral_program_id');
-      await expectRefused(t, { referral_program_id: '', received_by: 'all' }, program, 'an empty referral_program_id');
-      await expectRefused(t, { referral_program_id: program.id, reward_id: '' }, program, 'an empty reward_id');
-      for (const redeem_on of ['signup', 'Checkout', '']) {
-        await expectRefused(t, { referral_program_id: program.id, redeem_on, plan_ids: [plans[0]] }, program, `redeem_on ${JSON.stringify(redeem_on)}`);
-      }
-      for (const received_by of ['referee', 'both', 'ALL']) {
-        await expectRefused(t, { referral_program_id: program.id, received_by }, program, `received_by ${JSON.stringify(received_by)}`);
-      }
+      // The nearest valid requests first: the same updates with the ID and values right are accepted.
       for (const redeem_on of ['checkout', 'customer_creation'] as const) {
         program = { ...program, redeem_on, plan_ids: [plans[0]] };
-        await expectUpdated(t, { referral_program_id: program.id, redeem_on, plan_ids: [plans[0]] }, program, `redeem_on ${redeem_on}`);
+        await expectUpdated(t, { referral_program_id: program.id, redeem_on, plan_ids: [plans[0]] }, program, `redeem_on ${redeem_on}`, { accepted: 'REF-REDEEM-ON-ENUM' });
       }
       for (const received_by of ['all', 'referrer'] as const) {
         program = { ...program, received_by };
-        await expectUpdated(t, { referral_program_id: program.id, received_by }, program, `received_by ${received_by}`);
+        await expectUpdated(t, { referral_program_id: program.id, received_by }, program, `received_by ${received_by}`, { accepted: 'REF-RECEIVED-BY-ENUM' });
+      }
+      await expectRefused(t, { received_by: 'all' }, program, 'no referral_program_id', 'REF-UPDATE-REQUIRED-ID');
+      await expectRefused(t, { referral_program_id: '', received_by: 'all' }, program, 'an empty referral_program_id', 'REF-PROGRAM-ID-MIN-LENGTH');
+      await expectRefused(t, { referral_program_id: program.id, reward_id: '' }, program, 'an empty reward_id', 'REF-REWARD-ID-MIN-LENGTH');
+      for (const redeem_on of ['signup', 'Checkout', '']) {
+        await expectRefused(t, { referral_program_id: program.id, redeem_on, plan_ids: [plans[0]] }, program, `redeem_on ${JSON.stringify(redeem_on)}`, 'REF-REDEEM-ON-ENUM');
+      }
+      for (const received_by of ['referee', 'both', 'ALL']) {
+        await expectRefused(t, { referral_program_id: program.id, received_by }, program, `received_by ${JSON.stringify(received_by)}`, 'REF-RECEIVED-BY-ENUM');
       }
     },
   ),
@@ -248,13 +311,14 @@ export const referralsScenarios = [
       const [plan] = await planIds(t);
       const rewardId = await createReward(t);
       let program = await createProgram(t, { reward_id: rewardId, redeem_on: 'customer_creation', received_by: 'all', max_redemptions: 3 });
-      await expectRefused(t, { referral_program_id: program.id, redeem_on: 'checkout' }, program, 'redeem_on checkout on a program without plans');
-      await expectRefused(t, { referral_program_id: program.id, redeem_on: 'checkout', plan_ids: null }, program, 'redeem_on checkout with plan_ids null');
+      const rule = 'REF-UPDATE-CHECKOUT-NEEDS-PLANS';
+      await expectRefused(t, { referral_program_id: program.id, redeem_on: 'checkout' }, program, 'redeem_on checkout on a program without plans', rule);
+      await expectRefused(t, { referral_program_id: program.id, redeem_on: 'checkout', plan_ids: null }, program, 'redeem_on checkout with plan_ids null', rule);
       program = { ...program, redeem_on: 'checkout', plan_ids: [plan] };
-      await expectUpdated(t, { referral_program_id: program.id, redeem_on: 'checkout', plan_ids: [plan] }, program, 'redeem_on checkout with a plan');
-      await expectRefused(t, { referral_program_id: program.id, plan_ids: null }, program, 'removing the plans of a checkout program');
+      await expectUpdated(t, { referral_program_id: program.id, redeem_on: 'checkout', plan_ids: [plan] }, program, 'redeem_on checkout with a plan', { accepted: rule });
+      await expectRefused(t, { referral_program_id: program.id, plan_ids: null }, program, 'removing the plans of a checkout program', rule);
       program = { ...program, redeem_on: 'customer_creation', plan_ids: null };
-      await expectUpdated(t, { referral_program_id: program.id, redeem_on: 'customer_creation', plan_ids: null }, program, 'back to customer_creation without plans');
+      await expectUpdated(t, { referral_program_id: program.id, redeem_on: 'customer_creation', plan_ids: null }, program, 'back to customer_creation without plans', { accepted: rule });
     },
   ),
 
@@ -265,10 +329,13 @@ export const referralsScenarios = [
       rules: ['REF-UNKNOWN-PROGRAM'],
     },
     async (t) => {
+      // The nearest valid request: the same update of a program that exists is accepted.
+      const program = await fullProgram(t, await createReward(t), await planIds(t));
+      t.setup(await t.client.call('referral_programs.update', { referral_program_id: program.id, max_redemptions: 3 }));
       const unknown = t.ns.id('refprognever');
       t.expectError(await t.client.call('referral_programs.update', { referral_program_id: unknown, max_redemptions: 3 }), { status: 404, code: 'reward_program_not_found' });
       const after = await t.client.call('referral_programs.get', { referral_program_id: unknown });
-      expect(after.ok, 'the refused update must not have created the program').toBe(false);
+      t.check('REF-UNKNOWN-PROGRAM', () => expect(after.ok, 'the refused update must not have created the program').toBe(false));
     },
   ),
 ];
