@@ -346,7 +346,7 @@ async function attemptOnce(
 async function readCapped(status: number, headers: Readonly<Record<string, string>>, body: Dispatcher.ResponseData['body'], max: number): Promise<string> {
   const declared = headers['content-length'] === undefined ? undefined : Number(headers['content-length']);
   if (declared !== undefined && declared > max) {
-    body.destroy();
+    discard(body);
     throw new BodyTooLarge(status, headers, max, declared);
   }
   const chunks: Buffer[] = [];
@@ -355,12 +355,18 @@ async function readCapped(status: number, headers: Readonly<Record<string, strin
     const buffer = chunk as Buffer;
     length += buffer.length;
     if (length > max) {
-      body.destroy();
+      discard(body);
       throw new BodyTooLarge(status, headers, max, undefined);
     }
     chunks.push(buffer);
   }
   return Buffer.concat(chunks, length).toString('utf8');
+}
+
+/** Stops reading a body and drops its connection; the stream's own "aborted" error is expected, not a failure. */
+function discard(body: Dispatcher.ResponseData['body']): void {
+  body.on('error', () => {});
+  body.destroy();
 }
 
 export function parseBody(text: string): { body: unknown; isJson: boolean } {
