@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DEFAULT_TEST_SEED } from '../../fixtures/random.ts';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, loadProfile, PROFILES_DIR } from './config.ts';
+import { checkLiveKey, ConfigError, loadConfig, loadProfile, PROFILES_DIR, secretsOf } from './config.ts';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -123,6 +123,88 @@ describe('loadConfig', () => {
 
   it('requires API_KEY when a target is given', () => {
     expect(configError(() => loadConfig({ env: { BASE_URL: 'http://t.example' }, cwd: workdir() }))).toMatch(/API_KEY: required when a target is given/);
+  });
+});
+
+describe('BASE_URL', () => {
+  it('refuses a query string, a fragment or credentials: every call appends /v1/<operation> to it', () => {
+    for (const url of ['https://t.example/api?tenant=1', 'https://t.example/api?', 'https://t.example/#v1', 'https://user:pw@t.example']) {
+      expect(configError(() => loadConfig({ env: { BASE_URL: url, API_KEY: 'k' }, cwd: workdir() })), url).toMatch(/^invalid conformance configuration:\n {2}- BASE_URL: must (not have a query string or fragment|not carry credentials)/);
+    }
+    const fromFile = workdir({ 'conformance.config.json': { baseUrl: 'https://t.example/?x=1' } });
+    expect(configError(() => loadConfig({ env: { API_KEY: 'k' }, cwd: fromFile }))).toMatch(/key "baseUrl": must not have a query string/);
+  });
+
+  it('accepts plain http:// to a remote host with a warning, and to this machine without one', () => {
+    const remote = loadConfig({ env: { BASE_URL: 'http://billing.example.com/api', API_KEY: 'k' }, cwd: workdir() });
+    expect(remote.baseUrl).toBe('http://billing.example.com/api');
+    expect(remote.warnings).toEqual([expect.stringMatching(/BASE_URL http:\/\/billing\.example\.com\/api is plain http:\/\/ to a host that is not this machine/)]);
+    for (const url of ['http://127.0.0.1:3000', 'http://localhost:8080', 'http://[::1]:80', 'http://api.localhost', 'https://billing.example.com']) {
+      expect(loadConfig({ env: { BASE_URL: url, API_KEY: 'k' }, cwd: workdir() }).warnings, url).toEqual([]);
+    }
+  });
+});
+
+describe('run limits', () => {
+  it('has defaults that end a dead run in about 30 s and outlast a 54 s Retry-After, and reads each from the environment or the file', () => {
+    const cwd = workdir();
+    expect(loadConfig({ env: {}, cwd })).toMatchObject({ runTimeoutMs: 1_200_000, maxNetworkFailures: 3, maxBodyBytes: 1_048_576, retryBudgetMs: 90_000, allowLive: false });
+    const env = { CONFORMANCE_RUN_TIMEOUT_MS: '60000', CONFORMANCE_MAX_NETWORK_FAILURES: '5', CONFORMANCE_MAX_BODY_BYTES: '2048', CONFORMANCE_RETRY_BUDGET_MS: '0' };
+    expect(loadConfig({ env, cwd })).toMatchObject({ runTimeoutMs: 60_000, maxNetworkFailures: 5, maxBodyBytes: 2048, retryBudgetMs: 0 });
+    const fromFile = workdir({ 'conformance.config.json': { runTimeoutMs: 1000, maxNetworkFailures: 1, maxBodyBytes: 10, retryBudgetMs: 5 } });
+    expect(loadConfig({ env: {}, cwd: fromFile })).toMatchObject({ runTimeoutMs: 1000, maxNetworkFailures: 1, maxBodyBytes: 10, retryBudgetMs: 5 });
+    expect(configError(() => loadConfig({ env: { CONFORMANCE_MAX_NETWORK_FAILURES: '0' }, cwd }))).toMatch(/CONFORMANCE_MAX_NETWORK_FAILURES/);
+  });
+});
+
+describe('live keys (DESIGN.md decision 9)', () => {
+  const LIVE = 'am_sk_live_Zb8Nc3Vx1Lk5Jh7Gf9Dp2Sa4Mq6Wr0Et';
+  const target = { BASE_URL: 'https://billing.example.com', API_KEY: LIVE };
+  const mutatingLive = { 'live.json': { readOnly: false, allowLiveMutations: true, capabilities: [] } };
+
+  it('refuses a live key with a mutating profile, saying how to fix it, as a live-key failure', () => {
+    const config = loadConfig({ env: target, cwd: workdir() });
+    const check = checkLiveKey(config);
+    expect(check).toMatchObject({ ok: false, kind: 'live-key' });
+    expect(check.ok ? '' : check.message).toMatch(/API_KEY is a live key \(am_sk_live_…\).*refused.*am_sk_test_.*read-only.*--allow-live \(CONFORMANCE_ALLOW_LIVE=1\)/);
+    expect(check.ok ? '' : check.message).not.toContain(LIVE.slice(11));
+    // The flag alone is not consent for a profile that says nothing about live data: it is still refused without the flag.
+    expect(checkLiveKey(loadConfig({ env: { ...target, CONFORMANCE_PROFILE: './live.json' }, cwd: workdir(mutatingLive) }))).toMatchObject({ ok: false, kind: 'live-key' });
+  });
+
+  it('with --allow-live, runs read-only and warns, unless the profile allows live mutations (a louder warning)', () => {
+    const allowed = loadConfig({ env: { ...target, CONFORMANCE_ALLOW_LIVE: '1' }, cwd: workdir() });
+    expect(allowed.profile.readOnly).toBe(true);
+    expect(checkLiveKey(allowed)).toMatchObject({ ok: true, warning: expect.stringMatching(/^WARNING: API_KEY is a live key.*READ-ONLY/) });
+    expect(allowed.warnings).toEqual([expect.stringMatching(/READ-ONLY/)]);
+
+    const mutating = loadConfig({ env: { ...target, CONFORMANCE_ALLOW_LIVE: 'true', CONFORMANCE_PROFILE: './live.json' }, cwd: workdir(mutatingLive) });
+    expect(mutating.profile.readOnly).toBe(false);
+    expect(mutating.warnings).toEqual([expect.stringMatching(/^WARNING: .*WILL CREATE AND CHANGE DATA in the production environment of https:\/\/billing\.example\.com/)]);
+  });
+
+  it('runs a read-only profile with a live key without the flag, with a warning', () => {
+    const config = loadConfig({ env: { ...target, CONFORMANCE_PROFILE: 'read-only.example' }, cwd: workdir() });
+    expect(checkLiveKey(config)).toMatchObject({ ok: true, warning: expect.stringMatching(/READ-ONLY/) });
+  });
+
+  it('leaves test keys, and runs against the embedded fake, alone', () => {
+    expect(checkLiveKey(loadConfig({ env: { ...target, API_KEY: 'am_sk_test_x' }, cwd: workdir() }))).toEqual({ ok: true });
+    expect(checkLiveKey(loadConfig({ env: { API_KEY: LIVE }, cwd: workdir() }))).toEqual({ ok: true });
+  });
+
+  it('takes consent from the environment only, never from a committed file', () => {
+    const cwd = workdir({ 'conformance.config.json': { allowLive: true } });
+    expect(configError(() => loadConfig({ env: target, cwd }))).toMatch(/key "allowLive": the key is read from CONFORMANCE_ALLOW_LIVE only/);
+    expect(configError(() => loadConfig({ env: { ...target, CONFORMANCE_ALLOW_LIVE: 'maybe' }, cwd: workdir() }))).toMatch(/CONFORMANCE_ALLOW_LIVE/);
+  });
+});
+
+describe('secretsOf', () => {
+  it('lists every key the configuration holds, for redaction', () => {
+    const config = loadConfig({ env: { BASE_URL: 'https://t.example', API_KEY: 'am_sk_test_a', OTHER_TENANT_API_KEY: 'am_sk_live_b' }, cwd: workdir() });
+    expect(secretsOf(config)).toEqual(['am_sk_test_a', 'am_sk_live_b']);
+    expect(secretsOf(loadConfig({ env: {}, cwd: workdir() }))).toEqual([]);
   });
 });
 

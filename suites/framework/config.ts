@@ -55,6 +55,11 @@ export const Profile = z.strictObject({
   description: z.string().optional(),
   /** A read-only run executes only scenarios that declare `mutates: false`, against pre-provisioned data. */
   readOnly: z.boolean().default(false),
+  /**
+   * With a live key (`am_sk_live_…`) and --allow-live, a run is read-only unless its profile says
+   * this: the profile is meant for mutating a live environment (DESIGN.md decision 9).
+   */
+  allowLiveMutations: z.boolean().optional(),
   /** What the run may use on the target. Leave `control-plane` out for a shared deployment: `reset` wipes the key's whole tenant. */
   capabilities: z.array(ProfileCapability).default([]),
   fixtures: Fixtures.default({}),
@@ -62,7 +67,12 @@ export const Profile = z.strictObject({
 export type Profile = z.infer<typeof Profile>;
 
 const fields = {
-  baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
+  baseUrl: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+    // Every call appends /v1/<operation> to it: a query or fragment would swallow that path, and
+    // credentials in it would be written into every report.
+    .refine((url) => !url.includes('?') && !url.includes('#'), 'must not have a query string or fragment (every call appends /v1/<operation> to it)')
+    .refine((url) => new URL(url).username === '' && new URL(url).password === '', 'must not carry credentials (give the key in API_KEY)'),
   apiKey: z.string().min(1),
   otherTenantApiKey: z.string().min(1),
   apiVersion: z.string().min(1),
@@ -71,17 +81,28 @@ const fields = {
   timeoutMs: z.int().positive(),
   namespacePrefix: z.string().regex(/^[a-zA-Z0-9]{1,16}$/, 'must be 1 to 16 letters or digits'),
   reportDir: z.string().min(1),
+  runTimeoutMs: z.int().positive(),
+  maxNetworkFailures: z.int().positive(),
+  maxBodyBytes: z.int().positive(),
+  retryBudgetMs: z.int().min(0),
+  allowLive: z.enum(['1', 'true', 'yes', '0', 'false', 'no']).transform((v) => ['1', 'true', 'yes'].includes(v)),
 };
 type Fields = { [K in keyof typeof fields]: z.output<(typeof fields)[K]> };
 
-/** Settings that are secrets: read from the environment only, never from a file. */
+/** Settings that are secrets: read from the environment only, never from a file, and redacted from every output. */
 const SECRET_SETTINGS = ['apiKey', 'otherTenantApiKey'] as const;
 
 /**
- * The config file: any subset of the settings except the keys, and nothing else (a misspelt key is an
- * error). The API keys come from the environment only, so a config file can be committed safely.
+ * Settings read from the environment (or the CLI) only: the secrets, and consent to run with a live
+ * key, which a committed file must never give silently.
  */
-export const ConfigFile = z.strictObject(fields).omit({ apiKey: true, otherTenantApiKey: true }).partial();
+const ENV_ONLY_SETTINGS = [...SECRET_SETTINGS, 'allowLive'] as const;
+
+/**
+ * The config file: any subset of the settings except the keys and `allowLive`, and nothing else (a
+ * misspelt key is an error). The API keys come from the environment only, so a config file can be committed safely.
+ */
+export const ConfigFile = z.strictObject(fields).omit({ apiKey: true, otherTenantApiKey: true, allowLive: true }).partial();
 export type ConfigFile = z.infer<typeof ConfigFile>;
 
 export const ENV_VARS = {
@@ -94,6 +115,11 @@ export const ENV_VARS = {
   timeoutMs: 'CONFORMANCE_TIMEOUT_MS',
   namespacePrefix: 'CONFORMANCE_NAMESPACE_PREFIX',
   reportDir: 'REPORT_DIR',
+  runTimeoutMs: 'CONFORMANCE_RUN_TIMEOUT_MS',
+  maxNetworkFailures: 'CONFORMANCE_MAX_NETWORK_FAILURES',
+  maxBodyBytes: 'CONFORMANCE_MAX_BODY_BYTES',
+  retryBudgetMs: 'CONFORMANCE_RETRY_BUDGET_MS',
+  allowLive: 'CONFORMANCE_ALLOW_LIVE',
 } as const satisfies Record<keyof Fields, string>;
 
 const DEFAULTS = {
@@ -102,7 +128,18 @@ const DEFAULTS = {
   timeoutMs: 10_000,
   namespacePrefix: 'conf',
   reportDir: 'reports',
+  // A full run against a rate-limited deployment takes minutes; a run past this is stuck.
+  runTimeoutMs: 20 * 60_000,
+  // With the 10 s timeout, a target that stops answering ends the run within about 30 s.
+  maxNetworkFailures: 3,
+  maxBodyBytes: 1024 * 1024,
+  // A reference deployment answers retry-after: 54 to its 31st attach in a minute; setup calls must outlast that.
+  retryBudgetMs: 90_000,
+  allowLive: false,
 } satisfies Partial<Fields>;
+
+/** The prefix of a key of a live (production) environment (DESIGN.md decision 6). */
+export const LIVE_KEY_PREFIX = 'am_sk_live_';
 
 export interface ResolvedProfile extends Profile {
   /** The name given (`default`) or the path given. */
@@ -128,9 +165,25 @@ export interface ConformanceConfig {
   readonly namespacePrefix: string;
   /** Absolute. */
   readonly reportDir: string;
+  /**
+   * The profile in effect. With a live API key and `allowLive`, it is made read-only unless it sets
+   * `allowLiveMutations` (see checkLiveKey).
+   */
   readonly profile: ResolvedProfile;
   /** The config file that was read, if any. */
   readonly configFile: string | undefined;
+  /** Nothing is sent after this long from the start of the run. */
+  readonly runTimeoutMs: number;
+  /** After this many requests in a row the target left unserved, the run sends nothing more. */
+  readonly maxNetworkFailures: number;
+  /** Response bodies longer than this are cut at it and the request ends in an ERROR. */
+  readonly maxBodyBytes: number;
+  /** How long a request may wait in all for 429/503 retries (Retry-After honoured up to this). */
+  readonly retryBudgetMs: number;
+  /** CONFORMANCE_ALLOW_LIVE (or --allow-live): the user accepts a run with a live key. */
+  readonly allowLive: boolean;
+  /** Things the user must see before the run starts (a live key, plain http to a remote host). */
+  readonly warnings: readonly string[];
 }
 
 export class ConfigError extends Error {
@@ -158,8 +211,12 @@ export function loadConfig({ env = process.env, cwd = process.cwd() }: LoadConfi
   // A profile path from the file is relative to the file; from the environment, to the working directory.
   const profileBase = fromEnv.profile === undefined && file.values.profile !== undefined && file.path ? dirname(file.path) : cwd;
   const seedSource = fromEnv.seed !== undefined ? 'env' : file.values.seed !== undefined ? 'file' : 'default';
-  return {
-    baseUrl: merged.baseUrl?.replace(/\/+$/, ''),
+  const baseUrl = merged.baseUrl?.replace(/\/+$/, '');
+  const loaded = loadProfile(merged.profile, profileBase);
+  const live = isLiveKey(merged.apiKey);
+  const profile = live && merged.allowLive && !loaded.allowLiveMutations ? { ...loaded, readOnly: true } : loaded;
+  const config: Omit<ConformanceConfig, 'warnings'> = {
+    baseUrl,
     apiKey: merged.apiKey,
     otherTenantApiKey: merged.otherTenantApiKey,
     apiVersion: merged.apiVersion,
@@ -168,9 +225,72 @@ export function loadConfig({ env = process.env, cwd = process.cwd() }: LoadConfi
     timeoutMs: merged.timeoutMs,
     namespacePrefix: merged.namespacePrefix,
     reportDir: resolve(cwd, merged.reportDir),
-    profile: loadProfile(merged.profile, profileBase),
+    profile,
     configFile: file.path,
+    runTimeoutMs: merged.runTimeoutMs,
+    maxNetworkFailures: merged.maxNetworkFailures,
+    maxBodyBytes: merged.maxBodyBytes,
+    retryBudgetMs: merged.retryBudgetMs,
+    allowLive: merged.allowLive,
   };
+  const liveKey = checkLiveKey(config);
+  const warnings = [
+    ...(baseUrl !== undefined && isPlainHttpToRemote(baseUrl)
+      ? [`${ENV_VARS.baseUrl} ${baseUrl} is plain http:// to a host that is not this machine: the API key travels unencrypted. Use https:// unless this network is yours.`]
+      : []),
+    ...(liveKey.ok && liveKey.warning !== undefined ? [liveKey.warning] : []),
+  ];
+  return { ...config, warnings };
+}
+
+/** Whether a key is a live (production) key. */
+export function isLiveKey(key: string | undefined): boolean {
+  return key?.startsWith(LIVE_KEY_PREFIX) ?? false;
+}
+
+export type LiveKeyCheck = { readonly ok: true; readonly warning?: string } | { readonly ok: false; readonly kind: 'live-key'; readonly message: string };
+
+/**
+ * DESIGN.md decision 9: a live key (`am_sk_live_…`) is production. A run that would change data with
+ * one is refused unless the user allows live keys (--allow-live, CONFORMANCE_ALLOW_LIVE=1); when
+ * allowed, loadConfig has already made the profile read-only unless it sets `allowLiveMutations`.
+ * Either way there is a warning. Only a target given by BASE_URL uses API_KEY, so only then does
+ * this apply. Pure: preflight and the CLI call it, and so does the run's global setup.
+ */
+export function checkLiveKey(
+  config: Pick<ConformanceConfig, 'baseUrl' | 'apiKey' | 'allowLive'> & { readonly profile: Pick<ResolvedProfile, 'name' | 'readOnly'> },
+): LiveKeyCheck {
+  if (config.baseUrl === undefined || !isLiveKey(config.apiKey)) return { ok: true };
+  const { profile } = config;
+  if (!profile.readOnly && !config.allowLive) {
+    return {
+      ok: false,
+      kind: 'live-key',
+      message:
+        `${ENV_VARS.apiKey} is a live key (${LIVE_KEY_PREFIX}…): ${config.baseUrl} is treated as production, and profile ${profile.name} changes data, ` +
+        'so the run was refused. Use a sandbox key (am_sk_test_…) for a certification run; or choose a read-only profile ' +
+        `(${ENV_VARS.profile}=read-only.example, or a copy of it); or, to run read-only against production on purpose, pass --allow-live ` +
+        `(${ENV_VARS.allowLive}=1). A mutating run with a live key also needs "allowLiveMutations": true in the profile.`,
+    };
+  }
+  return {
+    ok: true,
+    warning: profile.readOnly
+      ? `WARNING: ${ENV_VARS.apiKey} is a live key (${LIVE_KEY_PREFIX}…): ${config.baseUrl} is treated as production. The run is READ-ONLY: only scenarios that change nothing will run.`
+      : `WARNING: ${ENV_VARS.apiKey} is a live key (${LIVE_KEY_PREFIX}…) and profile ${profile.name} allows live mutations: this run WILL CREATE AND CHANGE DATA in the production environment of ${config.baseUrl}.`,
+  };
+}
+
+const LOOPBACK_HOSTS = /^(localhost|.*\.localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
+
+function isPlainHttpToRemote(baseUrl: string): boolean {
+  const url = new URL(baseUrl);
+  return url.protocol === 'http:' && !LOOPBACK_HOSTS.test(url.hostname);
+}
+
+/** Every secret the configuration holds (the API keys), for redaction. */
+export function secretsOf(config: Pick<ConformanceConfig, (typeof SECRET_SETTINGS)[number]>): string[] {
+  return SECRET_SETTINGS.map((setting) => config[setting]).filter((secret): secret is string => secret !== undefined);
 }
 
 function readConfigFile(
@@ -196,8 +316,8 @@ function readConfigFile(
     for (const issue of parsed.error.issues) {
       const keys = issue.code === 'unrecognized_keys' ? issue.keys : [issue.path.map(String).join('.')];
       for (const key of keys) {
-        const secret = SECRET_SETTINGS.find((setting) => setting === key);
-        const why = secret ? `the key is read from ${ENV_VARS[secret]} only, never from a file` : issue.code === 'unrecognized_keys' ? 'unknown key' : issue.message;
+        const envOnly = ENV_ONLY_SETTINGS.find((setting) => setting === key);
+        const why = envOnly ? `the key is read from ${ENV_VARS[envOnly]} only, never from a file` : issue.code === 'unrecognized_keys' ? 'unknown key' : issue.message;
         problems.push(`${path}: key "${key}": ${why}`);
       }
     }

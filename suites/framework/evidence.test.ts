@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EvidenceLog, REDACTED, redactSecrets, truncate, type ExchangeDraft } from './evidence.ts';
+import { createRedactor, EvidenceLog, MIN_SECRET_RUN, REDACTED, redactSecrets, truncate, type ExchangeDraft } from './evidence.ts';
 
 const SECRET = 'am_sk_test_0123456789secret';
 
@@ -34,9 +34,9 @@ describe('EvidenceLog', () => {
 
   it('redacts before truncating, so a cut cannot leave the start of the secret behind', () => {
     const log = new EvidenceLog({ secrets: [SECRET], maxBodyChars: 14 });
-    log.append(draft({ response: { status: 200, headers: {}, body: `0123456789${SECRET}` } }));
+    log.append(draft({ response: { status: 200, headers: {}, body: `ABCDEFGHIJ${SECRET}` } }));
     const body = log.entries()[0]?.response?.body;
-    expect(body).toMatch(/^0123456789\[RED… \[truncated, \d+ chars\]$/);
+    expect(body).toMatch(/^ABCDEFGHIJ\[RED… \[truncated, \d+ chars\]$/);
     expect(String(body)).not.toContain('am_s');
   });
 
@@ -65,6 +65,51 @@ describe('EvidenceLog', () => {
     const log = new EvidenceLog({ capacity: 2 });
     for (const label of ['1', '2', '3']) log.append(draft({ label }));
     expect(log.entries().map((e) => e.label)).toEqual(['2', '3']);
+  });
+});
+
+describe('redaction of parts of a secret', () => {
+  const KEY = 'am_sk_test_Q7vXk2LmP9rTz4WcY8bN3hJd6FgS1aEu5oKi0MxVyRt';
+  const OTHER = 'am_sk_live_Zb8Nc3Vx1Lk5Jh7Gf9Dp2Sa4Mq6Wr0Et';
+  const redact = createRedactor([KEY, OTHER]);
+
+  /** Every cut the reports make: the key's first n, last n, or a middle piece, for every n from MIN_SECRET_RUN. */
+  function pieces(key: string): string[] {
+    const out: string[] = [];
+    for (let n = MIN_SECRET_RUN; n <= key.length; n++) out.push(key.slice(0, n), key.slice(key.length - n), key.slice(Math.floor((key.length - n) / 2), Math.floor((key.length - n) / 2) + n));
+    return out;
+  }
+
+  it('scrubs every piece of MIN_SECRET_RUN or more characters of any secret, wherever it stands', () => {
+    for (const key of [KEY, OTHER]) {
+      for (const piece of pieces(key)) {
+        const scrubbed = redact.text(`{"message":"bad key: Bearer ${piece}… [truncated, 900 chars]"}`);
+        expect(scrubbed, piece).toContain(REDACTED);
+        // Nothing of the secret is left but what any key shares (its prefix) and at most MIN_SECRET_RUN - 1 characters.
+        for (let i = 0; i + MIN_SECRET_RUN <= key.length; i++) expect(scrubbed).not.toContain(key.slice(i, i + MIN_SECRET_RUN));
+      }
+    }
+  });
+
+  it('keeps the text around a piece, and two separate pieces are two redactions', () => {
+    expect(redact.text(`before ${KEY.slice(5, 30)} middle ${OTHER.slice(-12)} after`)).toBe(`before ${REDACTED} middle ${REDACTED} after`);
+  });
+
+  it('leaves text that shares fewer than MIN_SECRET_RUN consecutive characters with every secret', () => {
+    const near = `${KEY.slice(0, MIN_SECRET_RUN - 1)}|${KEY.slice(20, 20 + MIN_SECRET_RUN - 1)}`;
+    expect(redact.text(near)).toBe(near);
+    expect(redact.text('{"id":"plan_pro","name":"Pro"}')).toBe('{"id":"plan_pro","name":"Pro"}');
+  });
+
+  it('redacts a secret shorter than MIN_SECRET_RUN whole', () => {
+    expect(createRedactor(['s3cr']).text('a s3cr b')).toBe(`a ${REDACTED} b`);
+  });
+
+  it('scrubs a megabyte of text that repeats a cut key', () => {
+    const text = `${'x'.repeat(300)}${KEY.slice(0, 40)}`.repeat(3_000);
+    const scrubbed = redact.text(text);
+    expect(scrubbed).not.toContain(KEY.slice(0, MIN_SECRET_RUN));
+    expect(scrubbed.split(REDACTED)).toHaveLength(3_001);
   });
 });
 

@@ -2,8 +2,9 @@
  * The evidence log: every HTTP exchange the suite makes, redacted before it is stored, so a report
  * can show what a failing scenario actually sent and received.
  *
- * Secrets (the API key) are scrubbed from every string of an exchange (URL, header values, bodies,
- * error text) when it is appended; the raw key is never stored. A log can have child logs (one per
+ * Secrets (the API keys) are scrubbed from every string of an exchange (URL, header values, bodies,
+ * error text) when it is appended, before anything is cut; any run of MIN_SECRET_RUN or more of a
+ * key's characters counts, so a key quoted in part is scrubbed too. The raw key is never stored. A log can have child logs (one per
  * scenario): an exchange appended to a child is also appended to its ancestors.
  */
 
@@ -59,7 +60,17 @@ export interface Exchange {
   readonly errorBodyIssues?: readonly Issue[];
   /** Wire key → spelling the response used, for keys the document spells differently. */
   readonly spellings?: Readonly<Record<string, Spelling>>;
+  /**
+   * Set when the exchange says nothing about the interface, because the target (or the harness)
+   * failed: a TransportFailure kind when no usable answer came, else `server-error` (5xx),
+   * `rate-limited` (429/503 beyond the retry budget) or `unparseable` (a body that is not JSON).
+   * A verdict resting on such an exchange is ERROR, never FAIL (DESIGN.md decision 7).
+   */
+  readonly fault?: ExchangeFault;
 }
+
+export type ExchangeFault = 'timeout' | 'connection' | 'oversize' | 'aborted' | 'deadline' | 'circuit-open' | AnswerFault;
+export type AnswerFault = 'server-error' | 'rate-limited' | 'unparseable';
 
 export type ExchangeDraft = Omit<Exchange, 'seq'>;
 
@@ -76,6 +87,7 @@ export interface EvidenceLogOptions {
 
 export class EvidenceLog {
   readonly #secrets: readonly string[];
+  readonly #redactor: Redactor;
   readonly #maxBodyChars: number;
   readonly #capacity: number;
   readonly #parent: EvidenceLog | undefined;
@@ -84,6 +96,7 @@ export class EvidenceLog {
 
   constructor(options: EvidenceLogOptions = {}, parent?: EvidenceLog) {
     this.#secrets = options.secrets ?? [];
+    this.#redactor = createRedactor(this.#secrets);
     this.#maxBodyChars = options.maxBodyChars ?? 64 * 1024;
     this.#capacity = options.capacity ?? Number.POSITIVE_INFINITY;
     this.#parent = parent;
@@ -118,9 +131,9 @@ export class EvidenceLog {
     return [...this.#entries];
   }
 
-  /** Deep copy of `value` with every secret replaced by `[REDACTED]`, in keys and string values alike. */
+  /** Deep copy of `value` with every run of a secret's characters (see MIN_SECRET_RUN) replaced by `[REDACTED]`, in keys and string values alike. */
   redact<T>(value: T): T {
-    return redactSecrets(value, this.#secrets);
+    return this.#redactor.value(value);
   }
 
   #bounded(body: unknown): unknown {
@@ -130,19 +143,67 @@ export class EvidenceLog {
   }
 }
 
-export function redactSecrets<T>(value: T, secrets: readonly string[]): T {
-  secrets = secrets.filter((s) => s.length > 0);
-  if (secrets.length === 0) return value;
-  const scrub = (text: string): string => secrets.reduce((acc, secret) => acc.replaceAll(secret, REDACTED), text);
-  const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') return scrub(v);
-    if (Array.isArray(v)) return v.map(walk);
-    if (v !== null && typeof v === 'object') {
-      return Object.fromEntries(Object.entries(v).map(([k, inner]) => [scrub(k), walk(inner)]));
+/**
+ * Any run of at least this many consecutive characters of a secret is redacted, wherever it stands:
+ * a key cut by a truncation, or quoted in part, never survives. A secret shorter than this is redacted whole.
+ */
+export const MIN_SECRET_RUN = 8;
+/** Half of MIN_SECRET_RUN: the block size of the scan (see createRedactor). */
+const QUAD = MIN_SECRET_RUN / 2;
+
+/** Scrubs strings (and strings inside values) of every run of MIN_SECRET_RUN or more characters of any secret. */
+export interface Redactor {
+  text(text: string): string;
+  /** Deep copy with every string, keys included, scrubbed; other leaves unchanged. */
+  value<T>(value: T): T;
+}
+
+export function createRedactor(secrets: readonly string[]): Redactor {
+  const grams = new Set<string>();
+  const quads = new Set<string>();
+  const whole: string[] = [];
+  for (const secret of secrets) {
+    if (secret.length === 0) continue;
+    if (secret.length < MIN_SECRET_RUN) whole.push(secret);
+    for (let i = 0; i + MIN_SECRET_RUN <= secret.length; i++) grams.add(secret.slice(i, i + MIN_SECRET_RUN));
+    for (let i = 0; i + QUAD <= secret.length; i++) quads.add(secret.slice(i, i + QUAD));
+  }
+  if (grams.size === 0 && whole.length === 0) return { text: (t) => t, value: (v) => v };
+
+  const text = (input: string): string => {
+    // Every window of MIN_SECRET_RUN characters holds a whole QUAD-aligned block of QUAD characters,
+    // so only windows around aligned blocks that occur in a secret need looking at.
+    const starts: number[] = [];
+    for (let block = 0; block + QUAD <= input.length; block += QUAD) {
+      if (!quads.has(input.slice(block, block + QUAD))) continue;
+      for (let i = Math.max(0, block - (MIN_SECRET_RUN - QUAD), starts.length > 0 ? starts[starts.length - 1]! + 1 : 0); i <= block; i++) {
+        if (i + MIN_SECRET_RUN <= input.length && grams.has(input.slice(i, i + MIN_SECRET_RUN))) starts.push(i);
+      }
     }
+    let out = '';
+    let copiedTo = 0;
+    for (let k = 0; k < starts.length; ) {
+      const runStart = starts[k]!;
+      let runEnd = runStart + MIN_SECRET_RUN;
+      for (k++; k < starts.length && starts[k]! <= runEnd; k++) runEnd = starts[k]! + MIN_SECRET_RUN;
+      out += input.slice(copiedTo, runStart) + REDACTED;
+      copiedTo = runEnd;
+    }
+    const scrubbed = copiedTo === 0 ? input : out + input.slice(copiedTo);
+    return whole.reduce((acc, secret) => acc.replaceAll(secret, REDACTED), scrubbed);
+  };
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return text(v);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, inner]) => [text(k), walk(inner)]));
     return v;
   };
-  return walk(value) as T;
+  return { text, value: <T>(v: T) => walk(v) as T };
+}
+
+/** One-off redaction; build a Redactor once where the same secrets scrub many values. */
+export function redactSecrets<T>(value: T, secrets: readonly string[]): T {
+  return createRedactor(secrets).value(value);
 }
 
 /** `text` cut to `max` characters, saying how long it was. */

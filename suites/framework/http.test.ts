@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EvidenceLog } from './evidence.ts';
+import { RunGuard } from './guard.ts';
 import { Transport, TransportError, type TransportOptions } from './http.ts';
 import type { RetryPolicy } from './retry.ts';
 import { json, startServer, TEST_KEY, type TestServer } from './testing.ts';
@@ -217,5 +221,131 @@ describe('Transport evidence', () => {
     await base.send({ label: 'unscoped', path, body: '{}' }, passThrough);
     expect(scoped.entries().map((e) => e.label)).toEqual(['scoped']);
     expect(root.entries().map((e) => e.label)).toEqual(['scoped', 'unscoped']);
+  });
+});
+
+describe('Transport faults', () => {
+  it('marks answers that say nothing about the interface: 5xx, 429 beyond the budget, a body that is not JSON', async () => {
+    const evidence = new EvidenceLog();
+    const t = transport({ evidence, retry: false });
+    const answers: [string, (res: import('node:http').ServerResponse) => void][] = [
+      ['server-error', (res) => json(res, 502, { message: 'bad gateway', code: 'bad_gateway', env: 'sandbox' })],
+      ['rate-limited', (res) => json(res, 429, { message: 'later', code: 'rate_limit_exceeded', env: 'sandbox' })],
+      ['unparseable', (res) => json(res, 200, '<html>hello</html>')],
+      ['none', (res) => json(res, 404, { message: 'no', code: 'not_found', env: 'sandbox' })],
+      ['none', (res) => json(res, 200, { id: 'x' })],
+    ];
+    for (const [, answer] of answers) await t.send({ label: 'raw', path: scripted(answer), body: '{}' }, passThrough);
+    expect(evidence.entries().map((e) => e.fault ?? 'none')).toEqual(answers.map(([fault]) => fault));
+  });
+
+  it('marks an exchange without a usable answer with its failure kind', async () => {
+    const evidence = new EvidenceLog();
+    await transport({ evidence, timeoutMs: 50, retry: false }).send({ label: 'raw', path: scripted(() => {}), body: '{}' }, passThrough).catch(() => undefined);
+    expect(evidence.entries()[0]?.fault).toBe('timeout');
+  });
+});
+
+describe('Transport body cap', () => {
+  it('refuses a body whose content-length is over the cap without reading it, keeping the status in the evidence', async () => {
+    const path = scripted((res) => json(res, 200, 'x'.repeat(5_000), { 'content-length': '5000' }));
+    const evidence = new EvidenceLog();
+    const error = await transport({ evidence, maxBodyBytes: 1_000 }).send({ label: 'things.get', path, body: '{}' }, passThrough).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TransportError);
+    expect((error as TransportError).kind).toBe('oversize');
+    expect((error as TransportError).message).toMatch(/things\.get: the answer's body is longer than the 1000-byte cap \(CONFORMANCE_MAX_BODY_BYTES\): content-length 5000, not read/);
+    expect(evidence.entries()[0]).toMatchObject({ response: { status: 200, body: undefined }, error: expect.stringMatching(/1000-byte cap/) });
+  });
+
+  it('cuts an endless body at the cap instead of buffering it', async () => {
+    let written = 0;
+    const path = scripted((res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(16 * 1024, 'a');
+      const pump = () => {
+        while (!res.destroyed && res.write(chunk)) written += chunk.length;
+        if (!res.destroyed) res.once('drain', pump);
+      };
+      pump();
+    });
+    const error = await transport({ maxBodyBytes: 64 * 1024 }).send({ label: 'raw', path, body: '{}' }, passThrough).catch((e: unknown) => e);
+    expect((error as TransportError).kind).toBe('oversize');
+    expect((error as TransportError).message).toMatch(/reading stopped at the cap/);
+    // The server stops writing once the client hangs up: far less than it would have sent in the 5 s timeout.
+    expect(written).toBeLessThan(64 * 1024 * 1024);
+  });
+
+  it('reads a body of exactly the cap', async () => {
+    const body = JSON.stringify({ s: 'y'.repeat(90) });
+    const path = scripted((res) => json(res, 200, body));
+    const { value } = await transport({ maxBodyBytes: body.length }).send({ label: 'raw', path, body: '{}' }, (res) => ({ value: res.body }));
+    expect(value).toEqual(JSON.parse(body));
+  });
+});
+
+describe('Transport run guard', () => {
+  const never = () => {
+    /* never answer */
+  };
+
+  it('sends nothing once the deadline has passed, and never waits past it', async () => {
+    const path = scripted((res) => json(res, 200, {}));
+    const evidence = new EvidenceLog();
+    const past = new RunGuard({ deadline: Date.now() - 1, maxNetworkFailures: 3 });
+    const error = await transport({ evidence, guard: past }).send({ label: 'things.get', path, body: '{}' }, passThrough).catch((e: unknown) => e);
+    expect((error as TransportError).kind).toBe('deadline');
+    expect(evidence.entries()[0]?.error).toMatch(/^not sent: the run's deadline has passed/);
+    expect(hits.get(path)).toBeUndefined();
+
+    const stalls = scripted(never);
+    const soon = new RunGuard({ deadline: Date.now() + 200, maxNetworkFailures: 3 });
+    const timedOut = await transport({ guard: soon, timeoutMs: 30_000 }).send({ label: 'raw', path: stalls, body: '{}' }, passThrough).catch((e: unknown) => e);
+    expect((timedOut as TransportError).kind).toBe('timeout');
+    expect((timedOut as TransportError).message).toMatch(/no response within (1\d\d|200) ms/);
+  });
+
+  it('stops sending after maxNetworkFailures unserved requests in a row; a served one resets the count', async () => {
+    const guard = new RunGuard({ deadline: Date.now() + 60_000, maxNetworkFailures: 2 });
+    const t = transport({ guard, timeoutMs: 100, retry: false });
+    const stalls = scripted(never);
+    const ok = scripted((res) => json(res, 200, {}));
+    const kind = (path: string) => t.send({ label: 'raw', path, body: '{}' }, passThrough).then(() => 'answered', (e: unknown) => (e as TransportError).kind);
+
+    expect(await kind(stalls)).toBe('timeout');
+    expect(await kind(ok)).toBe('answered');
+    expect(guard.state().consecutiveFailures).toBe(0);
+    expect([await kind(stalls), await kind(stalls)]).toEqual(['timeout', 'timeout']);
+    const before = hits.get(ok);
+    const refused = await t.send({ label: 'things.get', path: ok, body: '{}' }, passThrough).catch((e: unknown) => e);
+    expect((refused as TransportError).kind).toBe('circuit-open');
+    expect((refused as TransportError).message).toMatch(/not sent: the target left 2 requests in a row unserved \(last: raw: no response within 100 ms\)/);
+    expect(hits.get(ok)).toBe(before);
+  });
+
+  it('counts a 429 that outlasts the retry budget as unserved, and an answered 500 as served', async () => {
+    const guard = new RunGuard({ deadline: Date.now() + 60_000, maxNetworkFailures: 5 });
+    const limited = scripted((res) => json(res, 429, { message: 'later', code: 'rate_limit_exceeded', env: 'sandbox' }, { 'retry-after': '3600' }));
+    const broken = scripted((res) => json(res, 500, { message: 'boom', code: 'internal_error', env: 'sandbox' }));
+    const t = transport({ guard });
+    expect((await t.send({ label: 'raw', path: limited, body: '{}' }, (res) => ({ value: res.status }))).value).toBe(429);
+    expect(guard.state()).toEqual({ consecutiveFailures: 1, lastFailure: 'raw: 429 after 1 attempt(s), beyond the retry budget' });
+    expect((await t.send({ label: 'raw', path: broken, body: '{}' }, (res) => ({ value: res.status }))).value).toBe(500);
+    expect(guard.state().consecutiveFailures).toBe(0);
+  });
+
+  it('shares the count through its state file, as the test files of one run do', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'guard-'));
+    try {
+      const stateFile = join(dir, 'state.json');
+      const first = new RunGuard({ deadline: Date.now() + 60_000, maxNetworkFailures: 2, stateFile });
+      const second = new RunGuard({ deadline: Date.now() + 60_000, maxNetworkFailures: 2, stateFile });
+      first.recordFailure('a');
+      second.recordFailure('b');
+      expect(first.refusal()).toMatchObject({ kind: 'circuit-open', message: expect.stringContaining('(last: b)') });
+      second.recordServed();
+      expect(first.refusal()).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,10 +1,24 @@
 /**
  * The HTTP layer under the typed client and the control client: one keep-alive undici Agent, the
- * standard headers, a per-attempt timeout, retries (see retry.ts) and an evidence record of every
- * exchange. It knows nothing about operations; client.ts and control-client.ts interpret answers.
+ * standard headers, a per-attempt timeout, a cap on response bodies, retries (see retry.ts), the run
+ * guard (deadline and fail-fast, see guard.ts) and an evidence record of every exchange. It knows
+ * nothing about operations; client.ts and control-client.ts interpret answers.
+ *
+ * Whatever the target does, a request ends: answered (any status, 5xx included: the caller decides
+ * what it means), or with a TransportError whose `kind` says why nothing usable came back.
  */
 import { Agent, request, type Dispatcher } from 'undici';
-import { redactSecrets, type EvidenceLog, type Exchange, type ExchangeDraft, type RetriedAttempt } from './evidence.ts';
+import {
+  createRedactor,
+  type AnswerFault,
+  type EvidenceLog,
+  type Exchange,
+  type ExchangeDraft,
+  type ExchangeFault,
+  type Redactor,
+  type RetriedAttempt,
+} from './evidence.ts';
+import type { RunGuard } from './guard.ts';
 import {
   backoffDelay,
   isConnectionReset,
@@ -22,7 +36,13 @@ export interface TransportOptions {
   readonly timeoutMs: number;
   readonly retry?: Partial<RetryPolicy> | false;
   readonly evidence: EvidenceLog;
+  /** A response body longer than this is not read past it: the request fails with kind `oversize`. Default 1 MiB. */
+  readonly maxBodyBytes?: number;
+  /** The run's deadline and fail-fast count; none: neither applies. */
+  readonly guard?: RunGuard;
 }
+
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 /** Header values override the defaults; `null` removes a default header (e.g. `authorization`). */
 export type HeaderOverrides = Readonly<Record<string, string | null>>;
@@ -52,9 +72,31 @@ export interface HttpResponse {
 /** What a caller adds to the evidence after looking at a response. */
 export type ExchangeAnnotations = Pick<ExchangeDraft, 'shapeRule' | 'schemaIssues' | 'errorBodyIssues' | 'spellings'>;
 
-export type TransportFailure = 'timeout' | 'connection' | 'aborted';
+/**
+ * Why a request ended without a usable answer. All of them are the target's or the harness's fault,
+ * never a verdict on a rule (ERROR, not FAIL).
+ * - `timeout`: no complete answer within the per-attempt timeout.
+ * - `connection`: refused, reset or dropped.
+ * - `oversize`: the answer's body is longer than `maxBodyBytes` (reading stopped at the cap).
+ * - `aborted`: the caller cancelled (scenario timeout, run cancelled).
+ * - `deadline`: not sent, the run's deadline has passed.
+ * - `circuit-open`: not sent, the target left too many requests in a row unserved.
+ */
+export type TransportFailure = Exclude<ExchangeFault, AnswerFault>;
 
-/** No response arrived. The exchange (with its error) is already in the evidence log. */
+/**
+ * What an answer's status and body say about the target rather than the interface: a 5xx, a 429/503
+ * (when it is the final answer, the retry budget is spent) or a body that is not JSON. Undefined for
+ * an answer that can be judged.
+ */
+export function answerFault(res: Pick<HttpResponse, 'status' | 'text' | 'isJson'>): AnswerFault | undefined {
+  if (RETRY_STATUSES.has(res.status)) return 'rate-limited';
+  if (res.status >= 500) return 'server-error';
+  if (res.text !== '' && !res.isJson) return 'unparseable';
+  return undefined;
+}
+
+/** No usable response arrived. The exchange (with its error) is already in the evidence log. */
 export class TransportError extends Error {
   override readonly name = 'TransportError';
   constructor(
@@ -71,6 +113,8 @@ interface Shared {
   readonly agent: Agent;
   readonly options: TransportOptions;
   readonly origin: string;
+  /** Scrubs this transport's own key, whatever secrets the evidence log was given. */
+  readonly redactor: Redactor;
 }
 
 export class Transport {
@@ -88,7 +132,12 @@ export class Transport {
       this.#signal = signal;
     } else {
       // keep-alive pool; connections idle longer than 10 s are closed (and a reset of a reused one is retried).
-      this.#shared = { agent: new Agent({ keepAliveTimeout: 10_000, connections: 16 }), options: first, origin: first.baseUrl.replace(/\/+$/, '') };
+      this.#shared = {
+        agent: new Agent({ keepAliveTimeout: 10_000, connections: 16 }),
+        options: first,
+        origin: first.baseUrl.replace(/\/+$/, ''),
+        redactor: createRedactor([first.apiKey]),
+      };
       this.#evidence = first.evidence;
       this.#signal = undefined;
     }
@@ -109,12 +158,14 @@ export class Transport {
     interpret: (res: HttpResponse) => { readonly value: T; readonly annotations?: ExchangeAnnotations },
   ): Promise<{ readonly value: T; readonly exchange: Exchange }> {
     const { options, origin, agent } = this.#shared;
+    const guard = options.guard;
     const policy = resolveRetryPolicy(req.retry ?? options.retry);
     const timeoutMs = req.timeoutMs ?? options.timeoutMs;
+    const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     const method = req.method ?? 'POST';
     const url = origin + req.path;
     const headers = buildHeaders(options, req.headers);
-    const signal = combine(req.signal, this.#signal);
+    const signals = [req.signal, this.#signal].filter((s): s is AbortSignal => s !== undefined);
     const startedAt = new Date();
     const started = policy.now();
     const retries: RetriedAttempt[] = [];
@@ -128,21 +179,32 @@ export class Transport {
       ...rest,
     });
 
-    const fail = (kind: TransportFailure, message: string, cause?: unknown): TransportError => {
-      const exchange = this.#record(draft({ error: message }));
-      return new TransportError(`${req.label}: ${message} (${method} ${url})`, kind, exchange, { cause });
+    const fail = (kind: TransportFailure, message: string, extra: { cause?: unknown; response?: ExchangeDraft['response'] } = {}): TransportError => {
+      const exchange = this.#record(draft({ error: message, fault: kind, ...(extra.response ? { response: extra.response } : {}) }));
+      if (kind === 'timeout' || kind === 'connection') guard?.recordFailure(`${req.label}: ${message}`);
+      return new TransportError(`${req.label}: ${message} (${method} ${url})`, kind, exchange, { cause: extra.cause });
     };
 
     for (let attempt = 1; ; attempt++) {
+      const refused = guard?.refusal();
+      if (refused) throw fail(refused.kind, refused.message);
+      // Never wait for an answer past the run's deadline.
+      const attemptTimeoutMs = guard ? Math.min(timeoutMs, guard.remainingMs()) : timeoutMs;
       let res: HttpResponse;
       try {
-        res = await attemptOnce(agent, { method, url, headers, body: req.body }, timeoutMs, signal);
+        res = await attemptOnce(agent, { method, url, headers, body: req.body }, { timeoutMs: attemptTimeoutMs, maxBodyBytes, signals });
       } catch (error) {
-        const failure = describeFailure(error, timeoutMs, signal);
+        if (error instanceof BodyTooLarge) {
+          guard?.recordServed();
+          throw fail('oversize', error.message, { response: { status: error.status, headers: error.headers, body: undefined } });
+        }
+        const failure = describeFailure(error, attemptTimeoutMs, signals);
         const wait = backoffDelay(policy, attempt);
-        if (!isConnectionReset(error) || !this.#mayRetry(policy, attempt, started, wait)) throw fail(failure.kind, failure.message, error);
+        if (failure.kind !== 'connection' || !isConnectionReset(error) || !this.#mayRetry(policy, attempt, started, wait)) {
+          throw fail(failure.kind, failure.message, { cause: error });
+        }
         retries.push({ error: failure.message, waitedMs: wait });
-        if (!(await this.#waited(policy, wait, signal))) throw fail('aborted', 'aborted while waiting to retry');
+        if (!(await this.#waited(policy, wait, signals))) throw fail('aborted', 'aborted while waiting to retry');
         continue;
       }
 
@@ -150,35 +212,45 @@ export class Transport {
         const wait = parseRetryAfter(res.headers['retry-after'], policy.now()) ?? backoffDelay(policy, attempt);
         if (this.#mayRetry(policy, attempt, started, wait)) {
           retries.push({ status: res.status, waitedMs: wait });
-          if (!(await this.#waited(policy, wait, signal))) throw fail('aborted', 'aborted while waiting to retry');
+          if (!(await this.#waited(policy, wait, signals))) throw fail('aborted', 'aborted while waiting to retry');
           continue;
         }
+        guard?.recordFailure(`${req.label}: ${res.status} after ${attempt} attempt(s), beyond the retry budget`);
+      } else {
+        guard?.recordServed();
       }
 
       const { value, annotations } = interpret(res);
-      const exchange = this.#record(draft({ response: { status: res.status, headers: res.headers, body: res.body }, ...annotations }));
+      const fault = answerFault(res);
+      const exchange = this.#record(draft({ response: { status: res.status, headers: res.headers, body: res.body }, ...annotations, ...(fault ? { fault } : {}) }));
       return { value, exchange };
     }
   }
 
   /** Another attempt is allowed, and waiting `wait` first stays within the total budget. */
   #mayRetry(policy: RetryPolicy, attempt: number, started: number, wait: number): boolean {
-    return attempt < policy.maxAttempts && policy.now() - started + wait <= policy.maxTotalMs;
+    const guard = this.#shared.options.guard;
+    const beforeDeadline = guard === undefined || wait < guard.remainingMs();
+    return attempt < policy.maxAttempts && policy.now() - started + wait <= policy.maxTotalMs && beforeDeadline;
   }
 
   /** Appends to the evidence log with this transport's key scrubbed, whatever secrets the log was given. */
   #record(draft: ExchangeDraft): Exchange {
-    return this.#evidence.append(redactSecrets(draft, [this.#shared.options.apiKey]));
+    return this.#evidence.append(this.#shared.redactor.value(draft));
   }
 
-  /** Sleeps before a retry; false when the caller's signal cut the wait short. */
-  async #waited(policy: RetryPolicy, ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+  /** Sleeps before a retry; false when a caller's signal cut the wait short. */
+  async #waited(policy: RetryPolicy, ms: number, signals: readonly AbortSignal[]): Promise<boolean> {
+    const aborted = () => signals.some((s) => s.aborted);
+    const linked = linkSignals(signals);
     try {
-      await policy.sleep(ms, signal);
-      return !signal?.aborted;
+      await policy.sleep(ms, linked.signal);
+      return !aborted();
     } catch (error) {
-      if (signal?.aborted) return false;
+      if (aborted()) return false;
       throw error;
+    } finally {
+      linked.unlink();
     }
   }
 
@@ -198,32 +270,103 @@ function buildHeaders(options: TransportOptions, overrides: HeaderOverrides | un
   return Object.fromEntries(Object.entries(headers).filter((e): e is [string, string] => e[1] !== null));
 }
 
-function combine(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
-  const present = signals.filter((s): s is AbortSignal => s !== undefined);
-  return present.length <= 1 ? present[0] : AbortSignal.any(present);
+/**
+ * One controller aborted by any of `signals`, with listeners removed by `unlink`. Not
+ * `AbortSignal.any`: in Node 20 a combined signal can lose its sources to garbage collection, and
+ * with them its timeout (nodejs/node#57736).
+ */
+function linkSignals(signals: readonly AbortSignal[]): { readonly controller: AbortController; readonly signal: AbortSignal; unlink(): void } {
+  const controller = new AbortController();
+  const listeners = signals.map((source) => {
+    const abort = () => controller.abort(source.reason);
+    if (source.aborted) abort();
+    else source.addEventListener('abort', abort, { once: true });
+    return () => source.removeEventListener('abort', abort);
+  });
+  return { controller, signal: controller.signal, unlink: () => listeners.forEach((remove) => remove()) };
+}
+
+/** The answer's body is longer than the cap; reading stopped there. */
+class BodyTooLarge extends Error {
+  constructor(
+    readonly status: number,
+    readonly headers: Readonly<Record<string, string>>,
+    maxBodyBytes: number,
+    declared: number | undefined,
+  ) {
+    super(
+      `the answer's body is longer than the ${maxBodyBytes}-byte cap (CONFORMANCE_MAX_BODY_BYTES)` +
+        (declared === undefined ? '; reading stopped at the cap' : `: content-length ${declared}, not read`),
+    );
+  }
+}
+
+/** The attempt's timeout fired (our own timer, so garbage collection cannot lose it). */
+class AttemptTimeout extends Error {
+  override readonly name = 'AttemptTimeout';
 }
 
 async function attemptOnce(
   agent: Dispatcher,
   req: { method: string; url: string; headers: Record<string, string>; body: string | undefined },
-  timeoutMs: number,
-  outer: AbortSignal | undefined,
+  limits: { readonly timeoutMs: number; readonly maxBodyBytes: number; readonly signals: readonly AbortSignal[] },
 ): Promise<HttpResponse> {
-  const signal = combine(AbortSignal.timeout(timeoutMs), outer);
-  const res = await request(req.url, {
-    method: req.method as Dispatcher.HttpMethod,
-    headers: req.headers,
-    body: req.body,
-    dispatcher: agent,
-    signal,
-  });
-  const text = await res.body.text();
-  const headers = Object.fromEntries(
-    Object.entries(res.headers)
-      .filter((e): e is [string, string | string[]] => e[1] !== undefined)
-      .map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v]),
-  );
-  return { status: res.statusCode, headers, text, ...parseBody(text) };
+  const linked = linkSignals(limits.signals);
+  // A timer we hold: it bounds connect, send, headers and the whole body together.
+  const timer = setTimeout(() => linked.controller.abort(new AttemptTimeout()), limits.timeoutMs);
+  try {
+    const res = await request(req.url, {
+      method: req.method as Dispatcher.HttpMethod,
+      headers: req.headers,
+      body: req.body,
+      dispatcher: agent,
+      signal: linked.signal,
+      // undici's own timers as a second line: they do not depend on any AbortSignal.
+      headersTimeout: limits.timeoutMs,
+      bodyTimeout: limits.timeoutMs,
+    });
+    const headers = Object.fromEntries(
+      Object.entries(res.headers)
+        .filter((e): e is [string, string | string[]] => e[1] !== undefined)
+        .map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v]),
+    );
+    const text = await readCapped(res.statusCode, headers, res.body, limits.maxBodyBytes);
+    return { status: res.statusCode, headers, text, ...parseBody(text) };
+  } catch (error) {
+    // undici rejects with the abort reason or its own AbortError; either way the timer says what happened.
+    if (linked.signal.reason instanceof AttemptTimeout) throw linked.signal.reason;
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    linked.unlink();
+  }
+}
+
+/** The body as text, reading no further than `max` bytes (an endless body is cut, not buffered). */
+async function readCapped(status: number, headers: Readonly<Record<string, string>>, body: Dispatcher.ResponseData['body'], max: number): Promise<string> {
+  const declared = headers['content-length'] === undefined ? undefined : Number(headers['content-length']);
+  if (declared !== undefined && declared > max) {
+    discard(body);
+    throw new BodyTooLarge(status, headers, max, declared);
+  }
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of body) {
+    const buffer = chunk as Buffer;
+    length += buffer.length;
+    if (length > max) {
+      discard(body);
+      throw new BodyTooLarge(status, headers, max, undefined);
+    }
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks, length).toString('utf8');
+}
+
+/** Stops reading a body and drops its connection; the stream's own "aborted" error is expected, not a failure. */
+function discard(body: Dispatcher.ResponseData['body']): void {
+  body.on('error', () => {});
+  body.destroy();
 }
 
 export function parseBody(text: string): { body: unknown; isJson: boolean } {
@@ -238,12 +381,12 @@ export function parseBody(text: string): { body: unknown; isJson: boolean } {
 function describeFailure(
   error: unknown,
   timeoutMs: number,
-  outer: AbortSignal | undefined,
-): { kind: TransportFailure; message: string } {
-  const name = (error as { name?: unknown } | null)?.name;
-  if (outer?.aborted) return { kind: 'aborted', message: 'aborted by the caller' };
-  if (name === 'TimeoutError' || name === 'AbortError') return { kind: 'timeout', message: `no response within ${timeoutMs} ms` };
+  signals: readonly AbortSignal[],
+): { kind: 'timeout' | 'connection' | 'aborted'; message: string } {
+  if (error instanceof AttemptTimeout) return { kind: 'timeout', message: `no response within ${timeoutMs} ms` };
+  if (signals.some((s) => s.aborted)) return { kind: 'aborted', message: 'aborted by the caller' };
   const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return { kind: 'timeout', message: `no response within ${timeoutMs} ms` };
   const message = error instanceof Error ? error.message : String(error);
   return { kind: 'connection', message: typeof code === 'string' ? `${code}: ${message}` : message };
 }

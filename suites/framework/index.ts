@@ -32,22 +32,38 @@ export {
   type RequestOptions,
 } from './client.ts';
 export {
+  checkLiveKey,
   ConfigError,
   DEFAULT_API_VERSION,
   ENV_VARS,
   Fixtures,
   loadConfig,
+  isLiveKey,
   loadProfile,
   Profile,
   RecordFixture,
+  secretsOf,
   type ConformanceConfig,
   type FixtureName,
+  type LiveKeyCheck,
   type LoadConfigOptions,
   type ResolvedProfile,
 } from './config.ts';
 export { ControlClient, ControlPlaneError, createControlClient, type ControlRequest, type ControlResponse, type ProbeResult } from './control-client.ts';
-export { EvidenceLog, REDACTED, redactSecrets, type Exchange, type Issue, type Spelling } from './evidence.ts';
-export { Transport, TransportError, type HeaderOverrides, type TransportFailure } from './http.ts';
+export {
+  createRedactor,
+  EvidenceLog,
+  MIN_SECRET_RUN,
+  REDACTED,
+  redactSecrets,
+  type AnswerFault,
+  type Exchange,
+  type ExchangeFault,
+  type Issue,
+  type Redactor,
+  type Spelling,
+} from './evidence.ts';
+export { answerFault, Transport, TransportError, type HeaderOverrides, type TransportFailure } from './http.ts';
 export { Ledger, type CleanupAction, type CleanupReport, type LedgerEntry, type RecordedEntry, type ScenarioLedger } from './ledger.ts';
 export { createNamespace, type Namespace } from './namespace.ts';
 export { defaultRetryPolicy, type RetryPolicy } from './retry.ts';

@@ -42,7 +42,7 @@ describe('preflight', () => {
   it('names an unreachable target at once on a dead port', async () => {
     const started = Date.now();
     const result = await preflight(config({ BASE_URL: `http://127.0.0.1:${await deadPort()}` }));
-    expect(result).toMatchObject({ ok: false, kind: 'unreachable', message: expect.stringMatching(/cannot be reached \(ECONNREFUSED\)/) });
+    expect(result).toMatchObject({ ok: false, kind: 'unreachable', message: expect.stringMatching(/cannot be reached \(ECONNREFUSED/) });
     expect(Date.now() - started).toBeLessThan(30_000);
   });
 

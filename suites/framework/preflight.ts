@@ -4,7 +4,7 @@
  * ends in one paragraph instead of hundreds of failed rules. The conformance CLI exits 2 on a
  * failed preflight; the suite's global setup refuses to start.
  *
- * - `config`: a target without a key;
+ * - `config`: a target without a key, or one that answers with something other than JSON (a web page);
  * - `live-key`: an `am_sk_live_…` key for a run that changes data, unless allowed (DESIGN.md decision 9);
  * - `unreachable`: no answer (connection refused, DNS, timeout) or a 5xx;
  * - `key-refused`: 401 or 403;
@@ -14,8 +14,9 @@
  * so even a black-holed host ends well within 30 s.
  */
 import type { ConformanceConfig } from './config.ts';
-import { ENV_VARS } from './config.ts';
-import { redactSecrets } from './evidence.ts';
+import { checkLiveKey, ENV_VARS } from './config.ts';
+import { EvidenceLog } from './evidence.ts';
+import { Transport, TransportError } from './http.ts';
 
 export type PreflightFailure = 'config' | 'unreachable' | 'key-refused' | 'version-refused' | 'live-key';
 export type PreflightResult = { readonly ok: true } | { readonly ok: false; readonly kind: PreflightFailure; readonly message: string };
@@ -30,7 +31,7 @@ export const PREFLIGHT_MAX_TIMEOUT_MS = 10_000;
 const PROBE_PATH = '/v1/licenses.list';
 
 export async function preflight(
-  config: Pick<ConformanceConfig, 'baseUrl' | 'apiKey' | 'apiVersion' | 'timeoutMs' | 'profile'>,
+  config: Pick<ConformanceConfig, 'baseUrl' | 'apiKey' | 'apiVersion' | 'timeoutMs' | 'profile' | 'allowLive' | 'maxBodyBytes'>,
   options: PreflightOptions = {},
 ): Promise<PreflightResult> {
   const { baseUrl, apiKey, apiVersion } = config;
@@ -39,33 +40,26 @@ export async function preflight(
   if (apiKey === undefined) {
     return fail('config', `No API key for ${baseUrl}. Set ${ENV_VARS.apiKey} to a secret key of the target (am_sk_test_… for a sandbox), or unset ${ENV_VARS.baseUrl} to run against the embedded fake.`);
   }
-  if (apiKey.startsWith('am_sk_live_') && !config.profile.readOnly && options.allowLiveKey !== true) {
-    return fail(
-      'live-key',
-      `${ENV_VARS.apiKey} is a live key (am_sk_live_…), and profile ${config.profile.name} changes data: the suite refuses to create records in production. Use a sandbox key (am_sk_test_…), a read-only profile, or allow the live key explicitly.`,
-    );
-  }
+  const live = checkLiveKey({ ...config, allowLive: config.allowLive || options.allowLiveKey === true });
+  if (!live.ok) return fail(live.kind, live.message);
   const timeoutMs = options.timeoutMs ?? Math.min(config.timeoutMs, PREFLIGHT_MAX_TIMEOUT_MS);
-  const url = `${baseUrl}${PROBE_PATH}`;
+  // The suite's own transport: its timeout survives garbage collection, a huge or endless body is cut
+  // at the cap, and what the target echoes of the key is redacted.
+  const evidence = new EvidenceLog({ secrets: [apiKey] });
+  const transport = new Transport({ baseUrl, apiKey, apiVersion, timeoutMs, retry: false, maxBodyBytes: config.maxBodyBytes, evidence });
   let status: number;
   let text: string;
+  let isJson: boolean;
   try {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${apiKey}`, 'x-api-version': apiVersion, 'content-type': 'application/json' },
-      body: JSON.stringify({ customer_id: 'conf_preflight_probe' }),
-      signal: AbortSignal.timeout(timeoutMs),
-      redirect: 'manual',
-    });
-    status = res.status;
-    text = await res.text();
+    ({ value: { status, text, isJson } } = await transport.send({ label: 'preflight', path: PROBE_PATH, body: JSON.stringify({ customer_id: 'conf_preflight_probe' }) }, (res) => ({ value: res })));
   } catch (error) {
-    const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
-    const name = (error as { name?: unknown }).name;
-    const why = name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : String(cause?.code ?? cause?.message ?? (error as Error).message);
+    if (!(error instanceof TransportError)) throw error;
+    const why = error.kind === 'timeout' ? `no answer within ${timeoutMs} ms` : (error.exchange.error ?? error.kind);
     return fail('unreachable', `The target ${baseUrl} cannot be reached (${why}). Check ${ENV_VARS.baseUrl} (scheme, host, port), that the service is running, and that this machine can connect to it.`);
+  } finally {
+    await transport.close();
   }
-  const said = redactSecrets(describe(text), [apiKey]);
+  const said = evidence.redact(describe(text));
   if (status >= 500) {
     return fail('unreachable', `The target ${baseUrl} answered ${status} to a plain read (POST ${PROBE_PATH})${said}. It is up but failing; fix the service, then run again.`);
   }
@@ -76,6 +70,12 @@ export async function preflight(
     return fail(
       'version-refused',
       `The target ${baseUrl} refused API version ${apiVersion} (${status}${said}). Set ${ENV_VARS.apiVersion} to a version the target speaks (for example 2.3.0 for a deployment of the reference).`,
+    );
+  }
+  if (!isJson) {
+    return fail(
+      'config',
+      `The target ${baseUrl} answered a plain read (POST ${PROBE_PATH}) with ${status} and a body that is not JSON${said}: ${ENV_VARS.baseUrl} does not seem to point at the API. Check its host and path (the suite appends /v1/<operation> to it).`,
     );
   }
   return { ok: true };

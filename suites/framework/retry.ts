@@ -30,7 +30,8 @@ export const defaultRetryPolicy: RetryPolicy = {
   maxAttempts: 4,
   baseDelayMs: 250,
   maxDelayMs: 4_000,
-  maxTotalMs: 20_000,
+  // Outlasts a reference deployment's retry-after: 54 (its attach rate limit); CONFORMANCE_RETRY_BUDGET_MS changes it for a run.
+  maxTotalMs: 90_000,
   random: Math.random,
   sleep: (ms, signal) => delay(ms, undefined, signal ? { signal } : {}),
   now: () => Date.now(),

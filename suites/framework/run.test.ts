@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, expectTypeOf, it } from 'vitest';
@@ -26,7 +26,15 @@ describe('setupRun', () => {
       cwd,
       startFake: async () => ({ url: 'http://127.0.0.1:5555', apiKey: 'am_sk_test_fake', close: async () => void (closed = true) }),
     });
-    expect(p.provided.get('conformance:run')).toEqual({ baseUrl: 'http://127.0.0.1:5555', apiKey: 'am_sk_test_fake', seed: 31, salt: '', kind: 'fake' });
+    expect(p.provided.get('conformance:run')).toEqual({
+      baseUrl: 'http://127.0.0.1:5555',
+      apiKey: 'am_sk_test_fake',
+      seed: 31,
+      salt: '',
+      kind: 'fake',
+      deadline: expect.any(Number),
+      guardFile: expect.stringMatching(/conformance-guard-.*state\.json$/),
+    });
     expect(closed).toBe(false);
     await teardown();
     expect(closed).toBe(true);
@@ -46,7 +54,7 @@ describe('setupRun', () => {
     const p = project();
     let booted = false;
     await setupRun(p, {
-      env: { BASE_URL: 'https://staging.example', API_KEY: 'am_sk_live_secret', CONFORMANCE_SEED: '5' },
+      env: { BASE_URL: 'https://staging.example', API_KEY: 'am_sk_test_secret', CONFORMANCE_SEED: '5' },
       cwd,
       startFake: async () => {
         booted = true;
@@ -58,6 +66,33 @@ describe('setupRun', () => {
     expect(info).toMatchObject({ baseUrl: 'https://staging.example', seed: 5, kind: 'deployment' });
     expect(info).not.toHaveProperty('apiKey');
     expect(Number.isNaN(Date.parse(info?.salt ?? ''))).toBe(false);
+  });
+
+  it('starts the run clock: the deadline is CONFORMANCE_RUN_TIMEOUT_MS from now, and the guard file goes at teardown', async () => {
+    const p = project();
+    const before = Date.now();
+    const teardown = await setupRun(p, { env: { BASE_URL: 'https://t.example', API_KEY: 'k', CONFORMANCE_RUN_TIMEOUT_MS: '60000' }, cwd, startFake: () => Promise.reject(new Error('must not boot')) });
+    const info = p.provided.get('conformance:run');
+    expect(info?.deadline).toBeGreaterThanOrEqual(before + 60_000);
+    expect(info?.deadline).toBeLessThanOrEqual(Date.now() + 60_000);
+    const guardFile = info?.guardFile ?? '';
+    writeFileSync(guardFile, '{"consecutiveFailures":1}');
+    await teardown();
+    expect(existsSync(guardFile)).toBe(false);
+  });
+
+  it('prints the warnings, and refuses a live key with a mutating profile before booting anything', async () => {
+    const warned: string[] = [];
+    const live = { BASE_URL: 'http://billing.example.com', API_KEY: 'am_sk_live_Zb8Nc3Vx1Lk5Jh7Gf9Dp2Sa4Mq6Wr0Et' };
+    const refused = setupRun(project(), { env: live, cwd, warn: (l) => warned.push(l), startFake: () => Promise.reject(new Error('must not boot')) });
+    await expect(refused).rejects.toThrow(/API_KEY is a live key .*refused/);
+    expect(warned).toEqual([expect.stringMatching(/plain http:\/\//)]);
+
+    warned.length = 0;
+    const p = project();
+    await setupRun(p, { env: { ...live, CONFORMANCE_ALLOW_LIVE: '1' }, cwd, warn: (l) => warned.push(l), startFake: () => Promise.reject(new Error('must not boot')) });
+    expect(warned).toEqual([expect.stringMatching(/plain http:\/\//), expect.stringMatching(/^WARNING: API_KEY is a live key.*READ-ONLY/)]);
+    expect(p.provided.get('conformance:run')).toMatchObject({ kind: 'deployment' });
   });
 
   it('fails before booting anything when the configuration is invalid', async () => {

@@ -5,7 +5,10 @@
  * hands the outcome to the workers with `project.provide`; `createTarget` reads it back with
  * `inject`. This module imports nothing from vitest's runtime, so a global setup can load it.
  */
-import { loadConfig, type LoadConfigOptions } from './config.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkLiveKey, ConfigError, loadConfig, type LoadConfigOptions } from './config.ts';
 
 /** What the main process decided for the whole run. */
 export interface RunInfo {
@@ -18,6 +21,10 @@ export interface RunInfo {
   /** Namespace salt: empty for a fresh fake (reproducible IDs), the start time for a deployment. */
   readonly salt: string;
   readonly kind: 'fake' | 'deployment';
+  /** Epoch ms: nothing is sent after this (CONFORMANCE_RUN_TIMEOUT_MS from the start of the run). Set by setupRun. */
+  readonly deadline?: number;
+  /** The run guard's state file, shared by every test file (see guard.ts). Set by setupRun. */
+  readonly guardFile?: string;
 }
 
 declare module 'vitest' {
@@ -36,19 +43,32 @@ export interface StartedFake {
 /**
  * For the suite's vitest global setup (main process):
  * `export default (project) => setupRun(project, { startFake: () => … })`.
- * Returns the teardown, which stops the fake if it booted one.
+ * Prints the configuration's warnings, refuses a live key that would change data (DESIGN.md
+ * decision 9), starts the run's clock (its deadline) and its guard. Returns the teardown, which
+ * stops the fake if it booted one.
  */
 export async function setupRun(
   project: { provide(key: 'conformance:run', value: RunInfo | undefined): void },
-  options: { readonly startFake: () => Promise<StartedFake> } & LoadConfigOptions,
+  options: { readonly startFake: () => Promise<StartedFake>; readonly warn?: (line: string) => void } & LoadConfigOptions,
 ): Promise<() => Promise<void>> {
   const config = loadConfig(options);
+  const warn = options.warn ?? ((line: string) => console.warn(`conformance: ${line}`));
+  for (const warning of config.warnings) warn(warning);
+  const live = checkLiveKey(config);
+  if (!live.ok) throw new ConfigError(live.message);
+
+  const guardDir = mkdtempSync(join(tmpdir(), 'conformance-guard-'));
+  const guard = { deadline: Date.now() + config.runTimeoutMs, guardFile: join(guardDir, 'state.json') };
+  const removeGuard = () => rmSync(guardDir, { recursive: true, force: true });
   if (config.baseUrl !== undefined) {
-    project.provide('conformance:run', { baseUrl: config.baseUrl, seed: config.seed, salt: new Date().toISOString(), kind: 'deployment' });
-    return async () => {};
+    project.provide('conformance:run', { baseUrl: config.baseUrl, seed: config.seed, salt: new Date().toISOString(), kind: 'deployment', ...guard });
+    return async () => removeGuard();
   }
   const fake = await options.startFake();
   const otherTenant = fake.otherTenantApiKey === undefined ? {} : { otherTenantApiKey: fake.otherTenantApiKey };
-  project.provide('conformance:run', { baseUrl: fake.url, apiKey: fake.apiKey, ...otherTenant, seed: config.seed, salt: '', kind: 'fake' });
-  return () => fake.close();
+  project.provide('conformance:run', { baseUrl: fake.url, apiKey: fake.apiKey, ...otherTenant, seed: config.seed, salt: '', kind: 'fake', ...guard });
+  return async () => {
+    removeGuard();
+    await fake.close();
+  };
 }

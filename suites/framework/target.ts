@@ -10,6 +10,7 @@ import { createClient, type Client, type OperationTable } from './client.ts';
 import { ConfigError, ENV_VARS, loadConfig, type ConformanceConfig } from './config.ts';
 import { ControlClient } from './control-client.ts';
 import { EvidenceLog } from './evidence.ts';
+import { transportLimits } from './guard.ts';
 import { Ledger, type CleanupAction, type CleanupReport, type LedgerEntry, type ScenarioLedger } from './ledger.ts';
 import { createNamespace, type Namespace } from './namespace.ts';
 import type { RetryPolicy } from './retry.ts';
@@ -103,7 +104,7 @@ export async function createTarget<Ops extends OperationTable, E extends z.ZodTy
     operations: options.operations,
     errorBody: options.errorBody,
     evidence,
-    ...(options.retry === undefined ? {} : { retry: options.retry }),
+    ...transportLimits(config, run, options.retry),
   });
   // Without a global setup, a deployment still gets a fresh salt, so a re-run with the same seed cannot collide.
   const salt = run?.salt ?? (kind === 'deployment' ? new Date().toISOString() : '');

@@ -52,6 +52,10 @@ export function verdictOf(report: ConformanceReport): Verdict {
     ...(errors.length > 0 ? [`${errors.length} MUST rule(s) could not be checked (ERROR: the target or the harness failed): ${errors.join(', ')}`] : []),
     ...(report.errors.length > 0 ? [`${report.errors.length} error(s) outside any scenario (see errors in report.json)`] : []),
     ...(report.complete ? [] : ['the run did not finish (the report is incomplete)']),
+    // A target that refuses every setup call blocks every MUST rule: nothing was shown either way.
+    ...(must.length > 0 && must.every(([, r]) => r.status === 'BLOCKED' || r.status === 'SKIP') && must.some(([, r]) => r.status === 'BLOCKED')
+      ? ['no MUST rule could be decided: every one was BLOCKED (by a setup step the target refused) or skipped']
+      : []),
   ];
   return undecided.length > 0 ? { exitCode: 2, reasons: undecided } : { exitCode: 0, reasons: [] };
 }

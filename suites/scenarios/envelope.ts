@@ -7,7 +7,7 @@ import { expect } from 'vitest';
 import { seededFaker } from '../../fixtures/factories.ts';
 import { PLAN_DOCUMENTED_SPELLINGS } from '../../spec/common.ts';
 import { operations, type OperationName } from '../../spec/operations.ts';
-import type { HeaderOverrides } from '../framework/index.ts';
+import { TargetFault, type HeaderOverrides } from '../framework/index.ts';
 import { attach, createCustomer, createEntity, createFeature, createLicensePool, createPlan, licenseEntities, scenario, type T } from '../support.ts';
 import { createCustomerWithEntity } from './envelope-fixtures.ts';
 import { generatedBodyScenarios } from './generated-bodies.ts';
@@ -16,9 +16,16 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const SNAKE_CASE = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/;
 const JSON_CONTENT_TYPE = /^application\/json\b/i;
 
-/** Sends `body` to an operation as JSON with these header overrides, without the typed client's checks. */
-function rawCall(t: T, operation: OperationName, body: unknown, headers: HeaderOverrides = {}) {
-  return t.client.raw({ path: operations[operation].path, headers, body: JSON.stringify(body) });
+/**
+ * Sends `body` to an operation as JSON with these header overrides, without the typed client's
+ * checks. An answer that says nothing about the interface (a 5xx, a 429 beyond the retry budget, a
+ * body that is not JSON) stops the scenario as ERROR, as the typed client's would.
+ */
+async function rawCall(t: T, operation: OperationName, body: unknown, headers: HeaderOverrides = {}) {
+  const result = await t.client.raw({ path: operations[operation].path, headers, body: JSON.stringify(body) });
+  const fault = result.exchange.fault;
+  if (fault !== undefined) throw new TargetFault(`${operation}: the target's answer says nothing about the interface (${fault}, status ${result.status})`, result.exchange);
+  return result;
 }
 
 function codeOf(body: unknown): unknown {
