@@ -194,7 +194,8 @@ describe.concurrent('the suite against hostile targets', { timeout: 2 * WALL_LIM
     expectBoundedAndSilent(run, AWAITING_EXIT_WHEN_EVERY_MUST_RULE_IS_BLOCKED);
     const must = Object.values(run.report?.rules ?? {}).filter((r) => r.level === 'MUST');
     expect(must.length).toBeGreaterThan(0);
-    expect(must.filter((r) => r.status !== 'BLOCKED' && r.status !== 'FAIL')).toEqual([]);
+    // SKIP too: the capability probes find that the target attaches no paid plan.
+    expect(must.filter((r) => r.status !== 'BLOCKED' && r.status !== 'FAIL' && r.status !== 'SKIP')).toEqual([]);
     const passed = Object.entries(run.report?.rules ?? {}).filter(([, r]) => r.status === 'PASS').map(([id]) => id);
     const allowed = [...HONEST_PASSES_OF_A_REFUSING_TARGET, ...AWAITING_VERDICTS.passWithoutPositiveControl];
     expect(passed.filter((id) => !allowed.includes(id)), 'rules a target refusing everything passed').toEqual([]);

@@ -242,11 +242,13 @@ export const featuresScenarios = [
       for (const default_markup of [-100.01, -101, -1000]) {
         await expectRefusedAndAbsent(t, 'FEAT-AI-DEFAULT-MARKUP-MIN', { feature_id: t.ns.id('featai'), name: 'AI', type: 'ai_credit_system', default_markup });
       }
-      const answers: [number, Feature, Feature][] = [];
+      const created: [number, Feature][] = [];
       for (const default_markup of [-100, -99.99, 0, 250]) {
-        const created = await create(t, 'FEAT-AI-DEFAULT-MARKUP-MIN', { feature_id: t.ns.id('featai'), name: 'AI', type: 'ai_credit_system', default_markup, ...MARKUPS });
-        answers.push([default_markup, created, await readFeature(t, created.id)]);
+        created.push([default_markup, await create(t, 'FEAT-AI-DEFAULT-MARKUP-MIN', { feature_id: t.ns.id('featai'), name: 'AI', type: 'ai_credit_system', default_markup, ...MARKUPS })]);
       }
+      // Read back only after the MUST rule's last check: features.get is a reference operation.
+      const answers: [number, Feature, Feature][] = [];
+      for (const [default_markup, feature] of created) answers.push([default_markup, feature, await readFeature(t, feature.id)]);
       for (const [default_markup, created, got] of answers) {
         for (const [what, feature] of [['features.create', created], ['features.get', got]] as const) {
           t.check('FEAT-AI-MARKUP-WIRE', () =>

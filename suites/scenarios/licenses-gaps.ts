@@ -143,6 +143,9 @@ export const licensesGapScenarios = [
       const before = await poolOf(t, setup.customerId, setup.licensePlan.id);
       t.precondition('the parent plan offers its pool before it is replaced', () => expect(before).toBeDefined());
       await attach(t, setup.customerId, successor.id);
+      // That the successor replaced the parent plan is PLAN-GROUP-EXCLUSIVE's; here it is the premise.
+      const held = t.setup(await t.client.call('subscriptions.list', { customer_id: setup.customerId, plan_id: setup.parentPlan.id }), ['list']);
+      t.precondition(`${successor.id} replaced ${setup.parentPlan.id} (one main plan per group)`, () => expect(held.list.filter((record) => record.status === 'active')).toEqual([]));
       const { list } = t.setup(await t.client.call('licenses.list', { customer_id: setup.customerId }), ['list']);
       t.check('LIC-LIST-CUSTOMER-POOLS', () =>
         expect(list.map((p) => p.parent_plan_id), `the pool of ${setup.parentPlan.id}, replaced by ${successor.id}, is no longer the customer's`).not.toContain(setup.parentPlan.id),
