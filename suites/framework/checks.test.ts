@@ -46,6 +46,7 @@ const get = (ctx: { client: Target<Ops, E>['client'] }, id: string) => ctx.clien
 describe('per-rule verdicts', () => {
   it('fails exactly the rule whose check failed; rules not yet decided are BLOCKED by it', async () => {
     const outcome = await runScenario(
+      // A passes before B fails and C is never reached: what the verdicts of A and C must then say is the subject.
       scenario({ id: 'V-1', title: 't', rules: ['A', 'B', 'C'] }, async (ctx) => {
         ctx.check('A', () => expect(1).toBe(1));
         const thing = ctx.expectOk(await get(ctx, 'x'), 'B');
