@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aggregateRuleStatus, isRouteNotServed } from './checks.ts';
+import { aggregateRuleStatus, conventionBreachOf, gateOnConvention, isRouteNotServed, type ConventionBreach } from './checks.ts';
 import { loadConfig } from './config.ts';
 import { defineScenario, runScenario, scenarioMeta } from './scenario.ts';
 import { createTarget, type Target } from './target.ts';
@@ -17,12 +17,15 @@ beforeAll(async () => {
     const body = JSON.parse(req.body || '{}') as { thing_id?: string };
     if (req.url === '/v1/things.create') {
       if (body.thing_id?.includes('refused')) return json(res, 400, { message: 'no such things', code: 'invalid_inputs', env: 'sandbox' });
+      if (body.thing_id?.includes('created201')) return json(res, 201, { id: body.thing_id });
       return json(res, 200, { id: body.thing_id });
     }
     if (req.url === '/v1/things.get') {
       if (body.thing_id === 'broken') return json(res, 200, { add_on: false, items: [] });
       if (body.thing_id === 'down') return json(res, 503, { message: 'down', code: 'unavailable', env: 'sandbox' });
       if (body.thing_id === 'gone') return json(res, 404, { message: 'Thing gone not found', code: 'thing_not_found', env: 'sandbox' });
+      if (body.thing_id === 'wrapped') return json(res, 404, { error: { message: 'Thing wrapped not found', code: 'thing_not_found' } });
+      if (body.thing_id === 'created201') return json(res, 201, { id: body.thing_id, add_on: false, items: [] });
       return json(res, 200, { id: body.thing_id, add_on: false, items: [] });
     }
     json(res, 404, { message: 'no route', code: 'route_not_found', env: 'sandbox' });
@@ -163,6 +166,87 @@ describe('per-rule verdicts', () => {
       t,
     );
     expect(outcome.verdicts['A']).toMatchObject({ status: 'BLOCKED', blockedBy: 'setup things.get', message: expect.stringMatching(/answered 200 without id/) });
+  });
+});
+
+describe('conventions every answer rests on', () => {
+  it('charges a success answered with another 2xx to the success rule of the operation, not to the checked rule', async () => {
+    const create = (ctx: { client: Target<Ops, E>['client'] }) => ctx.client.call('things.create', { thing_id: 'created201', name: 'n' });
+    // things.create is a reference operation, things.get a documented one.
+    const other = await runScenario(
+      scenario({ id: 'G-1', title: 't', rules: ['A', 'B'] }, async (ctx) => {
+        ctx.expectOk(await create(ctx), 'A');
+        ctx.check('B', () => undefined);
+      }),
+      t,
+    );
+    expect(other.status).toBe('blocked');
+    expect(other.verdicts).toMatchObject({
+      A: { status: 'BLOCKED', blockedBy: 'ERR-SUCCESS-200-SETUP', message: expect.stringMatching(/things\.create succeeded with 201, not 200 \(ERR-SUCCESS-200-SETUP\), so A was not asked/) },
+      B: { status: 'BLOCKED', blockedBy: 'ERR-SUCCESS-200-SETUP' },
+    });
+    const documented = await runScenario(scenario({ id: 'G-2', title: 't', rules: ['A'] }, async (ctx) => void ctx.expectOk(await get(ctx, 'created201'))), t);
+    expect(documented.verdicts['A']).toMatchObject({ status: 'BLOCKED', blockedBy: 'ERR-SUCCESS-200' });
+    // The success rule's own check, or a scenario declaring it, FAILs it.
+    const own = await runScenario(scenario({ id: 'G-3', title: 't', rules: ['ERR-SUCCESS-200', 'A'] }, async (ctx) => void ctx.expectOk(await get(ctx, 'created201'), 'A')), t);
+    expect(own.verdicts).toMatchObject({ 'ERR-SUCCESS-200': { status: 'FAIL' }, A: { status: 'BLOCKED', blockedBy: 'ERR-SUCCESS-200' } });
+  });
+
+  it("asserts an error code only on the documented error body: the refusal is the rule's own, an unreadable code blocks on ERR-BODY-SHAPE", async () => {
+    const outcome = await runScenario(
+      scenario({ id: 'G-4', title: 't', rules: ['A'] }, async (ctx) => {
+        ctx.expectError(await get(ctx, 'wrapped'), { rule: 'A', status: 404, code: 'thing_not_found' });
+      }),
+      t,
+    );
+    expect(outcome.verdicts['A']).toMatchObject({ status: 'BLOCKED', blockedBy: 'ERR-BODY-SHAPE', message: expect.stringMatching(/is not \{message, code, env\} \(message, code, env\)/) });
+    const wrongStatus = await runScenario(
+      scenario({ id: 'G-5', title: 't', rules: ['A'] }, async (ctx) => {
+        ctx.expectError(await get(ctx, 'wrapped'), { rule: 'A', status: 400, code: 'thing_not_found' });
+      }),
+      t,
+    );
+    expect(wrongStatus.verdicts['A']).toMatchObject({ status: 'FAIL' });
+    const documented = await runScenario(scenario({ id: 'G-6', title: 't', rules: ['A'] }, async (ctx) => void ctx.expectError(await get(ctx, 'gone'), { rule: 'A', code: 'thing_not_found' })), t);
+    expect(documented.verdicts['A']).toMatchObject({ status: 'PASS' });
+  });
+
+  it('finds a refused version or unread JSON bodies from two answers of one read, and nothing else', () => {
+    const answer = (status: number, body: unknown) => ({ status, body, text: JSON.stringify(body) });
+    const missing = answer(400, { message: 'customer_id: Required', code: 'invalid_inputs', env: 'sandbox' });
+    expect(conventionBreachOf(answer(404, { message: 'Customer c not found', code: 'customer_not_found', env: 'sandbox' }), missing, '2.4.0')).toBeUndefined();
+    const version = answer(400, { message: '"2.4.0" is not a valid API version', code: 'invalid_api_version', env: 'sandbox' });
+    expect(conventionBreachOf(version, version, '2.4.0')).toMatchObject({ blockedBy: 'x-api-version 2.4.0 refused', rules: ['AUTH-API-VERSION-HEADER', 'VER-2-4-0-ACCEPTED'] });
+    expect(conventionBreachOf(missing, missing, '2.4.0')).toMatchObject({ blockedBy: 'CONV-POST-JSON', rules: ['CONV-POST-JSON'] });
+    // Different refusals, a missing route, a 5xx: no breach.
+    expect(conventionBreachOf(answer(400, { message: 'customer_id: bad pattern', code: 'invalid_inputs', env: 'sandbox' }), missing, '2.4.0')).toBeUndefined();
+    const route = answer(404, { message: 'no route', code: 'route_not_found', env: 'sandbox' });
+    expect(conventionBreachOf(route, route, '2.4.0')).toBeUndefined();
+    expect(conventionBreachOf(answer(503, {}), answer(503, {}), '2.4.0')).toBeUndefined();
+  });
+
+  it("turns the FAILs of other rules into BLOCKED by a breach, keeps the convention's own, and blocks the scenario", async () => {
+    const breach: ConventionBreach = { blockedBy: 'CONV-POST-JSON', rules: ['CONV-POST-JSON'], message: 'bodies are not read' };
+    expect(
+      gateOnConvention(
+        { A: { status: 'FAIL', message: 'x' }, B: { status: 'BLOCKED', blockedBy: 'A' }, 'CONV-POST-JSON': { status: 'FAIL' }, C: { status: 'PASS' }, D: { status: 'BLOCKED', blockedBy: 'CONV-POST-JSON' } },
+        breach,
+      ),
+    ).toEqual({
+      A: { status: 'BLOCKED', blockedBy: 'CONV-POST-JSON', message: 'bodies are not read' },
+      B: { status: 'BLOCKED', blockedBy: 'CONV-POST-JSON', message: 'bodies are not read' },
+      'CONV-POST-JSON': { status: 'FAIL' },
+      C: { status: 'PASS' },
+      D: { status: 'BLOCKED', blockedBy: 'CONV-POST-JSON' },
+    });
+    const failing = scenario({ id: 'G-7', title: 't', rules: ['A', 'B'] }, async (ctx) => {
+      ctx.check('A', () => expect(1).toBe(2));
+    });
+    const breached = await runScenario(failing, { ...t, conventionBreach: async () => breach });
+    expect(breached).toMatchObject({ status: 'blocked', reason: 'BLOCKED by CONV-POST-JSON: bodies are not read', verdicts: { A: { status: 'BLOCKED' }, B: { status: 'BLOCKED', blockedBy: 'CONV-POST-JSON' } } });
+    // The test server serves no licenses.list: the real probe finds no breach, and the FAIL stands.
+    expect(await t.conventionBreach?.()).toBeUndefined();
+    expect((await runScenario(failing, t)).verdicts['A']).toMatchObject({ status: 'FAIL' });
   });
 });
 

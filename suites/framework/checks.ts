@@ -362,6 +362,81 @@ export function shapeVerdicts(evidence: readonly Exchange[]): Map<string, Record
   return out;
 }
 
+/**
+ * Conventions every operation's answer rests on. A check of another rule whose answer breaks one of
+ * them did not test its own rule, so the deviation is the convention's rule's, never the checked one's:
+ * - a success answered with a 2xx other than 200 (`expectOk`): ERR-SUCCESS-200 for documented
+ *   operations, ERR-SUCCESS-200-SETUP for the reference's setup operations;
+ * - an error code asserted on a body that is not `{message, code, env}` (`expectError` with `code`):
+ *   ERR-BODY-SHAPE (the refusal itself is still the checked rule's);
+ * - a target that refuses the run's x-api-version, or does not read JSON bodies (`ConventionBreach`,
+ *   probed once per target when some rule first FAILs): every FAIL of another rule becomes BLOCKED.
+ */
+export const CONVENTION_RULES = {
+  successStatus: 'ERR-SUCCESS-200',
+  successStatusSetup: 'ERR-SUCCESS-200-SETUP',
+  errorBody: 'ERR-BODY-SHAPE',
+  jsonBodies: 'CONV-POST-JSON',
+  versionHeader: ['AUTH-API-VERSION-HEADER', 'VER-2-4-0-ACCEPTED'],
+} as const;
+
+/** A convention the whole target breaks, so that no FAIL of another rule can be trusted. */
+export interface ConventionBreach {
+  /** What the other rules' FAILs become BLOCKED by. */
+  readonly blockedBy: string;
+  /** The rules whose FAIL stands: the convention's own. */
+  readonly rules: readonly string[];
+  readonly message: string;
+}
+
+/** One answer of the convention probe: the same read, once naming a record and once with an empty body. */
+export interface ProbeAnswer {
+  readonly status: number;
+  readonly body: unknown;
+  readonly text: string;
+}
+
+/**
+ * What two answers of one documented read tell about the conventions: a 4xx (not 404) naming the
+ * version refuses the run's x-api-version; the same 4xx, byte for byte, to a body naming a record
+ * and to an empty body says the body was never read. Anything else (a 404 for the unknown record,
+ * different refusals, a route not served) shows no breach. Only a certain breach counts: a missed
+ * one leaves FAILs standing, a wrong one would hide them.
+ */
+export function conventionBreachOf(named: ProbeAnswer, empty: ProbeAnswer, apiVersion: string): ConventionBreach | undefined {
+  const refused = (a: ProbeAnswer) => a.status >= 400 && a.status < 500 && !isRouteNotServed(a.status, a.body);
+  if (refused(named) && named.status !== 404 && /version/i.test(named.text)) {
+    return {
+      blockedBy: `x-api-version ${apiVersion} refused`,
+      rules: CONVENTION_RULES.versionHeader,
+      message: `the target refuses requests carrying x-api-version ${apiVersion} (${named.status} ${named.text.slice(0, 160)}), so no other rule was asked`,
+    };
+  }
+  if (refused(named) && refused(empty) && named.status === empty.status && named.text === empty.text) {
+    return {
+      blockedBy: CONVENTION_RULES.jsonBodies,
+      rules: [CONVENTION_RULES.jsonBodies],
+      message: `the target answers a read naming a record exactly as the same read with an empty body (${named.status} ${named.text.slice(0, 160)}): it does not read JSON bodies, so no other rule was asked`,
+    };
+  }
+  return undefined;
+}
+
+/**
+ * The verdicts once a convention breach is known: a FAIL of a rule that is not the convention's
+ * becomes BLOCKED by the breach, and so does a rule BLOCKED by such a FAIL.
+ */
+export function gateOnConvention(verdicts: Readonly<Record<string, RecordedVerdict>>, breach: ConventionBreach): Record<string, RecordedVerdict> {
+  const gated = new Set(Object.entries(verdicts).filter(([rule, v]) => v.status === 'FAIL' && !breach.rules.includes(rule)).map(([rule]) => rule));
+  const blocked: RecordedVerdict = { status: 'BLOCKED', blockedBy: breach.blockedBy, message: breach.message };
+  return Object.fromEntries(
+    Object.entries(verdicts).map(([rule, v]) => {
+      const byGated = v.status === 'BLOCKED' && v.blockedBy !== undefined && gated.has(v.blockedBy);
+      return [rule, gated.has(rule) || byGated ? { ...blocked, ...(v.referenceOperations ? { referenceOperations: v.referenceOperations } : {}) } : v];
+    }),
+  );
+}
+
 /** Verdicts with exchange sequence numbers turned into indices of `reported` (those not reported are dropped). */
 export function toRuleResults(verdicts: Readonly<Record<string, RecordedVerdict>>, reported: readonly Exchange[]): Record<string, RuleResult> {
   const index = new Map(reported.map((e, i) => [e.seq, i]));

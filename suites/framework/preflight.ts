@@ -13,6 +13,8 @@
  * One attempt, bounded by `timeoutMs` (default the smaller of the configuration's timeout and 10 s),
  * so even a black-holed host ends well within 30 s.
  */
+import { conventionBreachOf, type ConventionBreach } from './checks.ts';
+import type { RawRequest, RawResult } from './client.ts';
 import type { ConformanceConfig } from './config.ts';
 import { checkLiveKey, ENV_VARS } from './config.ts';
 import { EvidenceLog } from './evidence.ts';
@@ -29,6 +31,7 @@ export interface PreflightOptions {
 
 export const PREFLIGHT_MAX_TIMEOUT_MS = 10_000;
 const PROBE_PATH = '/v1/licenses.list';
+const PROBE_BODY = JSON.stringify({ customer_id: 'conf_preflight_probe' });
 
 export async function preflight(
   config: Pick<ConformanceConfig, 'baseUrl' | 'apiKey' | 'apiVersion' | 'timeoutMs' | 'profile' | 'allowLive' | 'maxBodyBytes'>,
@@ -51,7 +54,7 @@ export async function preflight(
   let text: string;
   let isJson: boolean;
   try {
-    ({ value: { status, text, isJson } } = await transport.send({ label: 'preflight', path: PROBE_PATH, body: JSON.stringify({ customer_id: 'conf_preflight_probe' }) }, (res) => ({ value: res })));
+    ({ value: { status, text, isJson } } = await transport.send({ label: 'preflight', path: PROBE_PATH, body: PROBE_BODY }, (res) => ({ value: res })));
   } catch (error) {
     if (!(error instanceof TransportError)) throw error;
     const why = error.kind === 'timeout' ? `no answer within ${timeoutMs} ms` : (error.exchange.error ?? error.kind);
@@ -95,4 +98,20 @@ function describe(text: string): string {
   }
   const shown = String(message).slice(0, 160);
   return shown === '' ? '' : `: ${JSON.stringify(shown)}`;
+}
+
+/**
+ * The preflight read again, through the run's client, and the same read with an empty body: a
+ * convention the whole target breaks (checks.ts `conventionBreachOf`). Asked once per target, when a
+ * rule first FAILs; an answer that says nothing (no answer, a 5xx) shows no breach.
+ */
+export async function probeConventions(client: { raw(request: RawRequest): Promise<RawResult> }, apiVersion: string): Promise<ConventionBreach | undefined> {
+  try {
+    const named = await client.raw({ path: PROBE_PATH, body: PROBE_BODY });
+    const empty = await client.raw({ path: PROBE_PATH, body: '{}' });
+    return conventionBreachOf(named, empty, apiVersion);
+  } catch (error) {
+    if (error instanceof TransportError) return undefined;
+    throw error;
+  }
 }

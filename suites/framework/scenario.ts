@@ -13,7 +13,7 @@
 import { afterAll, expect, it } from 'vitest';
 import type { z } from 'zod';
 import type { Capability, Need } from './capabilities.ts';
-import { isRouteNotServed, isTargetFault, RuleChecks, SetupFailed, SetupNotServed, TargetFault, toRuleResults, type RecordedVerdict, type RuleResult } from './checks.ts';
+import { CONVENTION_RULES, gateOnConvention, isRouteNotServed, isTargetFault, RuleChecks, SetupFailed, SetupNotServed, TargetFault, toRuleResults, type RecordedVerdict, type RuleResult } from './checks.ts';
 import { callMutates } from '../../spec/operation.ts';
 import type { CallFailure, CallSuccess, Client, OperationTable } from './client.ts';
 import type { FixtureName, Fixtures } from './config.ts';
@@ -227,18 +227,32 @@ export async function runScenario<Ops extends OperationTable, E extends z.ZodTyp
     await Promise.race([scenario.run(context(scenario, target, log, controller.signal, checks)), timedOut]);
     const verdicts = log.redact(checks.results(false));
     const failed = scenario.rules.some((rule) => verdicts[rule]?.status === 'FAIL');
-    return { status: failed ? 'fail' : 'pass', evidence: log.entries(), verdicts };
+    return await settledOnConventions({ status: failed ? 'fail' : 'pass', evidence: log.entries(), verdicts }, target);
   } catch (error) {
     const stop = checks.stop(error);
     const verdicts = log.redact(checks.results(true));
     const blockedBy = Object.values(verdicts).find((v) => v.blockedBy !== undefined);
     const why = stop.reason ?? (stop.kind === 'blocked' && blockedBy ? `BLOCKED by ${blockedBy.blockedBy}: ${blockedBy.message ?? ''}` : undefined);
-    return { status: stop.kind, ...(why === undefined ? {} : { reason: why }), error: scrubbed(error, log), evidence: log.entries(), verdicts };
+    return await settledOnConventions({ status: stop.kind, ...(why === undefined ? {} : { reason: why }), error: scrubbed(error, log), evidence: log.entries(), verdicts }, target);
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', cancel);
     controller.abort(); // stops whatever the scenario left running
   }
+}
+
+/**
+ * A scenario that FAILed a rule, on a target that breaks a convention every operation rests on (a
+ * refused x-api-version, JSON bodies not read; see checks.ts): the FAILs of the other rules become
+ * BLOCKED by the breach, and a scenario left without a FAIL is blocked.
+ */
+async function settledOnConventions(outcome: ScenarioOutcome, target: Pick<Target<OperationTable, z.ZodType>, 'conventionBreach'>): Promise<ScenarioOutcome> {
+  if (!Object.values(outcome.verdicts).some((v) => v.status === 'FAIL') || target.conventionBreach === undefined) return outcome;
+  const breach = await target.conventionBreach();
+  if (breach === undefined) return outcome;
+  const verdicts = gateOnConvention(outcome.verdicts, breach);
+  if (outcome.status !== 'fail' || Object.values(verdicts).some((v) => v.status === 'FAIL')) return { ...outcome, verdicts };
+  return { ...outcome, status: 'blocked', reason: `BLOCKED by ${breach.blockedBy}: ${breach.message}`, verdicts };
 }
 
 /**
@@ -294,6 +308,8 @@ function context<Ops extends OperationTable, E extends z.ZodType, R extends stri
     Object.entries(target.config.profile.fixtures).filter(([name, fixture]) => fixture && declared.has(`fixture:${name as FixtureName}`)),
   );
   const ledger = target.ledger.forScenario(scenario.id);
+  const successRuleOf = (label: string) =>
+    Object.values(target.client.operations).find((op) => op.name === label)?.provenance === 'reference' ? CONVENTION_RULES.successStatusSetup : CONVENTION_RULES.successStatus;
   const onSuccess = (operation: string, request: unknown) => recordCreated(target.creates, target.ns, ledger, operation, request);
   return {
     scenario: { id: scenario.id, title: scenario.title, rules: scenario.rules },
@@ -325,6 +341,12 @@ function context<Ops extends OperationTable, E extends z.ZodType, R extends stri
         expect(result.ok, `${result.exchange.label}: expected 200, got ${result.status} ${preview(result.body)}`).toBe(true);
         return (result as CallSuccess<never>).body;
       };
+      // A success answered with another 2xx: the status is the success rule's deviation, not the checked rule's.
+      const successRule = !result.ok && result.status >= 200 && result.status < 300 ? successRuleOf(result.exchange.label) : undefined;
+      if (successRule !== undefined && successRule !== rule) {
+        if (scenario.rules.includes(successRule)) return checks.check(successRule, assertOk, result.exchange);
+        throw new SetupFailed(successRule, `${result.exchange.label} succeeded with ${result.status}, not 200 (${successRule}), so ${rule ?? 'the rule'} was not asked: ${preview(result.body)}`, result.exchange);
+      }
       return rule === undefined ? assertOk() : checks.check(rule, assertOk, result.exchange);
     },
     expectError(result, expected = {}) {
@@ -338,6 +360,11 @@ function context<Ops extends OperationTable, E extends z.ZodType, R extends stri
         expect(failure.status, within).toBeGreaterThanOrEqual(min);
         expect(failure.status, within).toBeLessThanOrEqual(max);
         if (expected.code !== undefined) {
+          // The code is read from the documented error body; another body is ERR-BODY-SHAPE's deviation, and the refusal above stands.
+          if (failure.errorBodyIssues.length > 0 && expected.rule !== CONVENTION_RULES.errorBody) {
+            const paths = failure.errorBodyIssues.map((issue) => issue.path || '(root)').join(', ');
+            throw new SetupFailed(CONVENTION_RULES.errorBody, `${label}: the error body is not {message, code, env} (${paths}), so its code ${expected.code} cannot be read: ${preview(failure.body)}`, result.exchange);
+          }
           const code = (failure.body as { code?: unknown } | null)?.code;
           expect(code, `${label}: expected error code ${expected.code} ${preview(failure.body)}`).toBe(expected.code);
         }

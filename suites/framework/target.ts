@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import type { z } from 'zod';
+import type { ConventionBreach } from './checks.ts';
 import { resolveCapabilities, type CapabilitySet, type Probe, type ProbedCapability } from './capabilities.ts';
 import { createClient, type Client, type OperationTable } from './client.ts';
 import { ConfigError, ENV_VARS, loadConfig, type ConformanceConfig } from './config.ts';
@@ -13,6 +14,7 @@ import { EvidenceLog } from './evidence.ts';
 import { transportLimits } from './guard.ts';
 import { Ledger, type CleanupAction, type CleanupReport, type LedgerEntry, type ScenarioLedger } from './ledger.ts';
 import { createNamespace, type Namespace } from './namespace.ts';
+import { probeConventions } from './preflight.ts';
 import type { RetryPolicy } from './retry.ts';
 import type { RunInfo } from './run.ts';
 
@@ -44,6 +46,11 @@ export interface Target<Ops extends OperationTable, E extends z.ZodType> {
   readonly creates: Readonly<Record<string, Creates>>;
   /** Every exchange of this target (most recent 1000); scenarios log into children of it. */
   readonly evidence: EvidenceLog;
+  /**
+   * A convention the whole target breaks (a refused x-api-version, JSON bodies not read), probed once
+   * when first asked; runScenario asks when a rule FAILs (checks.ts `ConventionBreach`).
+   */
+  conventionBreach?(): Promise<ConventionBreach | undefined>;
   /** Cleans up what the ledger recorded, then closes the connection pool. */
   close(): Promise<CleanupReport>;
 }
@@ -119,6 +126,7 @@ export async function createTarget<Ops extends OperationTable, E extends z.ZodTy
   };
   const probes = Object.fromEntries(Object.entries(options.probes ?? {}).map(([capability, probe]): [string, Probe] => [capability, () => probe(probeContext)]));
   const capabilities = await resolveCapabilities({ ...config, otherTenantApiKey }, client, probes);
+  let breach: Promise<ConventionBreach | undefined> | undefined;
   return {
     config,
     info: { baseUrl, kind, apiVersion: config.apiVersion, seed, profile: config.profile.name, readOnly: config.profile.readOnly },
@@ -131,6 +139,7 @@ export async function createTarget<Ops extends OperationTable, E extends z.ZodTy
     ledger,
     creates,
     evidence,
+    conventionBreach: () => (breach ??= probeConventions(client, config.apiVersion)),
     async close() {
       const report = await ledger.cleanup(client);
       await client.close();
