@@ -5,6 +5,7 @@
  * the document only when it is documented; the rest is a reference behaviour (SHOULD).
  */
 import type { OperationName } from './operations.ts';
+import type { RuleId } from './rules/catalogue.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 
 type Node = Readonly<Record<string, unknown>>;
@@ -51,4 +52,33 @@ export function constraintProvenance(operation: OperationName, path: readonly (s
   }
   nodes.flatMap(branchesOf).forEach(note);
   return found;
+}
+
+/**
+ * Bounds and enumerations that have a rule of their own part (LIST-LIMIT-BOUNDS, FEAT-TYPE-ENUM, …):
+ * operation → field path (`[]` for an array's items) → that rule. Refusing a value outside them is
+ * that rule's statement; the umbrella rules (ERR-OUT-OF-BOUNDS-OR-ENUM, ERR-OUT-OF-BOUNDS-REFERENCE)
+ * cover the bounds and enumerations nobody else states.
+ */
+const OWN_BOUND_RULES: Partial<Record<OperationName, Readonly<Record<string, RuleId>>>> = {
+  'subscriptions.list': { limit: 'LIST-LIMIT-BOUNDS', statuses: 'LIST-STATUSES-MIN-ONE', 'statuses[]': 'LIST-STATUSES-ENUM' },
+  'purchases.list': { limit: 'LIST-LIMIT-BOUNDS', statuses: 'LIST-STATUSES-MIN-ONE', 'statuses[]': 'LIST-STATUSES-ENUM' },
+  'entities.list': { limit: 'ENT-LIMIT-BOUNDS', customer_id: 'ENT-CUSTOMER-ID-MIN-LENGTH', 'statuses[]': 'ENT-STATUSES-ENUM', 'processors[]': 'ENT-PROCESSORS-WIRE' },
+  'billing.preview_multi_update': { updates: 'PREV-UPDATES-MIN-ONE', 'updates[].cancel_action': 'PREV-CANCEL-ACTION-ENUM', refund_last_payment: 'PREV-REFUND-MODE-ENUM' },
+  'referral_programs.update': {
+    referral_program_id: 'REF-PROGRAM-ID-MIN-LENGTH',
+    reward_id: 'REF-REWARD-ID-MIN-LENGTH',
+    redeem_on: 'REF-REDEEM-ON-ENUM',
+    received_by: 'REF-RECEIVED-BY-ENUM',
+    max_redemptions: 'REF-MAX-REDEMPTIONS-BOUNDS',
+    plan_ids: 'REF-PLAN-IDS-MIN-ONE',
+  },
+  'plans.create': { plan_id: 'PLAN-ID-PATTERN', name: 'PLAN-NAME-MIN-LENGTH', 'items[].price.billing_method': 'PLAN-BILLING-METHOD-ENUM' },
+  'features.create': { type: 'FEAT-TYPE-ENUM', default_markup: 'FEAT-AI-DEFAULT-MARKUP-MIN' },
+};
+
+/** The rule of its own part that states the bound or enumeration on the value at `path` of `operation`'s request; undefined for the umbrella rules'. */
+export function ownBoundRule(operation: OperationName, path: readonly PropertyKey[]): RuleId | undefined {
+  const key = path.map((segment) => (typeof segment === 'number' ? '[]' : String(segment))).join('.').replaceAll('.[]', '[]');
+  return OWN_BOUND_RULES[operation]?.[key];
 }

@@ -1,7 +1,7 @@
 /** Broken variants of the envelope rules: conventions, authentication, versioning and error bodies. */
 import type { z } from 'zod';
 import type { ErrorBody, ErrorCode } from '../../spec/common.ts';
-import { constraintProvenance } from '../../spec/constraint-provenance.ts';
+import { constraintProvenance, ownBoundRule } from '../../spec/constraint-provenance.ts';
 import { type OperationName, operationForPath, operations } from '../../spec/operations.ts';
 import { bearerToken, parseApiVersion } from '../router.ts';
 import { DEFAULT_KEYS } from '../tenants.ts';
@@ -61,7 +61,8 @@ function clampedIntoBounds(documented: boolean) {
     const statedByDocument = (path: readonly PropertyKey[]) =>
       operations[operation].provenance === 'documented' &&
       constraintProvenance(operation, path.filter((segment) => typeof segment !== 'symbol')) === 'documented';
-    return clamped(operation, body, (path) => statedByDocument(path) === documented);
+    // A bound with a rule of its own part (LIST-LIMIT-BOUNDS, FEAT-TYPE-ENUM, …) is that rule's fault to break.
+    return clamped(operation, body, (path) => ownBoundRule(operation, path) === undefined && statedByDocument(path) === documented);
   };
 }
 
@@ -81,6 +82,8 @@ function clamped(operation: OperationName, body: unknown, repairs: (path: readon
     if (replacement === undefined || issue.path.length === 0 || !repairs(issue.path)) continue;
     let parent = repaired;
     for (const segment of issue.path.slice(0, -1)) parent = parent[segment] as Record<PropertyKey, unknown>;
+    // A missing field is not out of bounds: it stays missing (required fields are other rules').
+    if (parent[issue.path.at(-1)!] === undefined) continue;
     parent[issue.path.at(-1)!] = replacement;
   }
   return repaired;
@@ -115,6 +118,11 @@ export const envelopeFaults: readonly Fault[] = [
       const created = body as { created_at: number };
       return { ...created, created_at: Math.floor(created.created_at / 1000) };
     },
+  },
+  {
+    rule: 'CONV-CONSISTENT-SPELLING',
+    breaks: 'plans.get answers `add_on` in its documented spelling `addOn`, every other field in snake_case',
+    output: (operation, body) => (operation === 'plans.get' ? renamed(body, 'add_on', 'addOn') : body),
   },
   {
     rule: 'CONV-MONEY-MAJOR-UNITS',

@@ -65,6 +65,17 @@ export const conventionsRules = [
     operations: ['plans.create', 'plans.get', 'billing.preview_multi_update'],
   },
   {
+    id: 'CONV-CONSISTENT-SPELLING',
+    level: 'SHOULD',
+    provenance: 'reference',
+    part: 'conventions',
+    section: CONVENTIONS,
+    quote:
+      'One answer keeps to one spelling of the fields the document lists in camelCase: all in the snake_case wire form (as the reference answers) or all as documented, never both in one response, nor one key spelled both ways (DESIGN decision 2).',
+    source: 'observed-behaviour §7',
+    operations: ['plans.create', 'plans.get', 'billing.preview_multi_update'],
+  },
+  {
     id: 'CONV-RATE-LIMITS-NOT-SHOWN',
     level: 'MUST',
     provenance: 'documented',

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aggregateRuleStatus, conventionBreachOf, gateOnConvention, isRouteNotServed, type ConventionBreach } from './checks.ts';
+import { aggregateRuleStatus, conventionBreachOf, gateOnConvention, isRouteNotServed, shapeVerdicts, type ConventionBreach } from './checks.ts';
+import type { Exchange } from './evidence.ts';
 import { loadConfig } from './config.ts';
 import { defineScenario, runScenario, scenarioMeta } from './scenario.ts';
 import { createTarget, type Target } from './target.ts';
@@ -247,6 +248,21 @@ describe('conventions every answer rests on', () => {
     // The test server serves no licenses.list: the real probe finds no breach, and the FAIL stands.
     expect(await t.conventionBreach?.()).toBeUndefined();
     expect((await runScenario(failing, t)).verdicts['A']).toMatchObject({ status: 'FAIL' });
+  });
+});
+
+describe('the spelling rule', () => {
+  it('is decided by every answer carrying a field spelled two ways in the document: FAIL at the first that mixes them, with where', () => {
+    const answer = (seq: number, extra: Partial<Exchange>) => ({ seq, label: 'things.get', ...extra }) as Exchange;
+    const kept = answer(1, { spellings: { add_on: 'wire' } });
+    const mixed = answer(2, { spellings: { add_on: 'documented', created_at: 'wire' }, mixedSpellings: ['addOn (documented)', 'items[0].created_at (wire)'] });
+    expect(shapeVerdicts([answer(0, {})]).has('CONV-CONSISTENT-SPELLING')).toBe(false);
+    expect(shapeVerdicts([kept]).get('CONV-CONSISTENT-SPELLING')).toEqual({ status: 'PASS' });
+    expect(shapeVerdicts([kept, mixed, kept]).get('CONV-CONSISTENT-SPELLING')).toMatchObject({
+      status: 'FAIL',
+      message: 'things.get: one answer uses both the documented camelCase and the snake_case wire spelling: addOn (documented), items[0].created_at (wire)',
+      seqs: [2],
+    });
   });
 });
 

@@ -339,10 +339,28 @@ export class RuleChecks {
   }
 }
 
-/** Shape rule → verdict of the wire-schema checks of every 200 in `evidence`: FAIL (first failing answer, its paths) or PASS. */
+/**
+ * Shape rule → verdict of the wire-schema checks of every 200 in `evidence`: FAIL (first failing
+ * answer, its paths) or PASS; and the spelling rule's verdict over every answer carrying a field
+ * the document spells in camelCase: FAIL (first answer mixing both spellings, where) or PASS.
+ */
 export function shapeVerdicts(evidence: readonly Exchange[]): Map<string, RecordedVerdict> {
   const out = new Map<string, RecordedVerdict>();
   for (const exchange of evidence) {
+    if (exchange.spellings !== undefined && out.get(CONVENTION_RULES.spelling)?.status !== 'FAIL') {
+      const mixed = exchange.mixedSpellings ?? [];
+      out.set(
+        CONVENTION_RULES.spelling,
+        mixed.length === 0
+          ? { status: 'PASS' }
+          : {
+              status: 'FAIL',
+              message: `${exchange.label}: one answer uses both the documented camelCase and the snake_case wire spelling: ${mixed.slice(0, 10).join(', ')}${mixed.length > 10 ? `, … and ${mixed.length - 10} more` : ''}`,
+              actual: mixed,
+              seqs: [exchange.seq],
+            },
+      );
+    }
     const rule = exchange.shapeRule;
     if (rule === undefined || out.get(rule)?.status === 'FAIL') continue;
     const issues = exchange.schemaIssues ?? [];
@@ -378,6 +396,8 @@ export const CONVENTION_RULES = {
   errorBody: 'ERR-BODY-SHAPE',
   jsonBodies: 'CONV-POST-JSON',
   versionHeader: ['AUTH-API-VERSION-HEADER', 'VER-2-4-0-ACCEPTED'],
+  /** Decided, like a shape rule, by every answer carrying a field the document spells in camelCase (`mixedSpellings`). */
+  spelling: 'CONV-CONSISTENT-SPELLING',
 } as const;
 
 /** A convention the whole target breaks, so that no FAIL of another rule can be trusted. */

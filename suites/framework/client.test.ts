@@ -62,6 +62,7 @@ describe('call: 200 responses', () => {
     const result = await client().call('things.get', { thing_id: 'camel' });
     expect(result.ok && result.body).toEqual({ id: 'c', add_on: true, items: [{ created_at: 1 }, { created_at: 2 }] });
     expect(result.exchange.spellings).toEqual({ add_on: 'documented', created_at: 'mixed' });
+    expect(result.exchange.mixedSpellings).toEqual(['addOn (documented)', 'items[0].createdAt (documented)', 'items[1].created_at (wire)']);
     expect(result.exchange.response?.body).toEqual({ id: 'c', addOn: true, items: [{ createdAt: 1 }, { created_at: 2 }] });
   });
 
@@ -145,10 +146,19 @@ describe('normaliseSpellings', () => {
     expect(seen).toEqual({ add_on: 'mixed' });
   });
 
+  it('says where one answer uses both spellings: one key both ways, or some keys documented and others wire', () => {
+    const spellings = { add_on: 'addOn', created_at: 'createdAt' };
+    expect(normaliseSpellings({ addOn: true, items: [{ createdAt: 1 }] }, spellings).mixedAt).toEqual([]);
+    expect(normaliseSpellings({ add_on: true, items: [{ created_at: 1 }] }, spellings).mixedAt).toEqual([]);
+    expect(normaliseSpellings({ addOn: true, items: [{ created_at: 1 }] }, spellings).mixedAt).toEqual(['addOn (documented)', 'items[0].created_at (wire)']);
+    expect(normaliseSpellings({ add_on: true, addOn: false }, spellings).mixedAt).toEqual(['addOn (both spellings)', 'add_on (wire)']);
+  });
+
   it('leaves other keys, scalars and nulls untouched', () => {
     expect(normaliseSpellings({ a: null, b: [1, 'x'], free_trial: null }, { free_trial: 'free trial' })).toEqual({
       value: { a: null, b: [1, 'x'], free_trial: null },
       seen: { free_trial: 'wire' },
+      mixedAt: [],
     });
     expect(normaliseSpellings({ 'free trial': { d: 1 } }, { free_trial: 'free trial' }).value).toEqual({ free_trial: { d: 1 } });
   });

@@ -200,7 +200,10 @@ function checkResponse(
   res: HttpResponse,
 ): { readonly body: unknown; readonly annotations: ExchangeAnnotations & { readonly schemaIssues: readonly Issue[] } } {
   const spellings = op.documentedSpellings ? normaliseSpellings(res.body, op.documentedSpellings) : undefined;
-  const recorded = spellings && Object.keys(spellings.seen).length > 0 ? { spellings: spellings.seen } : {};
+  const recorded = {
+    ...(spellings && Object.keys(spellings.seen).length > 0 ? { spellings: spellings.seen } : {}),
+    ...(spellings && spellings.mixedAt.length > 0 ? { mixedSpellings: spellings.mixedAt } : {}),
+  };
   const body = spellings ? spellings.value : res.body;
   // Not JSON: no shape to check; `call` reports the answer as unparseable (ERROR).
   if (!res.isJson) return { body, annotations: { schemaIssues: [], ...recorded } };
@@ -218,36 +221,43 @@ export function toIssues(error: z.ZodError): Issue[] {
 /**
  * Renames, at every depth, keys spelled as the document spells them (`addOn`) to their wire form
  * (`add_on`), and records per wire key which spelling the body used. When an object carries both
- * spellings of a key, the wire one wins and the key is recorded as `mixed`.
+ * spellings of a key, the wire one wins and the key is recorded as `mixed`. `mixedAt`: when the
+ * body uses both spellings (one key both ways, or some keys documented and others wire), where.
  */
 export function normaliseSpellings(
   body: unknown,
   documentedSpellings: Readonly<Record<string, string>>,
-): { value: unknown; seen: Record<string, Spelling> } {
+): { value: unknown; seen: Record<string, Spelling>; mixedAt: string[] } {
   const wireOf = new Map(Object.entries(documentedSpellings).map(([wire, documented]) => [documented, wire]));
   const seen: Record<string, Spelling> = {};
-  const note = (wire: string, spelling: Spelling) => {
+  const at: Record<Spelling, string[]> = { wire: [], documented: [], mixed: [] };
+  const note = (wire: string, spelling: Spelling, path: string) => {
     const before = seen[wire];
     seen[wire] = before === undefined || before === spelling ? spelling : 'mixed';
+    at[spelling].push(path);
   };
-  const walk = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.map(walk);
+  const walk = (value: unknown, path: string): unknown => {
+    if (Array.isArray(value)) return value.map((item, i) => walk(item, `${path}[${i}]`));
     if (value === null || typeof value !== 'object') return value;
     const out: Record<string, unknown> = {};
     const entries = Object.entries(value);
     for (const [key, inner] of entries) {
+      const here = path === '' ? key : `${path}.${key}`;
       const wire = wireOf.get(key);
       if (wire === undefined) {
-        if (key in documentedSpellings) note(key, 'wire');
-        out[key] = walk(inner);
+        if (key in documentedSpellings) note(key, 'wire', here);
+        out[key] = walk(inner, here);
       } else if (Object.hasOwn(value, wire)) {
-        note(wire, 'mixed');
+        note(wire, 'mixed', here);
       } else {
-        note(wire, 'documented');
-        out[wire] = walk(inner);
+        note(wire, 'documented', here);
+        out[wire] = walk(inner, here);
       }
     }
     return out;
   };
-  return { value: walk(body), seen };
+  const value = walk(body, '');
+  const both = at.mixed.length > 0 || (at.documented.length > 0 && at.wire.length > 0);
+  const mixedAt = both ? [...at.mixed.map((p) => `${p} (both spellings)`), ...at.documented.map((p) => `${p} (documented)`), ...at.wire.map((p) => `${p} (wire)`)] : [];
+  return { value, seen, mixedAt };
 }

@@ -60,6 +60,8 @@ export interface Exchange {
   readonly errorBodyIssues?: readonly Issue[];
   /** Wire key → spelling the response used, for keys the document spells differently. */
   readonly spellings?: Readonly<Record<string, Spelling>>;
+  /** Where a response used both spellings (one key both ways, or some keys documented and others wire); absent when it kept to one. */
+  readonly mixedSpellings?: readonly string[];
   /**
    * Set when the exchange says nothing about the interface, because the target (or the harness)
    * failed: a TransportFailure kind when no usable answer came, else `server-error` (5xx),

@@ -70,7 +70,7 @@ export interface HttpResponse {
 }
 
 /** What a caller adds to the evidence after looking at a response. */
-export type ExchangeAnnotations = Pick<ExchangeDraft, 'shapeRule' | 'schemaIssues' | 'errorBodyIssues' | 'spellings'>;
+export type ExchangeAnnotations = Pick<ExchangeDraft, 'shapeRule' | 'schemaIssues' | 'errorBodyIssues' | 'spellings' | 'mixedSpellings'>;
 
 /**
  * Why a request ended without a usable answer. All of them are the target's or the harness's fault,

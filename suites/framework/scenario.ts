@@ -274,7 +274,8 @@ const shapeRuleSets = new WeakMap<OperationTable, ReadonlySet<string>>();
 
 function shapeRulesOf(operations: OperationTable): ReadonlySet<string> {
   let rules = shapeRuleSets.get(operations);
-  if (!rules) shapeRuleSets.set(operations, (rules = new Set(Object.values(operations).map((op) => op.shapeRule))));
+  // The spelling rule is decided by the answers, as the shape rules are (checks.ts `shapeVerdicts`).
+  if (!rules) shapeRuleSets.set(operations, (rules = new Set([...Object.values(operations).map((op) => op.shapeRule), CONVENTION_RULES.spelling])));
   return rules;
 }
 

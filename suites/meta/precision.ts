@@ -17,7 +17,7 @@ import { SCENARIOS_BY_FILE, type ScenarioFile } from '../scenarios/index.ts';
  * whose rule only these files carry; the others keep the older check (some scenario carrying the
  * rule fails). Extend as files are converted; when every file is here, PRECISION_RULES defaults to all.
  */
-export const CONVERTED_FILES: readonly ScenarioFile[] = ['customers', 'licenses', 'licenses-gaps', 'listings-gaps', 'plans', 'features'];
+export const CONVERTED_FILES: readonly ScenarioFile[] = ['customers', 'licenses', 'licenses-gaps', 'listings-gaps', 'plans', 'features', 'envelope'];
 
 export interface Dependent {
   readonly rule: RuleId;
@@ -27,6 +27,24 @@ export interface Dependent {
 
 /** Broken rule → the other rules that genuinely fail with it. Keep it short; every entry needs its reason. */
 export const DEPENDENT_RULES: Partial<Record<RuleId, readonly Dependent[]>> = {
+  'AUTH-API-VERSION-HEADER': [
+    {
+      rule: 'VER-2-4-0-ACCEPTED',
+      why: 'refusing requests that carry x-api-version refuses `x-api-version: 2.4.0`; with 2.4.0 the only version a target must know, "the header is refused" and "2.4.0 is refused" are one observable behaviour',
+    },
+  ],
+  'VER-2-4-0-ACCEPTED': [
+    {
+      rule: 'AUTH-API-VERSION-HEADER',
+      why: 'refusing 2.4.0 refuses every request carrying the header a client must send (2.4.0 being the only version a target must know): the same behaviour seen from the header rule',
+    },
+  ],
+  'ERR-VALIDATION-CODE': [
+    {
+      rule: 'PREV-CANCEL-ACTION-ENUM',
+      why: "the reference's cancel_action statement quotes its answer, 400 `invalid_inputs`: a validation refusal with another status and code breaks both",
+    },
+  ],
   'PLAN-FREE-TRIAL-WIRE': [
     {
       rule: 'CONV-SNAKE-CASE-REQUEST',

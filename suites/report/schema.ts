@@ -39,6 +39,7 @@ export const ReportedExchange = z.looseObject({
   schemaIssues: z.array(Issue).optional(),
   errorBodyIssues: z.array(Issue).optional(),
   spellings: z.record(z.string(), z.enum(['wire', 'documented', 'mixed'])).optional(),
+  mixedSpellings: z.array(z.string()).optional(),
   curl: z.string(),
 });
 export type ReportedExchange = z.infer<typeof ReportedExchange>;

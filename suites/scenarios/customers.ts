@@ -5,11 +5,18 @@
  */
 import { expect } from 'vitest';
 import type { Customer } from '../../spec/customers.ts';
-import { attach, createCustomer, createFeature, createPlan, newCustomerBody, scenario } from '../support.ts';
+import { attach, createCustomer, createFeature, createPlan, newCustomerBody, scenario, type T } from '../support.ts';
 
 /** The fields customers.get_or_create must keep; `created_at` only when the answer had one (its absence is CUS-SHAPE's). */
 function kept(customer: Customer, metadata: Record<string, unknown>) {
   return { id: customer.id, name: customer.name, email: customer.email, metadata, ...(customer.created_at === undefined ? {} : { created_at: customer.created_at }) };
+}
+
+/** Answers compare `created_at` in one unit: each answer's, when it has one, is Unix milliseconds (CONV-TIMESTAMPS-MS proves it). */
+function stampsInMilliseconds(t: T, ...customers: readonly { created_at?: unknown }[]): void {
+  t.precondition('created_at is Unix milliseconds in every answer compared', () => {
+    for (const { created_at } of customers) if (created_at !== undefined) expect(created_at).toBeGreaterThan(1e12);
+  });
 }
 
 export const customersScenarios = [
@@ -42,6 +49,7 @@ export const customersScenarios = [
 
       // Read back through customers.get: a read that is setup here (CUS-GET is proven elsewhere).
       const fetched = t.setup(await t.client.call('customers.get', { customer_id: body.customer_id }));
+      stampsInMilliseconds(t, created, fetched);
       t.check('CUS-GET-OR-CREATE-NEW', () => expect(fetched, 'customers.get finds the customer as it was created').toMatchObject(kept(created, { origin: 'conformance' })));
     },
   ),
@@ -66,6 +74,7 @@ export const customersScenarios = [
       const unchanged = kept(original, { tier: 'first' });
       t.check('CUS-GET-OR-CREATE-EXISTING', () => expect(again, 'the existing customer comes back as it was').toMatchObject(unchanged));
       const fetched = t.setup(await t.client.call('customers.get', { customer_id: original.id }));
+      stampsInMilliseconds(t, original, fetched);
       t.check('CUS-GET-OR-CREATE-EXISTING', () => expect(fetched, 'and it was not updated').toMatchObject(unchanged));
     },
   ),

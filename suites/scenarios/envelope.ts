@@ -5,7 +5,7 @@
  */
 import { expect } from 'vitest';
 import { seededFaker } from '../../fixtures/factories.ts';
-import { PLAN_DOCUMENTED_SPELLINGS } from '../../spec/common.ts';
+import { ErrorBody, PLAN_DOCUMENTED_SPELLINGS } from '../../spec/common.ts';
 import { operations, type OperationName } from '../../spec/operations.ts';
 import { TargetFault, type HeaderOverrides } from '../framework/index.ts';
 import { attach, createCustomer, createEntity, createFeature, createLicensePool, createPlan, licenseEntities, scenario, type T } from '../support.ts';
@@ -28,7 +28,12 @@ async function rawCall(t: T, operation: OperationName, body: unknown, headers: H
   return result;
 }
 
-function codeOf(body: unknown): unknown {
+/**
+ * The error code of a raw refusal, read only from the documented error body `{message, code, env}`:
+ * another body is ERR-BODY-SHAPE's deviation, a precondition here.
+ */
+function codeOf(t: T, body: unknown): unknown {
+  t.precondition('the error body is {message, code, env} (ERR-BODY-SHAPE)', () => expect(ErrorBody.safeParse(body).success, JSON.stringify(body)?.slice(0, 200)).toBe(true));
   return (body as { code?: unknown } | null)?.code;
 }
 
@@ -277,6 +282,27 @@ export const envelopeScenarios = [
 
   scenario(
     {
+      id: 'envelope.consistent-spelling',
+      title: 'plan and preview answers keep to one spelling of the fields the document lists in camelCase',
+      // Decided by every answer carrying such a field, in this scenario and in any other (checks.ts `shapeVerdicts`).
+      rules: ['CONV-CONSISTENT-SPELLING'],
+    },
+    async (t) => {
+      const feature = await createFeature(t, 'consumable');
+      const plan = await createPlan(t, {
+        group: t.ns.id('grp'),
+        free_trial: { duration_length: 7, duration_type: 'day', card_required: false },
+        items: [{ feature_id: feature.id, included: 10, reset: { interval: 'month' } }],
+      });
+      t.setup(await t.client.call('plans.get', { plan_id: plan.id }));
+      const customer = await createCustomer(t);
+      await attach(t, customer.id, plan.id);
+      t.setup(await t.client.call('billing.preview_multi_update', { customer_id: customer.id, updates: [{ plan_id: plan.id, cancel_action: 'cancel_immediately' }] }));
+    },
+  ),
+
+  scenario(
+    {
       id: 'envelope.money-major-units',
       title: 'a plan of amount 20 reads 20, and cancelling it at once previews a refund in tens (major unit), not thousands',
       rules: ['CONV-MONEY-MAJOR-UNITS'],
@@ -386,7 +412,8 @@ export const envelopeScenarios = [
         const result = await rawCall(t, 'customers.get', body, { authorization });
         // Refusing it at all is AUTH-BEARER-REQUIRED's; how it is refused is this rule's.
         t.precondition('a request without a bearer key is refused as unauthenticated', () => expect([401, 403]).toContain(result.status));
-        t.check('AUTH-NO-KEY-CODE', () => expect({ status: result.status, code: codeOf(result.body) }, `Authorization ${authorization ?? '(none)'}`).toEqual({ status: 401, code: 'no_secret_key' }));
+        const code = codeOf(t, result.body);
+        t.check('AUTH-NO-KEY-CODE', () => expect({ status: result.status, code }, `Authorization ${authorization ?? '(none)'}`).toEqual({ status: 401, code: 'no_secret_key' }));
       }
     },
   ),
@@ -418,7 +445,8 @@ export const envelopeScenarios = [
       const result = await rawCall(t, 'customers.get', body, { authorization: `Bearer ${unknownKey}` });
       // Refusing it at all is AUTH-SECRET-KEY's; how it is refused is this rule's.
       t.precondition('a key the service does not know is refused as unauthenticated', () => expect([401, 403]).toContain(result.status));
-      t.check('AUTH-UNKNOWN-KEY-CODE', () => expect({ status: result.status, code: codeOf(result.body) }).toEqual({ status: 401, code: 'invalid_secret_key' }));
+      const code = codeOf(t, result.body);
+      t.check('AUTH-UNKNOWN-KEY-CODE', () => expect({ status: result.status, code }).toEqual({ status: 401, code: 'invalid_secret_key' }));
     },
   ),
 
@@ -439,8 +467,12 @@ export const envelopeScenarios = [
         ['plans.get', { plan_id: plan.id }],
         ['customers.get', { customer_id: customer.id }],
       ] as const;
+      const unknownIds = { 'features.get': { feature_id: t.ns.id('feat') }, 'plans.get': { plan_id: t.ns.id('plan') }, 'customers.get': { customer_id: t.ns.id('cus') } };
       for (const [operation, body] of reads) {
         t.setup(await t.client.call(operation, body as never));
+        // "Not found" is how the read answers an ID that names nothing (CUS-GET-UNKNOWN, ERR-…-NOT-FOUND prove it).
+        const unknown = await rawCall(t, operation, unknownIds[operation], asOther);
+        t.precondition(`${operation} of an unknown ID with another tenant's key reads as not found (404)`, () => expect(unknown.status).toBe(404));
         const result = await rawCall(t, operation, body, asOther);
         t.check('AUTH-TENANT-ISOLATION', () => expect(result.status, `${operation} of this tenant's object with another tenant's key reads as not found: ${result.text.slice(0, 200)}`).toBe(404));
       }
@@ -555,7 +587,10 @@ export const envelopeScenarios = [
       const { featureId, body } = freshFeature(t);
       for (const [operation, request] of [['features.create', body], ['features.list', {}]] as const) {
         const result = await rawCall(t, operation, request, { 'x-api-version': '9.9.9' });
-        t.check('VER-INVALID-VERSION', () => expect({ status: result.status, code: codeOf(result.body) }, `${operation} with x-api-version 9.9.9`).toEqual({ status: 400, code: 'invalid_api_version' }));
+        const what = `${operation} with x-api-version 9.9.9: ${result.text.slice(0, 200)}`;
+        t.check('VER-INVALID-VERSION', () => expect(result.status, what).toBe(400));
+        const code = codeOf(t, result.body);
+        t.check('VER-INVALID-VERSION', () => expect(code, what).toBe('invalid_api_version'));
       }
       // The refused create created nothing: the same create with a known version is accepted.
       t.setup(await t.client.call('features.create', body));
@@ -566,7 +601,8 @@ export const envelopeScenarios = [
   scenario(
     {
       id: 'envelope.customer-not-found',
-      title: 'an unknown customer_id is answered 404 customer_not_found by every operation that takes one, and is not created',
+      // customers.get of an unknown customer is CUS-GET-UNKNOWN's (customers.get-unknown).
+      title: 'an unknown customer_id is answered 404 customer_not_found by the operations that take one, and is not created',
       rules: ['ERR-CUSTOMER-NOT-FOUND'],
     },
     async (t) => {
@@ -578,7 +614,6 @@ export const envelopeScenarios = [
         () => t.client.call('billing.preview_multi_update', { customer_id: customerId, updates: [{ plan_id: plan.id, cancel_action: 'cancel_immediately' }] }),
         () => t.client.call('balances.check', { customer_id: customerId, feature_id: feature.id }),
         () => t.client.call('billing.attach', { customer_id: customerId, plan_id: plan.id }),
-        () => t.client.call('customers.get', { customer_id: customerId }),
       ];
       for (const call of calls) t.expectError(await call(), { status: 404, code: 'customer_not_found' });
       // The positive control: the customer, once created, is found by the same calls.
