@@ -153,36 +153,38 @@ export const envelopeScenarios = [
   scenario(
     {
       id: 'envelope.post-json',
-      title: 'an operation is a POST of a JSON body to /v1/<resource>.<action>, answered with JSON (errors included); another method is not served',
+      title: 'every operation is a POST of a JSON body to /v1/<resource>.<action>, answered with JSON (errors included); another method is not served',
       rules: ['CONV-POST-JSON'],
     },
     async (t) => {
       // The client sends every call as POST {base_url}/v1/<resource>.<action> with Content-Type: application/json.
-      // A read whose body carries nothing first: a target that serves no request at all blocks here.
-      t.setup(await t.client.call('features.list', {}));
       const { featureId, body } = freshFeature(t);
       const created = t.expectOk(await t.client.call('features.create', body));
       t.check('CONV-POST-JSON', () => expect(created.id, 'the JSON body was read: the feature has the ID it named').toBe(featureId));
-      t.setup(await t.client.call('features.get', { feature_id: featureId }));
-      const customer = await createCustomer(t);
-      t.setup(await t.client.call('entities.list', { customer_id: customer.id }));
-      t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: featureId }));
+      // Each documented operation once, with a valid request (setup): every 200 must be JSON.
+      const { calls } = await documentedCalls(t);
+      for (const { operation, body: request } of calls) t.setup(await t.client.call(operation, request as never));
+      const answered = t.evidence.filter((e) => e.response?.status === 200 && operations[e.label as OperationName]?.provenance === 'documented');
+      t.precondition('every documented operation answered 200', () => expect(new Set(answered.map((e) => e.label)).size).toBe(calls.length));
       t.check('CONV-POST-JSON', () => {
-        for (const exchange of t.evidence.filter((e) => e.response?.status === 200)) {
+        for (const exchange of answered) {
           expect(exchange.response?.headers['content-type'], `${exchange.label}: a 200 answers with a JSON content type`).toMatch(JSON_CONTENT_TYPE);
         }
       });
 
-      const missing = await t.client.call('features.get', { feature_id: t.ns.id('feat') });
-      t.precondition('features.get of an unknown feature is refused', () => expect(missing.ok).toBe(false));
+      const missing = await t.client.call('plans.get', { plan_id: t.ns.id('plan') });
+      t.precondition('plans.get of an unknown plan is refused', () => expect(missing.ok).toBe(false));
       t.check('CONV-POST-JSON', () => {
         expect(missing.headers['content-type'], 'an error answers with a JSON content type').toMatch(JSON_CONTENT_TYPE);
         expect(missing.exchange.response?.body, 'an error answer is a JSON object').toBeTypeOf('object');
       });
 
-      // The same operation asked with GET is not served as a success.
-      const viaGet = await t.client.raw({ method: 'GET', path: operations['features.list'].path, body: undefined });
-      t.check('CONV-POST-JSON', () => expect(viaGet.status, `GET ${operations['features.list'].path} must not succeed: ${viaGet.text.slice(0, 200)}`).not.toBe(200));
+      // The same operation asked with another method is not answered as a success.
+      const path = operations['plans.get'].path;
+      for (const method of ['GET', 'PUT', 'DELETE']) {
+        const other = await t.client.raw({ method, path, body: method === 'GET' ? undefined : JSON.stringify({ plan_id: t.ns.id('plan') }) });
+        t.check('CONV-POST-JSON', () => expect(other.status >= 200 && other.status < 300, `${method} ${path} must not succeed: ${other.status} ${other.text.slice(0, 200)}`).toBe(false));
+      }
     },
   ),
 
@@ -522,7 +524,7 @@ export const envelopeScenarios = [
       const { plan, customer } = await createCustomerWithEntity(t);
       const reads = [
         ['plans.get', { plan_id: plan.id }],
-        ['customers.get', { customer_id: customer.id }],
+        ['subscriptions.list', { customer_id: customer.id }],
         ['entities.list', { customer_id: customer.id }],
       ] as const;
       for (const [operation, body] of reads) {

@@ -142,12 +142,12 @@ function describeMutant(operation: OperationName, mutant: Mutant): string {
   return `${operation} with ${mutant.kind} at ${mutant.path.join('.')} (${JSON.stringify(mutant.body).slice(0, 300)})`;
 }
 
-/** The read that shows whether a create went through, for the operations that create something by a given ID. */
-const READ_BACK: Partial<Record<OperationName, (t: T, body: Record<string, unknown>) => Promise<{ ok: boolean }> | undefined>> = {
-  'plans.create': (t, body) => (typeof body['plan_id'] === 'string' ? t.client.call('plans.get', { plan_id: body['plan_id'] }) : undefined),
-  'features.create': (t, body) => (typeof body['feature_id'] === 'string' ? t.client.call('features.get', { feature_id: body['feature_id'] }) : undefined),
-  'entities.create': (t, body) => (typeof body['entity_id'] === 'string' ? t.client.call('entities.get', { entity_id: body['entity_id'] }) : undefined),
-  'referral_programs.create': (t, body) => (typeof body['id'] === 'string' ? t.client.call('referral_programs.get', { referral_program_id: body['id'] }) : undefined),
+/** The read that shows whether a create went through, for the operations that create something by a given ID: the read's operation and its body. */
+const READ_BACK: Partial<Record<OperationName, (body: Record<string, unknown>) => readonly [OperationName, Record<string, unknown>] | undefined>> = {
+  'plans.create': (body) => (typeof body['plan_id'] === 'string' ? ['plans.get', { plan_id: body['plan_id'] }] : undefined),
+  'features.create': (body) => (typeof body['feature_id'] === 'string' ? ['features.get', { feature_id: body['feature_id'] }] : undefined),
+  'entities.create': (body) => (typeof body['entity_id'] === 'string' ? ['entities.get', { entity_id: body['entity_id'] }] : undefined),
+  'referral_programs.create': (body) => (typeof body['id'] === 'string' ? ['referral_programs.get', { referral_program_id: body['id'] }] : undefined),
 };
 
 type AnyCallResult = CallResult<(typeof operations)[OperationName], typeof ErrorBody>;
@@ -229,9 +229,10 @@ export const generatedBodyScenarios = [
       const sent = await sendMutants(t, await createKnownIds(t), umbrellaBound, async (operation, mutant, result) => {
         const rule = boundRule(operation, mutant);
         t.expectError(result, { rule });
-        const readBack = isRecord(mutant.body) ? READ_BACK[operation]?.(t, mutant.body) : undefined;
-        if (readBack !== undefined) {
-          const created = (await readBack).ok;
+        const readBack = isRecord(mutant.body) ? READ_BACK[operation]?.(mutant.body) : undefined;
+        // A MUST verdict rests on documented operations only: a create read back through a reference read is left out.
+        if (readBack !== undefined && (rule === 'ERR-OUT-OF-BOUNDS-REFERENCE' || operations[readBack[0]].provenance === 'documented')) {
+          const created = (await t.client.call(readBack[0], readBack[1] as never)).ok;
           t.check(rule, () => expect(created, `${describeMutant(operation, mutant)} was refused, so nothing was created`).toBe(false));
         }
       });
