@@ -36,12 +36,11 @@ function renamed(body: unknown, from: string, to: string): unknown {
 
 const PLAN_ANSWERS: ReadonlySet<OperationName> = new Set(['plans.create', 'plans.get', 'plans.update']);
 
-/** Minor units (cents) instead of the major unit: every amount of a preview times 100. */
+/** Minor units (cents) instead of the major unit: every amount of a preview's entries times 100 (the overall total stays right). */
 function inMinorUnits(preview: z.output<(typeof operations)['billing.preview_multi_update']['response']>) {
   const cents = (amount: number) => amount * 100;
   return {
     ...preview,
-    total: cents(preview.total),
     subscriptions: preview.subscriptions.map((entry) => ({
       ...entry,
       subtotal: cents(entry.subtotal),
@@ -126,7 +125,7 @@ export const envelopeFaults: readonly Fault[] = [
   },
   {
     rule: 'CONV-MONEY-MAJOR-UNITS',
-    breaks: 'billing.preview_multi_update reports amounts in minor units (cents)',
+    breaks: "billing.preview_multi_update reports each entry's amounts (subtotal, total, line items) in minor units (cents)",
     output: (operation, body) => (operation === 'billing.preview_multi_update' ? inMinorUnits(body as never) : body),
   },
   {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aggregateRuleStatus, conventionBreachOf, gateOnConvention, isRouteNotServed, shapeVerdicts, type ConventionBreach } from './checks.ts';
 import type { Exchange } from './evidence.ts';
 import { loadConfig } from './config.ts';
+import { ControlPlaneError } from './control-client.ts';
 import { defineScenario, runScenario, scenarioMeta } from './scenario.ts';
 import { createTarget, type Target } from './target.ts';
 import { json, startServer, TEST_KEY, TestErrorBody, testOperations, type TestServer } from './testing.ts';
@@ -117,6 +118,16 @@ describe('per-rule verdicts', () => {
     );
     expect(skipped).toMatchObject({ status: 'skip', verdicts: { A: { status: 'SKIP' } } });
     expect(skipped.reason).toMatch(/does not serve things\.delete \(it answered 404\)/);
+  });
+
+  it('blocks on a control-plane call refused with a 4xx (a setup step), and makes its 5xx ERROR', async () => {
+    const refusing = (status: number) =>
+      scenario({ id: `V-12-${status}`, title: 't', rules: ['A'] }, async () => {
+        throw new ControlPlaneError(`POST /_fake/records.force_state answered ${status}`, status, [], { seq: 1, label: 'control:records.force_state' } as Exchange);
+      });
+    const blocked = await runScenario(refusing(400), t);
+    expect(blocked).toMatchObject({ status: 'blocked', verdicts: { A: { status: 'BLOCKED', blockedBy: 'setup control:records.force_state', message: 'POST /_fake/records.force_state answered 400' } } });
+    expect((await runScenario(refusing(500), t)).verdicts['A']).toMatchObject({ status: 'ERROR' });
   });
 
   it('makes a 5xx ERROR of the rule being checked, never FAIL, and blocks the rest', async () => {

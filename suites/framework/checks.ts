@@ -19,6 +19,7 @@
  * - assertion of rule R → R FAIL; the others BLOCKED by R;
  * - SetupFailed (a call that only builds state was refused) → BLOCKED by `setup <operation>`;
  * - SetupNotServed (the target has no such route) → SKIP with the reason;
+ * - a control-plane call refused with a 4xx (the state it should force is not there) → BLOCKED by it;
  * - TargetFault (5xx, 429 beyond the retry budget), TransportError (network, timeout), a scenario
  *   timeout, an answer that is not JSON → ERROR, of R when inside R's check (the others BLOCKED by
  *   R), else of every undecided rule; never FAIL;
@@ -116,6 +117,10 @@ export function isRouteNotServed(status: number, body: unknown): boolean {
   const missingRecord = typeof code === 'string' && code.endsWith('_not_found') && code !== 'route_not_found';
   if (status === 404 || status === 405 || status === 501) return !missingRecord;
   return status === 401 && (body === undefined || body === '' || (typeof body === 'object' && body !== null && Object.keys(body).length === 0));
+}
+
+function isRefusal(status: unknown): boolean {
+  return typeof status === 'number' && status >= 400 && status < 500;
 }
 
 const TARGET_ERRORS = new Set(['TargetFault', 'TransportError', 'ScenarioTimeoutError']);
@@ -264,6 +269,12 @@ export class RuleChecks {
     }
     if (error instanceof SetupFailed) {
       undecided({ status: 'BLOCKED', blockedBy: error.step, message: error.message, ...(error.exchange ? { seqs: [error.exchange.seq] } : {}) });
+      return { kind: 'blocked' };
+    }
+    // The control plane refusing to set up a state (force a record's status, move the clock) is a setup step that failed.
+    if ((error as { name?: unknown } | null)?.name === 'ControlPlaneError' && isRefusal((error as { status?: unknown }).status)) {
+      const exchange = (error as { exchange?: Exchange }).exchange;
+      undecided({ status: 'BLOCKED', blockedBy: `setup ${exchange?.label ?? 'control plane'}`, message: firstLine(error), ...(exchange ? { seqs: [exchange.seq] } : {}) });
       return { kind: 'blocked' };
     }
     if (error instanceof SetupNotServed) {

@@ -269,10 +269,10 @@ export const generatedBodyScenarios = [
     async (t) => {
       let refused = 0;
       // As above: whether a mutant is refused at all is another rule's; how it is refused is this one's. A
-      // refusal for a record not found (the IDs name nothing) says the body passed validation: that too is
-      // another rule's deviation, not a validation answer.
+      // refusal for a record not found (the IDs name nothing) or already there says the body passed
+      // validation: that too is another rule's deviation, not a validation answer.
       await sendMutants(t, {}, () => true, (operation, mutant, result) => {
-        if (result.ok || isNotFound(result.body)) return;
+        if (result.ok || pastValidation(result)) return;
         refused++;
         const failure = t.expectError(result, { status: 400, code: 'invalid_inputs', rule: 'ERR-VALIDATION-CODE' });
         const field = String(mutant.path.findLast((segment) => typeof segment === 'string'));
@@ -283,8 +283,8 @@ export const generatedBodyScenarios = [
   ),
 ];
 
-/** An error answer saying a record the body names does not exist (`…_not_found`). */
-function isNotFound(body: unknown): boolean {
-  const code = (body as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && code.endsWith('_not_found');
+/** A refusal that comes after validation: a record the body names does not exist (404, `…_not_found`) or already does (409, `…_already_exists`, `duplicate_…`). */
+function pastValidation(result: { status: number; body: unknown }): boolean {
+  const code = (result.body as { code?: unknown } | null)?.code;
+  return result.status === 404 || result.status === 409 || (typeof code === 'string' && /_not_found$|_already_exists$|^duplicate_/.test(code));
 }
