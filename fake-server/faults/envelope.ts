@@ -36,15 +36,13 @@ function renamed(body: unknown, from: string, to: string): unknown {
 
 const PLAN_ANSWERS: ReadonlySet<OperationName> = new Set(['plans.create', 'plans.get', 'plans.update']);
 
-/** Minor units (cents) instead of the major unit: every amount of a preview's entries times 100 (the overall total stays right). */
+/** Minor units (cents) instead of the major unit: the amounts of a preview's line items times 100 (the entries' and overall totals stay right). */
 function inMinorUnits(preview: z.output<(typeof operations)['billing.preview_multi_update']['response']>) {
   const cents = (amount: number) => amount * 100;
   return {
     ...preview,
     subscriptions: preview.subscriptions.map((entry) => ({
       ...entry,
-      subtotal: cents(entry.subtotal),
-      total: cents(entry.total),
       line_items: entry.line_items.map((line) => ({ ...line, subtotal: cents(line.subtotal), total: cents(line.total) })),
     })),
   };
@@ -106,8 +104,8 @@ export const envelopeFaults: readonly Fault[] = [
   },
   {
     rule: 'CONV-SNAKE-CASE-REQUEST',
-    breaks: 'plans.create reads `addOn` and `freeTrial` (camelCase) and ignores their snake_case wire names',
-    input: (operation, body) => (operation === 'plans.create' ? renamed(renamed(body, 'add_on', 'addOn'), 'free_trial', 'freeTrial') : body),
+    breaks: 'plans.create reads `freeTrial` (camelCase) and ignores its snake_case wire name `free_trial`',
+    input: (operation, body) => (operation === 'plans.create' ? renamed(body, 'free_trial', 'freeTrial') : body),
   },
   {
     rule: 'CONV-TIMESTAMPS-MS',
@@ -125,7 +123,7 @@ export const envelopeFaults: readonly Fault[] = [
   },
   {
     rule: 'CONV-MONEY-MAJOR-UNITS',
-    breaks: "billing.preview_multi_update reports each entry's amounts (subtotal, total, line items) in minor units (cents)",
+    breaks: "billing.preview_multi_update reports its line items' amounts (subtotal, total) in minor units (cents)",
     output: (operation, body) => (operation === 'billing.preview_multi_update' ? inMinorUnits(body as never) : body),
   },
   {

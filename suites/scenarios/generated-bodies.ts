@@ -236,7 +236,7 @@ export const generatedBodyScenarios = [
           t.check(rule, () => expect(created, `${describeMutant(operation, mutant)} was refused, so nothing was created`).toBe(false));
         }
       });
-      t.precondition('the schemas state bounds and enumerations to break', () => expect(sent).toBeGreaterThan(OPERATION_NAMES.length));
+      t.precondition('the schemas state bounds and enumerations (other than those with rules of their own) to break', () => expect(sent).toBeGreaterThanOrEqual(OPERATION_NAMES.length / 2));
     },
   ),
 
