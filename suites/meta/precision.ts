@@ -39,6 +39,12 @@ export const DEPENDENT_RULES: Partial<Record<RuleId, readonly Dependent[]>> = {
       why: 'refusing 2.4.0 refuses every request carrying the header a client must send (2.4.0 being the only version a target must know): the same behaviour seen from the header rule',
     },
   ],
+  'CONV-SNAKE-CASE-REQUEST': [
+    {
+      rule: 'PLAN-FREE-TRIAL-WIRE',
+      why: 'the snake_case request field the fault ignores is `free_trial`: a trial sent as `free_trial` not taking effect is PLAN-FREE-TRIAL-WIRE\'s statement too',
+    },
+  ],
   'ERR-VALIDATION-CODE': [
     {
       rule: 'PREV-CANCEL-ACTION-ENUM',
