@@ -259,8 +259,9 @@ export const envelopeScenarios = [
   scenario(
     {
       id: 'envelope.response-snake-case',
-      title: 'plan answers spell every key snake_case, except the fields the document spells in camelCase',
-      rules: ['CONV-RESPONSE-SNAKE-CASE'],
+      title: 'plan answers spell every key snake_case, except the fields the document spells in camelCase, and keep to one spelling of those',
+      // CONV-CONSISTENT-SPELLING is decided by every answer carrying such a field, here and in any other scenario (checks.ts `shapeVerdicts`).
+      rules: ['CONV-RESPONSE-SNAKE-CASE', 'CONV-CONSISTENT-SPELLING'],
     },
     async (t) => {
       const feature = await createFeature(t, 'consumable');
@@ -279,27 +280,6 @@ export const envelopeScenarios = [
           expect(offWireKeys(exchange.response?.body, documented), `${exchange.label}: keys that are neither snake_case nor a documented spelling`).toEqual([]);
         }
       });
-    },
-  ),
-
-  scenario(
-    {
-      id: 'envelope.consistent-spelling',
-      title: 'plan and preview answers keep to one spelling of the fields the document lists in camelCase',
-      // Decided by every answer carrying such a field, in this scenario and in any other (checks.ts `shapeVerdicts`).
-      rules: ['CONV-CONSISTENT-SPELLING'],
-    },
-    async (t) => {
-      const feature = await createFeature(t, 'consumable');
-      const plan = await createPlan(t, {
-        group: t.ns.id('grp'),
-        free_trial: { duration_length: 7, duration_type: 'day', card_required: false },
-        items: [{ feature_id: feature.id, included: 10, reset: { interval: 'month' } }],
-      });
-      t.setup(await t.client.call('plans.get', { plan_id: plan.id }));
-      const customer = await createCustomer(t);
-      await attach(t, customer.id, plan.id);
-      t.setup(await t.client.call('billing.preview_multi_update', { customer_id: customer.id, updates: [{ plan_id: plan.id, cancel_action: 'cancel_immediately' }] }));
     },
   ),
 
