@@ -158,6 +158,8 @@ export const envelopeScenarios = [
     },
     async (t) => {
       // The client sends every call as POST {base_url}/v1/<resource>.<action> with Content-Type: application/json.
+      // A documented read whose body carries nothing first: a target that serves no request at all blocks here.
+      t.setup(await t.client.call('subscriptions.list', {}));
       const { featureId, body } = freshFeature(t);
       const created = t.expectOk(await t.client.call('features.create', body));
       t.check('CONV-POST-JSON', () => expect(created.id, 'the JSON body was read: the feature has the ID it named').toBe(featureId));
