@@ -17,7 +17,7 @@ import { SCENARIOS_BY_FILE, type ScenarioFile } from '../scenarios/index.ts';
  * whose rule only these files carry; the others keep the older check (some scenario carrying the
  * rule fails). Extend as files are converted; when every file is here, PRECISION_RULES defaults to all.
  */
-export const CONVERTED_FILES: readonly ScenarioFile[] = ['customers', 'licenses', 'licenses-gaps', 'listings-gaps', 'plans', 'features'];
+export const CONVERTED_FILES: readonly ScenarioFile[] = ['customers', 'licenses', 'licenses-gaps', 'listings-gaps', 'plans', 'features', 'preview', 'referrals'];
 
 export interface Dependent {
   readonly rule: RuleId;
@@ -43,6 +43,24 @@ export const DEPENDENT_RULES: Partial<Record<RuleId, readonly Dependent[]>> = {
     {
       rule: 'CUS-GET-OR-CREATE-NEW',
       why: 'customers.get_or_create creating a customer "with its auto-enable plans" is the same statement as the plan attaching automatically at customer creation',
+    },
+  ],
+  // The umbrella of the reference's bounds and enumerations, against the rules stating one of them:
+  // a target repairing every such value breaks each of those statements itself.
+  'ERR-OUT-OF-BOUNDS-REFERENCE': [
+    {
+      rule: 'FEAT-AI-DEFAULT-MARKUP-MIN',
+      why: "the umbrella covers every bound on a field whose wire name is the reference's, the AI default markup among them: clamping -101 to -100 is accepting a markup below FEAT-AI-DEFAULT-MARKUP-MIN's minimum",
+    },
+    {
+      rule: 'PREV-CANCEL-ACTION-ENUM',
+      why: "cancel_action's enumeration is the reference's: replacing an unknown action by cancel_immediately is accepting a value outside PREV-CANCEL-ACTION-ENUM's enumeration",
+    },
+  ],
+  'CONV-SNAKE-CASE-REQUEST': [
+    {
+      rule: 'PLAN-FREE-TRIAL-WIRE',
+      why: 'the converse of PLAN-FREE-TRIAL-WIRE → CONV-SNAKE-CASE-REQUEST: reading freeTrial instead of free_trial is not taking the trial under its snake_case wire name',
     },
   ],
 };
