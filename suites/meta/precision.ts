@@ -9,9 +9,9 @@ import { SCENARIOS_BY_FILE, type ScenarioFile } from '../scenarios/index.ts';
 
 /**
  * Scenario files whose assertions are all attributed to rules AND whose faults all give an exact
- * FAIL set. envelope, billing, preview, referrals and entities are attributed too, but some of
- * their faults still fail a second rule (run `PRECISION_RULES=CONV-,AUTH-,VER-,ERR-,BILL-,PREV-,REF-,ENT-`
- * to see which); they join this list once exact, so that npm test holds them to it.
+ * FAIL set. envelope, billing and entities are attributed too, but some of their faults still
+ * fail a second rule (run `PRECISION_RULES=CONV-,AUTH-,VER-,ERR-,BILL-,ENT-` to see which); they
+ * join this list once exact, so that npm test holds them to it.
  *
  * Scenario files whose assertions are all attributed to rules. Precision is checked for the faults
  * whose rule only these files carry; the others keep the older check (some scenario carrying the
