@@ -255,7 +255,7 @@ export const entitiesScenarios = [
   scenario(
     {
       id: 'entities.delete',
-      title: 'entities.delete deletes the entity: it is then gone from entities.get (404 entity_not_found) and entities.list, and a second delete is 404',
+      title: 'entities.delete deletes the entity: it is then gone from entities.get (404 entity_not_found) and entities.list (neither its own plan nor search finds it), and a second delete is 404',
       rules: ['ENT-DELETE', 'ENT-DELETE-SHAPE', 'ERR-ENTITY-NOT-FOUND'],
     },
     async (t) => {
@@ -662,6 +662,47 @@ export const entitiesScenarios = [
       await force(active.id, 'past_due');
       const overdue = (await listPage(t, { customer_id: customer.id })).list.find((e) => e.id === entity.id)?.subscriptions.find((s) => s.plan_id === active.id);
       t.check('STATE-PAST-DUE-READS-ACTIVE', () => expect(overdue, 'entities.list embeds a past-due plan as active with past_due true').toMatchObject({ status: 'active', past_due: true }));
+    },
+  ),
+
+  scenario(
+    {
+      id: 'entities.list-replaced-plan',
+      title: "After an entity's plan is replaced (by another plan of its group, or by a new version of the plan), the default entities.list neither embeds nor matches the expired record",
+      rules: ['ENT-STATUSES-DEFAULT'],
+    },
+    async (t) => {
+      const { seat, messages } = await entityCatalogue(t);
+      const group = t.ns.id('grp');
+      const basic = await createPlan(t, { group, items: [{ feature_id: messages.id, included: 10, reset: { interval: 'month' } }] });
+      const premium = await createPlan(t, { group, items: [{ feature_id: messages.id, included: 50, reset: { interval: 'month' } }] });
+      const versioned = await createPlan(t, { group: t.ns.id('grp'), items: [{ feature_id: messages.id, included: 5, reset: { interval: 'month' } }] });
+      const customer = await createCustomer(t);
+      const entity = await createEntity(t, customer.id, seat.id);
+
+      // The entity's own plan replaced by another plan of its group; its customer's plan by the plan's next version.
+      await attach(t, customer.id, basic.id, { entity_id: entity.id });
+      await attach(t, customer.id, premium.id, { entity_id: entity.id });
+      await attach(t, customer.id, versioned.id);
+      const updated = t.setup(await t.client.call('plans.update', { plan_id: versioned.id, items: [{ feature_id: messages.id, included: 7, reset: { interval: 'month' } }] }), ['version']);
+      t.precondition('changing the items of a held plan makes version 2', () => expect(updated.version).toBe(2));
+      await attach(t, customer.id, versioned.id);
+      const expired = t.setup(await t.client.call('subscriptions.list', { customer_id: customer.id, statuses: ['expired'] }), ['list']);
+      t.precondition(`the replaced records of ${basic.id} and of version 1 of ${versioned.id} have expired`, () =>
+        expect(expired.list.filter((record) => record.status === 'expired').map((record) => record.plan_id).sort()).toEqual(expect.arrayContaining([basic.id, versioned.id])),
+      );
+
+      const [listed] = (await listPage(t, { customer_id: customer.id }, 'ENT-STATUSES-DEFAULT')).list;
+      const embedded = (listed?.subscriptions ?? []).map((subscription) => subscription.plan_id);
+      const matchingBasic = await listIds(t, { customer_id: customer.id, plans: [{ id: basic.id }] }, 'ENT-STATUSES-DEFAULT');
+      t.check('ENT-STATUSES-DEFAULT', () => {
+        expect(listed?.id, 'the entity is listed').toBe(entity.id);
+        expect(embedded, 'the plan that replaced the entity\'s plan is embedded').toContain(premium.id);
+        expect(embedded, 'the replaced plan is not').not.toContain(basic.id);
+        expect(embedded.filter((planId) => planId === versioned.id), 'of a plan upgraded to its next version, only the current record is embedded').toHaveLength(1);
+        expect((listed?.subscriptions ?? []).map((subscription) => subscription.status), 'no embedded record is expired').not.toContain('expired');
+        expect(matchingBasic, 'the replaced plan no longer matches the plans filter').toEqual([]);
+      });
     },
   ),
 
