@@ -102,6 +102,22 @@ async function walk(t: T, body: ListBody, options: WalkOptions): Promise<ListedE
   }
 }
 
+/**
+ * Before an error's code is checked: the error came in the documented body (a top-level `code`), or
+ * the body is ERR-BODY-SHAPE's FAIL, a premise here. Nothing to require when the call was accepted:
+ * that fails the rule expecting the refusal.
+ */
+function requireErrorBody(t: T, result: { readonly ok: boolean; readonly body?: unknown }): void {
+  if (result.ok) return;
+  t.precondition('the error answer has the documented body {message, code, env}', () => expect(typeof (result.body as { code?: unknown } | null)?.code).toBe('string'));
+}
+
+/** `t.expectError` of a refusal with its code, after requireErrorBody. */
+function expectCodedError(t: T, result: Parameters<T['expectError']>[0], expected: Parameters<T['expectError']>[1]): void {
+  requireErrorBody(t, result);
+  t.expectError(result, expected);
+}
+
 /** Whether the entities seen so far include all of `ids`. */
 function foundAll(ids: ReadonlySet<string>): (seen: readonly ListedEntity[]) => boolean {
   return (seen) => seen.filter((entity) => ids.has(entity.id)).length === ids.size;
@@ -239,7 +255,7 @@ export const entitiesScenarios = [
       const seat = await createFeature(t, 'allocated');
       const owner = await createCustomer(t);
       const entity = await namedEntity(t, owner.id, seat.id, 'Original');
-      t.expectError(await t.client.call('entities.create', { customer_id: owner.id, entity_id: entity.id, feature_id: seat.id, name: 'Impostor' }), {
+      expectCodedError(t, await t.client.call('entities.create', { customer_id: owner.id, entity_id: entity.id, feature_id: seat.id, name: 'Impostor' }), {
         status: 409,
         code: 'entity_already_exists',
       });
@@ -278,7 +294,7 @@ export const entitiesScenarios = [
       t.expectOk(await t.client.call('entities.delete', { customer_id: customer.id, entity_id: doomed.id }), 'ENT-DELETE');
       const gone = await t.client.call('entities.get', { customer_id: customer.id, entity_id: doomed.id });
       t.check('ENT-DELETE', () => expect(gone.ok, 'entities.get no longer finds a deleted entity').toBe(false));
-      t.expectError(gone, { status: 404, code: 'entity_not_found', rule: 'ERR-ENTITY-NOT-FOUND' });
+      expectCodedError(t, gone, { status: 404, code: 'entity_not_found', rule: 'ERR-ENTITY-NOT-FOUND' });
       const listed = await listIds(t, { customer_id: customer.id });
       const [planAfter, searchAfter] = [await byOwnPlan(), await bySearch()];
       t.check('ENT-DELETE', () => {
@@ -286,14 +302,14 @@ export const entitiesScenarios = [
         expect(planAfter, 'a deleted entity is not matched by the plan it held').toEqual([]);
         expect(searchAfter, 'a deleted entity is not found by its id').toEqual([]);
       });
-      t.expectError(await t.client.call('entities.delete', { customer_id: customer.id, entity_id: doomed.id }), { status: 404, code: 'entity_not_found', rule: 'ERR-ENTITY-NOT-FOUND' });
+      expectCodedError(t, await t.client.call('entities.delete', { customer_id: customer.id, entity_id: doomed.id }), { status: 404, code: 'entity_not_found', rule: 'ERR-ENTITY-NOT-FOUND' });
 
       const unknown = t.ns.id('ent');
-      t.expectError(await t.client.call('entities.get', { customer_id: customer.id, entity_id: unknown }), { status: 404, code: 'entity_not_found', rule: 'ERR-ENTITY-NOT-FOUND' });
+      expectCodedError(t, await t.client.call('entities.get', { customer_id: customer.id, entity_id: unknown }), { status: 404, code: 'entity_not_found', rule: 'ERR-ENTITY-NOT-FOUND' });
       const checked = await t.client.call('balances.check', { customer_id: customer.id, entity_id: unknown, feature_id: seat.id });
       // That a check names an entity at all is CHECK-ENTITY-SCOPED's; the error it answers for an unknown one is this rule's.
       t.precondition('balances.check with an unknown entity_id is refused', () => expect(checked.ok).toBe(false));
-      t.expectError(checked, { status: 404, code: 'entity_not_found', rule: 'ERR-ENTITY-NOT-FOUND' });
+      expectCodedError(t, checked, { status: 404, code: 'entity_not_found', rule: 'ERR-ENTITY-NOT-FOUND' });
       const untouched = t.setup(await t.client.call('entities.get', { customer_id: customer.id, entity_id: kept.id }));
       t.check('ENT-DELETE', () => expect(untouched.id, 'the other entity is untouched').toBe(kept.id));
     },
@@ -711,16 +727,18 @@ export const entitiesScenarios = [
       id: 'entities.list-statuses-enum',
       title: 'statuses of entities.list accepts active and scheduled only',
       rules: ['ENT-STATUSES-ENUM'],
-      mutates: false,
     },
     async (t) => {
-      // A customer id nobody has keeps the answers empty on a shared organisation.
-      const customerId = t.ns.id('cus');
+      // The accepted values are the controls (setup: a refused one blocks); they list the customer's entity.
+      const seat = await createFeature(t, 'allocated');
+      const customer = await createCustomer(t);
+      const entity = await createEntity(t, customer.id, seat.id);
       for (const statuses of [['active'], ['scheduled'], ['active', 'scheduled']] as const) {
-        t.expectOk(await t.client.call('entities.list', { customer_id: customerId, statuses: [...statuses] }), 'ENT-STATUSES-ENUM');
+        const accepted = t.setup(await t.client.call('entities.list', { customer_id: customer.id, statuses: [...statuses] }), ['list']);
+        t.precondition(`statuses [${statuses.join(', ')}] lists the customer's entity`, () => expect(accepted.list.map((e) => e.id)).toContain(entity.id));
       }
       for (const statuses of [['expired'], ['past_due'], ['active', 'cancelled']]) {
-        const refused = await t.client.call('entities.list', { customer_id: customerId, statuses: statuses as never });
+        const refused = await t.client.call('entities.list', { customer_id: customer.id, statuses: statuses as never });
         t.check('ENT-STATUSES-ENUM', () => expect(refused.ok, `statuses [${statuses.join(', ')}] is outside active, scheduled: expected an error, got ${refused.status}`).toBe(false));
         t.expectError(refused, { rule: 'ENT-STATUSES-ENUM' });
       }
