@@ -8,16 +8,11 @@ import type { RuleId } from '../../spec/rules/catalogue.ts';
 import { SCENARIOS_BY_FILE, type ScenarioFile } from '../scenarios/index.ts';
 
 /**
- * Scenario files whose assertions are all attributed to rules AND whose faults all give an exact
- * FAIL set. envelope, billing, preview, referrals and entities are attributed too, but some of
- * their faults still fail a second rule (run `PRECISION_RULES=CONV-,AUTH-,VER-,ERR-,BILL-,PREV-,REF-,ENT-`
- * to see which); they join this list once exact, so that npm test holds them to it.
- *
  * Scenario files whose assertions are all attributed to rules. Precision is checked for the faults
  * whose rule only these files carry; the others keep the older check (some scenario carrying the
  * rule fails). Extend as files are converted; when every file is here, PRECISION_RULES defaults to all.
  */
-export const CONVERTED_FILES: readonly ScenarioFile[] = ['customers', 'licenses', 'licenses-gaps', 'listings-gaps', 'plans', 'features', 'envelope'];
+export const CONVERTED_FILES: readonly ScenarioFile[] = ['customers', 'licenses', 'licenses-gaps', 'listings-gaps', 'plans', 'features', 'entities', 'billing', 'preview', 'referrals', 'envelope'];
 
 export interface Dependent {
   readonly rule: RuleId;
@@ -37,12 +32,6 @@ export const DEPENDENT_RULES: Partial<Record<RuleId, readonly Dependent[]>> = {
     {
       rule: 'AUTH-API-VERSION-HEADER',
       why: 'refusing 2.4.0 refuses every request carrying the header a client must send (2.4.0 being the only version a target must know): the same behaviour seen from the header rule',
-    },
-  ],
-  'CONV-SNAKE-CASE-REQUEST': [
-    {
-      rule: 'PLAN-FREE-TRIAL-WIRE',
-      why: 'the snake_case request field the fault ignores is `free_trial`: a trial sent as `free_trial` not taking effect is PLAN-FREE-TRIAL-WIRE\'s statement too',
     },
   ],
   'ERR-VALIDATION-CODE': [
@@ -67,6 +56,12 @@ export const DEPENDENT_RULES: Partial<Record<RuleId, readonly Dependent[]>> = {
     {
       rule: 'CUS-GET-OR-CREATE-NEW',
       why: 'customers.get_or_create creating a customer "with its auto-enable plans" is the same statement as the plan attaching automatically at customer creation',
+    },
+  ],
+  'CONV-SNAKE-CASE-REQUEST': [
+    {
+      rule: 'PLAN-FREE-TRIAL-WIRE',
+      why: 'the converse of PLAN-FREE-TRIAL-WIRE → CONV-SNAKE-CASE-REQUEST: reading freeTrial instead of free_trial is not taking the trial under its snake_case wire name',
     },
   ],
 };
