@@ -164,10 +164,8 @@ export const entitiesFaults: readonly Fault[] = [
   },
   {
     rule: 'ENT-PLAN-FILTER-VERSION',
-    breaks: "the versions of a plan filter are ignored: any version of the plan matches",
-    input: rewriteBody('entities.list', (body) =>
-      Array.isArray(body['plans']) ? { ...body, plans: body['plans'].map((plan: unknown) => (typeof plan === 'object' && plan !== null ? { ...plan, versions: undefined } : plan)) } : body,
-    ),
+    breaks: "the versions of a plan filter are ignored (once validated): any version of the plan matches",
+    handlers: { 'entities.list': (real) => (ctx, input) => real(ctx, { ...input, ...(input.plans && { plans: input.plans.map(({ versions: _ignored, ...plan }) => plan) }) }) },
   },
   {
     rule: 'ENT-PLANS-FILTER-WIRE',

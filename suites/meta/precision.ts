@@ -58,12 +58,6 @@ export const DEPENDENT_RULES: Partial<Record<RuleId, readonly Dependent[]>> = {
       why: 'customers.get_or_create creating a customer "with its auto-enable plans" is the same statement as the plan attaching automatically at customer creation',
     },
   ],
-  'ENT-PLAN-FILTER-VERSION': [
-    {
-      rule: 'ERR-OUT-OF-BOUNDS-REFERENCE',
-      why: "the fault ignores a plan filter's `versions` before validation, so a version outside its bound (the reference's) is accepted too: the umbrella's statement, broken by the same behaviour",
-    },
-  ],
   'CONV-SNAKE-CASE-REQUEST': [
     {
       rule: 'PLAN-FREE-TRIAL-WIRE',
