@@ -134,6 +134,30 @@ export const balancesFaults: readonly Fault[] = [
     handlers: onCheck((real, ctx, input) => real(ctx, { ...input, with_preview: true })),
   },
 
+  {
+    rule: 'CHECK-ENTITY-ID-NULL',
+    breaks: 'a check without entity_id answers without the entity_id key instead of null',
+    output: rewriteOutput('balances.check', (result) => (result.entity_id === null ? (({ entity_id: _entityId, ...rest }) => rest)(result) : result)),
+  },
+  {
+    rule: 'CHECK-RESULT-ECHOES',
+    breaks: 'the check result answers required_balance 1, whatever was asked',
+    output: rewriteOutput('balances.check', (result) => ({ ...result, required_balance: 1 })),
+  },
+  {
+    rule: 'CHECK-BALANCE-FLAGS',
+    breaks: 'every Balance reads unlimited false, overage_allowed true and max_purchase null',
+    output: rewriteBalances((balance) => ({ ...balance, unlimited: false, overage_allowed: true, max_purchase: null })),
+  },
+  {
+    rule: 'CHECK-BREAKDOWN-RESET',
+    breaks: "a breakdown entry's reset names the last reset, a month before the next one",
+    output: rewriteBalances((balance) => ({
+      ...balance,
+      breakdown: balance.breakdown.map((entry) => (entry.reset ? { ...entry, reset: { ...entry.reset, resets_at: entry.reset.resets_at - 30 * 24 * 3600 * 1000 } } : entry)),
+    })),
+  },
+
   // ── balances.check request ──
   {
     rule: 'CHECK-REQUIRED-FIELDS',
@@ -150,6 +174,26 @@ export const balancesFaults: readonly Fault[] = [
     rule: 'CHECK-ENTITY-SCOPED',
     breaks: 'entity_id is ignored: the check answers for the customer',
     handlers: onCheck((real, ctx, { entity_id: entityId, ...input }) => ({ ...real(ctx, input), ...(entityId !== undefined && { entity_id: entityId }) })),
+  },
+  {
+    rule: 'CHECK-ENTITY-OWN-CUSTOMER',
+    breaks: "a check's entity is found across the organisation: customer A's check of B's entity answers (and uses) B's entity",
+    handlers: onCheck((real, ctx, input) => {
+      const owner = input.entity_id === undefined ? undefined : ctx.store.entities.get(input.entity_id)?.customerId;
+      return owner === undefined || owner === input.customer_id ? real(ctx, input) : { ...real(ctx, { ...input, customer_id: owner }), customer_id: input.customer_id };
+    }),
+  },
+  {
+    rule: 'CHECK-REQUIRED-BALANCE-NEGATIVE',
+    breaks: 'send_event with a negative required_balance is accepted and gives the units back',
+    handlers: onCheck((real, ctx, input) => {
+      if (!(input.send_event || input.lock) || input.required_balance >= 0) return real(ctx, input);
+      const plain = plainCheck(real, ctx, input);
+      if (plain.balance === null) return plain;
+      const grants = grantsHeldBy(ctx.store, requireSubject(ctx.store, input.customer_id, input.entity_id));
+      deduct(grants.filter((grant) => grant.featureId === plain.balance!.feature_id), input.required_balance, 'cap');
+      return plainCheck(real, ctx, input);
+    }),
   },
   {
     rule: 'CHECK-REQUIRED-BALANCE-DEFAULT',
@@ -234,8 +278,9 @@ export const balancesFaults: readonly Fault[] = [
   // ── balances.track and balances.finalize ──
   {
     rule: 'BAL-TRACK-DEDUCTS',
-    breaks: 'balances.track uses one unit, whatever its value',
-    handlers: { 'balances.track': (real) => (ctx, input) => real(ctx, { ...input, value: 1 }) },
+    // Only a track naming its feature (the rule's statement); a track by event name is EVT-EVENT-NAMES'.
+    breaks: 'balances.track with feature_id uses one unit, whatever its value',
+    handlers: { 'balances.track': (real) => (ctx, input) => real(ctx, input.feature_id === undefined ? input : { ...input, value: 1 }) },
   },
   {
     rule: 'BAL-TRACK-SHAPE',
@@ -257,8 +302,9 @@ export const balancesFaults: readonly Fault[] = [
   // ── Events ──
   {
     rule: 'EVT-ONLY-WITH-SEND-EVENT',
-    breaks: 'a plain check records usage as if send_event were set',
-    handlers: onCheck((real, ctx, input) => real(ctx, input.lock ? input : { ...input, send_event: true })),
+    // Metered features only: a boolean feature refuses send_event (CHECK-SEND-EVENT-BOOLEAN), which would fail every flag check instead.
+    breaks: 'a plain check of a metered feature records usage as if send_event were set',
+    handlers: onCheck((real, ctx, input) => real(ctx, input.lock || ctx.store.features.get(input.feature_id)?.type === 'boolean' ? input : { ...input, send_event: true })),
   },
   {
     rule: 'EVT-AMOUNT-IS-REQUIRED-BALANCE',
