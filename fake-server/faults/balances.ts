@@ -151,10 +151,10 @@ export const balancesFaults: readonly Fault[] = [
   },
   {
     rule: 'CHECK-BREAKDOWN-RESET',
-    breaks: "a breakdown entry's reset names the last reset, a month before the next one",
+    breaks: "a breakdown entry's reset names a time a day after the entry's next reset",
     output: rewriteBalances((balance) => ({
       ...balance,
-      breakdown: balance.breakdown.map((entry) => (entry.reset ? { ...entry, reset: { ...entry.reset, resets_at: entry.reset.resets_at - 30 * 24 * 3600 * 1000 } } : entry)),
+      breakdown: balance.breakdown.map((entry) => (entry.reset ? { ...entry, reset: { ...entry.reset, resets_at: entry.reset.resets_at + 24 * 3600 * 1000 } } : entry)),
     })),
   },
 
@@ -211,8 +211,9 @@ export const balancesFaults: readonly Fault[] = [
   },
   {
     rule: 'CHECK-SEND-EVENT-RECORDS',
-    breaks: 'send_event is ignored: the check uses nothing',
-    handlers: onCheck((real, ctx, input) => real(ctx, { ...input, send_event: false })),
+    // Metered features only: on a boolean feature send_event is refused (CHECK-SEND-EVENT-BOOLEAN), not ignored.
+    breaks: 'send_event on a metered feature is ignored: the check uses nothing',
+    handlers: onCheck((real, ctx, input) => real(ctx, ctx.store.features.get(input.feature_id)?.type === 'boolean' ? input : { ...input, send_event: false })),
   },
   {
     rule: 'CHECK-SEND-EVENT-ATOMIC',
@@ -227,8 +228,9 @@ export const balancesFaults: readonly Fault[] = [
   },
   {
     rule: 'CHECK-LOCK-RESERVES',
+    // A lock the check refuses anyway (a negative amount: CHECK-REQUIRED-BALANCE-NEGATIVE) is left to be refused.
     breaks: 'a check with lock settings holds nothing (the lock is ignored)',
-    handlers: onCheck((real, ctx, { lock: _lock, ...input }) => real(ctx, input)),
+    handlers: onCheck((real, ctx, input) => (input.required_balance < 0 ? real(ctx, input) : real(ctx, { ...input, lock: undefined }))),
   },
   {
     rule: 'CHECK-LOCK-CONFIRM',

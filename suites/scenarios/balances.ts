@@ -216,7 +216,8 @@ export const balancesScenarios = [
       const body = (extra: Partial<CheckBody> = {}): CheckBody => ({ customer_id: customerId, feature_id: feature.id, ...extra });
 
       const first = await ask(t, 'CHECK-REQUIRED-BALANCE-DEFAULT', body());
-      t.check('CHECK-REQUIRED-BALANCE-DEFAULT', () => expect(first.required_balance, 'an omitted required_balance is 1').toBe(1));
+      // required_balance missing from the answer is CHECK-RESULT-SHAPE's: compared only when present.
+      if (first.required_balance !== undefined) t.check('CHECK-REQUIRED-BALANCE-DEFAULT', () => expect(first.required_balance, 'an omitted required_balance is 1').toBe(1));
       t.check('CHECK-ALLOWED-SUFFICIENT', () => expect(first.allowed, '15 units suffice for the default 1').toBe(true));
       // A plain check records nothing: the read-back (which itself asks for 0 units) shows no usage.
       expectBalance(t, 'EVT-ONLY-WITH-SEND-EVENT', await balanceNow(t, customerId, feature.id), { granted: 15, usage: 0 }, 'a plain check used nothing');
@@ -232,9 +233,10 @@ export const balancesScenarios = [
       });
 
       const fifteen = await ask(t, 'CHECK-ALLOWED-SUFFICIENT', body({ required_balance: 15 }));
-      t.check('CHECK-RESULT-ECHOES', () =>
-        expect({ customer_id: fifteen.customer_id, required_balance: fifteen.required_balance }, 'the result names the customer and the required_balance asked for').toEqual({ customer_id: customerId, required_balance: 15 }),
-      );
+      t.check('CHECK-RESULT-ECHOES', () => {
+        expect(fifteen.customer_id, 'the result names the customer asked for').toBe(customerId);
+        if (fifteen.required_balance !== undefined) expect(fifteen.required_balance, 'and the required_balance asked for').toBe(15);
+      });
       t.check('CHECK-ALLOWED-SUFFICIENT', () => expect(fifteen.allowed, 'exactly the 15 remaining units suffice').toBe(true));
       const over = await ask(t, 'CHECK-ALLOWED-BELOW-REQUIRED', body({ required_balance: 16 }));
       t.check('CHECK-ALLOWED-BELOW-REQUIRED', () => expect(over.allowed, '16 units are more than the 15 remaining').toBe(false));
@@ -327,6 +329,9 @@ export const balancesScenarios = [
     },
     async (t) => {
       const feature = await createFeature(t, 'consumable');
+      // Premise: a send_event uses the amount asked for (EVT-AMOUNT-IS-REQUIRED-BALANCE), on which the model's allow decisions rest.
+      const warmUp = await customerHolding(t, [await createPlan(t, { items: [{ feature_id: feature.id, included: 5, reset: MONTHLY }] })]);
+      await spend(t, warmUp, feature.id, 4, true);
       const property = fc.asyncProperty(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 1, max: 4 }), fc.array(stepArbitrary, { minLength: 1, maxLength: 8 }), async (main, addOn, steps) => {
         const mainPlan = await createPlan(t, { items: [{ feature_id: feature.id, included: main, reset: MONTHLY }] });
         const addOnPlan = await createPlan(t, { add_on: true, items: [{ feature_id: feature.id, included: addOn, reset: MONTHLY }] });
@@ -518,22 +523,20 @@ export const balancesScenarios = [
       const [holder, sibling] = [await createEntity(t, customerId, seats.id), await createEntity(t, customerId, seats.id)];
       await attach(t, customerId, plan.id, { entity_id: holder.id });
 
-      const own = await ask(t, 'CHECK-ENTITY-SCOPED', { customer_id: customerId, entity_id: holder.id, feature_id: units.id });
+      // Checks of 0 units (they use nothing), judged on the grant they show: whether `allowed` follows it is other rules'.
+      const scoped = (entityId?: string) => ask(t, 'CHECK-ENTITY-SCOPED', { customer_id: customerId, feature_id: units.id, required_balance: 0, ...(entityId !== undefined && { entity_id: entityId }) });
+      const own = await scoped(holder.id);
       t.check('CHECK-ENTITY-SCOPED', () => {
-        expect(own.allowed, 'the entity holding the plan is allowed').toBe(true);
         expect(own.entity_id, 'the result names the entity').toBe(holder.id);
         expect(own.balance, "the entity's own grant").toMatchObject({ granted: 5, usage: 0 });
       });
       for (const [who, entityId] of [['a sibling entity', sibling.id], ['the customer', undefined]] as const) {
-        const other = await ask(t, 'CHECK-ENTITY-SCOPED', { customer_id: customerId, feature_id: units.id, ...(entityId !== undefined && { entity_id: entityId }) });
-        t.check('CHECK-ENTITY-SCOPED', () => {
-          expect(other.allowed, `${who} does not hold the entity's plan`).toBe(false);
-          expect(other.balance, `${who} has no balance of it`).toBeNull();
-        });
+        const other = await scoped(entityId);
+        t.check('CHECK-ENTITY-SCOPED', () => expect(other.balance?.granted ?? 0, `${who} holds no grant of the entity's plan`).toBe(0));
       }
       await spend(t, customerId, units.id, 2, true, holder.id);
-      const customerLevel = await read(t, customerId, units.id);
-      t.check('CHECK-ENTITY-SCOPED', () => expect(customerLevel.balance, "the entity's usage stays the entity's: the customer still has no balance").toBeNull());
+      const customerLevel = await scoped();
+      t.check('CHECK-ENTITY-SCOPED', () => expect(customerLevel.balance?.usage ?? 0, "the entity's usage stays the entity's").toBe(0));
       t.expectError(await t.client.call('balances.check', { customer_id: customerId, entity_id: t.ns.id('nobody'), feature_id: units.id }), { rule: 'CHECK-ENTITY-SCOPED' });
 
       // A license seat grants its entity, not the customer. The seat entity is created with
@@ -544,9 +547,10 @@ export const balancesScenarios = [
       const { list: pools } = t.setup(await t.client.call('licenses.list', { customer_id: pool.customerId }), ['list']);
       t.precondition('the seat entity took the one seat', () => expect(pools.find((p) => p.license_plan_id === pool.licensePlan.id)?.usage).toBe(1));
       const seated = await ask(t, 'CHECK-ENTITY-SCOPED', { customer_id: pool.customerId, entity_id: seat.id, feature_id: pool.flag.id });
-      t.check('CHECK-ENTITY-SCOPED', () => expect(seated.allowed, "the licensed entity has the seat plan's flag").toBe(true));
+      // The flag shows as allowed or as its flag object (either alone is another rule's fault).
+      t.check('CHECK-ENTITY-SCOPED', () => expect(seated.allowed || seated.flag != null, "the licensed entity has the seat plan's flag").toBe(true));
       const unseated = await ask(t, 'CHECK-ENTITY-SCOPED', { customer_id: pool.customerId, feature_id: pool.flag.id });
-      t.check('CHECK-ENTITY-SCOPED', () => expect(unseated.allowed, 'the customer itself does not').toBe(false));
+      t.check('CHECK-ENTITY-SCOPED', () => expect(unseated.flag ?? null, 'the customer itself does not').toBeNull());
     },
   ),
 
@@ -678,8 +682,6 @@ export const balancesScenarios = [
 
       const confirmed = await hold(4, true);
       expectBalance(t, 'CHECK-LOCK-RESERVES', await balance(), { granted: 10, usage: 4 }, 'a lock of 4 holds 4');
-      const seven = await ask(t, 'CHECK-LOCK-RESERVES', { customer_id: customerId, feature_id: feature.id, required_balance: 7 });
-      t.check('CHECK-LOCK-RESERVES', () => expect(seven.allowed, 'the held units are not available').toBe(false));
       await finalize({ lock_id: confirmed, action: 'confirm' });
       expectBalance(t, 'CHECK-LOCK-CONFIRM', await balance(), { granted: 10, usage: 4 }, 'confirm keeps the 4');
 
