@@ -165,8 +165,12 @@ export const listingsFaults: readonly Fault[] = [
   },
   {
     rule: 'LIST-CURSOR-CONTINUES',
-    breaks: 'start_cursor is ignored: every call answers the first page again',
-    handlers: onListings((real, ctx, input) => real(ctx, { ...input, start_cursor: '' })),
+    // A cursor that is not one of ours is still refused (ERR-INVALID-CURSOR): only a valid one is ignored.
+    breaks: 'a valid start_cursor is ignored: every call answers the first page again',
+    handlers: onListings((real, ctx, input) => {
+      decodeCursor(input.start_cursor);
+      return real(ctx, { ...input, start_cursor: '' });
+    }),
   },
   {
     rule: 'LIST-NEXT-CURSOR-NULL',

@@ -45,6 +45,19 @@ export const DEPENDENT_RULES: Partial<Record<RuleId, readonly Dependent[]>> = {
       why: 'customers.get_or_create creating a customer "with its auto-enable plans" is the same statement as the plan attaching automatically at customer creation',
     },
   ],
+  'LIST-LIMIT-BOUNDS': [
+    { rule: 'ERR-OUT-OF-BOUNDS-OR-ENUM', why: 'a limit outside 1 to 200 accepted is a value outside a bound or enumeration the document states, accepted: the Errors part states the same refusal for every operation (envelope.generated-bounds-refused)' },
+  ],
+  'LIST-STATUSES-MIN-ONE': [
+    { rule: 'ERR-OUT-OF-BOUNDS-OR-ENUM', why: 'a an empty statuses array accepted is a value outside a bound or enumeration the document states, accepted: the Errors part states the same refusal for every operation (envelope.generated-bounds-refused)' },
+  ],
+  'LIST-STATUSES-ENUM': [
+    { rule: 'ERR-OUT-OF-BOUNDS-OR-ENUM', why: 'a statuses value outside the enumeration accepted is a value outside a bound or enumeration the document states, accepted: the Errors part states the same refusal for every operation (envelope.generated-bounds-refused)' },
+  ],
+  'STATE-PAST-DUE-NOT-A-STATUS': [
+    { rule: 'LIST-SUBSCRIPTION-SHAPE', why: 'an overdue record reading status past_due is a record whose status is outside active, scheduled, expired: the record shape states the same enumeration' },
+    { rule: 'LIST-PURCHASE-SHAPE', why: 'an overdue purchase reading status past_due is outside the purchase record\'s status values (the States part): the record shape states the same enumeration' },
+  ],
 };
 
 /** The FAIL set a single fault of `rule` must produce (within `visible` rules, when given). */
