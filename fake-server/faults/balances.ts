@@ -151,10 +151,10 @@ export const balancesFaults: readonly Fault[] = [
   },
   {
     rule: 'CHECK-BREAKDOWN-RESET',
-    breaks: "a breakdown entry's reset names a time a day after the entry's next reset",
+    breaks: "a breakdown entry's reset names a time an hour after the entry's next reset",
     output: rewriteBalances((balance) => ({
       ...balance,
-      breakdown: balance.breakdown.map((entry) => (entry.reset ? { ...entry, reset: { ...entry.reset, resets_at: entry.reset.resets_at + 24 * 3600 * 1000 } } : entry)),
+      breakdown: balance.breakdown.map((entry) => (entry.reset ? { ...entry, reset: { ...entry.reset, resets_at: entry.reset.resets_at + 3600 * 1000 } } : entry)),
     })),
   },
 
@@ -172,8 +172,12 @@ export const balancesFaults: readonly Fault[] = [
   },
   {
     rule: 'CHECK-ENTITY-SCOPED',
+    // The entity is still looked up (an unknown one refused, ERR-ENTITY-NOT-FOUND's), then ignored.
     breaks: 'entity_id is ignored: the check answers for the customer',
-    handlers: onCheck((real, ctx, { entity_id: entityId, ...input }) => ({ ...real(ctx, input), ...(entityId !== undefined && { entity_id: entityId }) })),
+    handlers: onCheck((real, ctx, { entity_id: entityId, ...input }) => {
+      requireSubject(ctx.store, input.customer_id, entityId);
+      return { ...real(ctx, input), ...(entityId !== undefined && { entity_id: entityId }) };
+    }),
   },
   {
     rule: 'CHECK-ENTITY-OWN-CUSTOMER',

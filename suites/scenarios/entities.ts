@@ -168,12 +168,15 @@ export const entitiesScenarios = [
         expect(other.flags?.[flag.id], "the sibling has no flag from the other entity's plan").toBeUndefined();
       });
 
-      const allowed = async (entityId: string) =>
-        t.setup(await t.client.call('balances.check', { customer_id: customer.id, entity_id: entityId, feature_id: flag.id }), ['allowed']).allowed;
-      const [holderAllowed, siblingAllowed] = [await allowed(created.id), await allowed(sibling.id)];
+      // Judged on the grant a check shows (allowed or the flag object): each field alone is a CHECK-* rule's.
+      const flagOf = async (entityId: string) => {
+        const check = t.setup(await t.client.call('balances.check', { customer_id: customer.id, entity_id: entityId, feature_id: flag.id }), ['allowed']);
+        return { allowed: check.allowed, flag: check.flag ?? null };
+      };
+      const [holderCheck, siblingCheck] = [await flagOf(created.id), await flagOf(sibling.id)];
       t.check('ENT-OWN-PLANS-BALANCES', () => {
-        expect(holderAllowed, 'balances.check allows the flag to the entity that holds it').toBe(true);
-        expect(siblingAllowed, 'balances.check refuses the flag to its sibling').toBe(false);
+        expect(holderCheck.allowed || holderCheck.flag !== null, 'balances.check allows the flag to the entity that holds it').toBe(true);
+        expect(siblingCheck.flag, 'balances.check refuses the flag to its sibling').toBeNull();
       });
 
       const listed = t.expectOk(await t.client.call('entities.list', { customer_id: customer.id }), 'ENT-LIST-SHAPE');
