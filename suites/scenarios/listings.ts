@@ -315,7 +315,7 @@ export const listingsScenarios = [
       t.precondition('every record has an id of its own', () => expect(new Set(all.map((row) => row.id)).size).toBe(all.length));
       t.check('LIST-RECORD-OWNER', () => {
         for (const row of all) {
-          expect([row.customer_id, row.entity_id], `${row.plan_id}: owner`).toEqual([a, entityIds.has(row.id) ? e : null]);
+          expect([row.customer_id, row.entity_id ?? null], `${row.plan_id}: owner`).toEqual([a, entityIds.has(row.id) ? e : null]);
         }
       });
       t.check('LIST-RECORD-SCOPE', () => {

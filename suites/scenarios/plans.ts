@@ -765,6 +765,8 @@ export const plansScenarios = [
       await attach(t, customer.id, groupAddOn.id);
       await attach(t, customer.id, looseAddOn.id);
       const held = await activePlanIds(t, customer.id);
+      // That subscriptions.list lists add-ons at all is LIST-SUBSCRIPTIONS-RECURRING's: a premise here.
+      t.precondition('subscriptions.list lists the add-ons', () => expect(held).toEqual(expect.arrayContaining([groupAddOn.id, looseAddOn.id])));
       t.check('PLAN-ADD-ON-ALONGSIDE', () => expect(held, 'the main plan and both add-ons are held together').toEqual([main.id, groupAddOn.id, looseAddOn.id].sort()));
     },
   ),
