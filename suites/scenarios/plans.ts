@@ -886,6 +886,8 @@ export const plansScenarios = [
       t.precondition('without a price, 8 units exceed the 5 included', () => expect(unpricedAllows).toBe(false));
       const pricedAllows = await allowed(t, payer.id, feature.id, 8);
       t.check('PLAN-USAGE-PRICE-OVERAGE', () => expect(pricedAllows, 'with a usage price, 8 units are allowed beyond the 5 included').toBe(true));
+      const unused = await balanceOf(t, payer.id, feature.id);
+      t.precondition('the plain checks used nothing (EVT-ONLY-WITH-SEND-EVENT)', () => expect(unused?.usage).toBe(0));
       await track(t, payer.id, feature.id, 8);
       const balance = await balanceOf(t, payer.id, feature.id);
       const more = await allowed(t, payer.id, feature.id, 1);
