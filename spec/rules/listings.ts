@@ -211,7 +211,6 @@ export const listingsRules = [
     quote: 'continue until `has_more` is false',
     operations: [...BOTH],
   },
-
   {
     // Inferred: a walk must be complete even while the service takes writes; records created between two page
     // calls may or may not appear, but none that existed before the first page is missed or listed twice.
