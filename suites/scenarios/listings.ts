@@ -43,9 +43,9 @@ async function listPage<N extends ListName>(t: T, name: N, body: ListBody, rule?
   // Both listings take the same body (RecordListRequest).
   const result = await t.client.call(name as ListName, body);
   const page = (rule === undefined ? t.setup(result, ['list']) : t.expectOk(result, rule)) as z.output<Ops[N]['response']>;
-  const rows = (page.list ?? []) as Row<N>[];
-  // A record without an id cannot be followed through a walk: that is the shape rule's FAIL, and blocks here.
-  t.precondition(`${name}: every record has an id`, () => expect(rows.filter((row) => typeof row.id !== 'string')).toEqual([]));
+  const rows = page.list as Row<N>[];
+  // A missing list, or a record without an id, cannot be walked: that is the shape rule's FAIL, and blocks here.
+  t.precondition(`${name}: a list of records with ids`, () => expect(rows.filter((row) => typeof row.id !== 'string')).toEqual([]));
   return { rows, hasMore: page.has_more, nextCursor: page.next_cursor };
 }
 
