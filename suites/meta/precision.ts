@@ -45,12 +45,6 @@ export const DEPENDENT_RULES: Partial<Record<RuleId, readonly Dependent[]>> = {
       why: 'customers.get_or_create creating a customer "with its auto-enable plans" is the same statement as the plan attaching automatically at customer creation',
     },
   ],
-  'CHECK-ENTITY-SCOPED': [
-    {
-      rule: 'ENT-OWN-PLANS-BALANCES',
-      why: "a check that ignores entity_id never shows an entity's own balances or flags: ENT-OWN-PLANS-BALANCES states that entities hold balances of their own, and balances.check with entity_id is the documented way to read them",
-    },
-  ],
   'LIST-LIMIT-BOUNDS': [
     { rule: 'ERR-OUT-OF-BOUNDS-OR-ENUM', why: 'a limit outside 1 to 200 accepted is a value outside a bound or enumeration the document states, accepted: the Errors part states the same refusal for every operation (envelope.generated-bounds-refused)' },
   ],

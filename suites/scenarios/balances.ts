@@ -421,7 +421,9 @@ export const balancesScenarios = [
         expect(own.breakdown?.map((entry) => entry.unlimited), 'its breakdown entry is limited too').toEqual([false]);
       });
       const paid = await balanceNow(t, customerId, priced.id);
+      t.precondition('the priced grant kept its price (PLAN-USAGE-PRICE-OVERAGE)', () => expect(paid.breakdown?.[0]?.price ?? null).not.toBeNull());
       t.check('CHECK-BALANCE-FLAGS', () => expect(paid.max_purchase, "a priced item's balance carries the item's max_purchase").toBe(40));
+      t.precondition('both monthly balances have a next reset (PLAN-CONSUMABLE-RESET)', () => expect([own.next_reset_at, paid.next_reset_at]).toEqual([expect.any(Number), expect.any(Number)]));
       t.check('CHECK-BREAKDOWN-RESET', () => {
         for (const balance of [own, paid]) {
           const entries = balance.breakdown;

@@ -221,6 +221,14 @@ async function recordsOfEachKind(t: T): Promise<RecordsOfEachKind> {
   return { a, b, e, main: main!, addOn, monthly, pack };
 }
 
+/** Premise: attaching another main plan of the group expired the customer's record of `planId` (PLAN-GROUP-EXCLUSIVE's). */
+async function requireReplaced(t: T, customerId: string, planId: string): Promise<void> {
+  const rows = await walkRows(t, 'subscriptions.list', { customer_id: customerId, statuses: EVERY_STATUS, limit: 200 });
+  t.precondition(`the record of ${planId} was replaced: it reads expired`, () =>
+    expect(rows.filter((row) => row.plan_id === planId && row.entity_id === null).map((row) => row.status)).toEqual(['expired']),
+  );
+}
+
 /**
  * A customer that has held `count` records: two main plans of a group attached in turn, so one is
  * live and the rest expired; one-off plans with `oneOff` (purchase records), else recurring ones.
@@ -541,6 +549,7 @@ export const listingsScenarios = [
       await attach(t, c, replaced!.id);
       for (const plan of [overdue!, current!, addOn]) await attach(t, c, plan.id);
       await attach(t, c, overdue!.id, { entity_id: e });
+      await requireReplaced(t, c, replaced!.id);
 
       const ids = idsByHolding(t, await walkRows(t, 'subscriptions.list', { customer_id: c, statuses: EVERY_STATUS }));
       const idOf = (key: string) => ids.get(key)!;
@@ -614,6 +623,7 @@ export const listingsScenarios = [
       const c = (await createCustomer(t)).id;
       await attach(t, c, old!.id);
       await attach(t, c, current!.id);
+      await requireReplaced(t, c, old!.id);
       const planIds = async (body: ListBody, rule: 'STATE-EXPIRED-ONLY-ON-REQUEST' | 'LIST-STATUSES-FILTER') =>
         (await walkRows(t, 'subscriptions.list', { customer_id: c, ...body }, rule)).map((row) => row.plan_id).sort();
       const byDefault = await planIds({}, 'STATE-EXPIRED-ONLY-ON-REQUEST');
