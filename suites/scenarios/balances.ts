@@ -423,7 +423,10 @@ export const balancesScenarios = [
       const paid = await balanceNow(t, customerId, priced.id);
       t.precondition('the priced grant kept its price (PLAN-USAGE-PRICE-OVERAGE)', () => expect(paid.breakdown?.[0]?.price ?? null).not.toBeNull());
       t.check('CHECK-BALANCE-FLAGS', () => expect(paid.max_purchase, "a priced item's balance carries the item's max_purchase").toBe(40));
-      t.precondition('both monthly balances have a next reset (PLAN-CONSUMABLE-RESET)', () => expect([own.next_reset_at, paid.next_reset_at]).toEqual([expect.any(Number), expect.any(Number)]));
+      t.precondition('both monthly grants reset (PLAN-CONSUMABLE-RESET)', () => {
+        expect([own.next_reset_at, paid.next_reset_at]).toEqual([expect.any(Number), expect.any(Number)]);
+        expect([...(own.breakdown ?? []), ...(paid.breakdown ?? [])].map((entry) => entry.reset ?? null)).not.toContain(null);
+      });
       t.check('CHECK-BREAKDOWN-RESET', () => {
         for (const balance of [own, paid]) {
           const entries = balance.breakdown;
