@@ -529,6 +529,9 @@ export const balancesScenarios = [
       const customerId = await customerHolding(t, []);
       const [holder, sibling] = [await createEntity(t, customerId, seats.id), await createEntity(t, customerId, seats.id)];
       await attach(t, customerId, plan.id, { entity_id: holder.id });
+      // Premise (BILL-ATTACH-ENTITY's): the attach gave the plan to the holder, not to the customer or the sibling.
+      const { list: records } = t.setup(await t.client.call('subscriptions.list', { customer_id: customerId, plan_id: plan.id }), ['list']);
+      t.precondition(`${plan.id} is held by ${holder.id} only`, () => expect(records.map((record) => record.entity_id)).toEqual([holder.id]));
 
       // Checks of 0 units (they use nothing), judged on the grant they show: whether `allowed` follows it is other rules'.
       const scoped = (entityId?: string) => ask(t, 'CHECK-ENTITY-SCOPED', { customer_id: customerId, feature_id: units.id, required_balance: 0, ...(entityId !== undefined && { entity_id: entityId }) });
