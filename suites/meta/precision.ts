@@ -9,15 +9,15 @@ import { SCENARIOS_BY_FILE, type ScenarioFile } from '../scenarios/index.ts';
 
 /**
  * Scenario files whose assertions are all attributed to rules AND whose faults all give an exact
- * FAIL set. envelope, billing, preview, referrals and entities are attributed too, but some of
- * their faults still fail a second rule (run `PRECISION_RULES=CONV-,AUTH-,VER-,ERR-,BILL-,PREV-,REF-,ENT-`
- * to see which); they join this list once exact, so that npm test holds them to it.
+ * FAIL set. envelope is attributed too, but some of its faults still fail a second rule (run
+ * `PRECISION_RULES=CONV-,AUTH-,VER-,ERR-` to see which); it joins this list once exact, so that
+ * npm test holds it to it.
  *
  * Scenario files whose assertions are all attributed to rules. Precision is checked for the faults
  * whose rule only these files carry; the others keep the older check (some scenario carrying the
  * rule fails). Extend as files are converted; when every file is here, PRECISION_RULES defaults to all.
  */
-export const CONVERTED_FILES: readonly ScenarioFile[] = ['customers', 'licenses', 'licenses-gaps', 'listings-gaps', 'plans', 'features', 'entities', 'billing', 'balances', 'listings'];
+export const CONVERTED_FILES: readonly ScenarioFile[] = ['customers', 'licenses', 'licenses-gaps', 'listings-gaps', 'plans', 'features', 'entities', 'billing', 'preview', 'referrals', 'balances', 'listings'];
 
 export interface Dependent {
   readonly rule: RuleId;
@@ -49,7 +49,7 @@ export const DEPENDENT_RULES: Partial<Record<RuleId, readonly Dependent[]>> = {
     { rule: 'ERR-OUT-OF-BOUNDS-OR-ENUM', why: 'a limit outside 1 to 200 accepted is a value outside a bound or enumeration the document states, accepted: the Errors part states the same refusal for every operation (envelope.generated-bounds-refused)' },
   ],
   'LIST-STATUSES-MIN-ONE': [
-    { rule: 'ERR-OUT-OF-BOUNDS-OR-ENUM', why: 'a an empty statuses array accepted is a value outside a bound or enumeration the document states, accepted: the Errors part states the same refusal for every operation (envelope.generated-bounds-refused)' },
+    { rule: 'ERR-OUT-OF-BOUNDS-OR-ENUM', why: 'an empty statuses array accepted is a value outside a bound or enumeration the document states, accepted: the Errors part states the same refusal for every operation (envelope.generated-bounds-refused)' },
   ],
   'LIST-STATUSES-ENUM': [
     { rule: 'ERR-OUT-OF-BOUNDS-OR-ENUM', why: 'a statuses value outside the enumeration accepted is a value outside a bound or enumeration the document states, accepted: the Errors part states the same refusal for every operation (envelope.generated-bounds-refused)' },
@@ -57,6 +57,24 @@ export const DEPENDENT_RULES: Partial<Record<RuleId, readonly Dependent[]>> = {
   'STATE-PAST-DUE-NOT-A-STATUS': [
     { rule: 'LIST-SUBSCRIPTION-SHAPE', why: 'an overdue record reading status past_due is a record whose status is outside active, scheduled, expired: the record shape states the same enumeration' },
     { rule: 'LIST-PURCHASE-SHAPE', why: 'an overdue purchase reading status past_due is outside the purchase record\'s status values (the States part): the record shape states the same enumeration' },
+  ],
+  // The umbrella of the reference's bounds and enumerations, against the rules stating one of them:
+  // a target repairing every such value breaks each of those statements itself.
+  'ERR-OUT-OF-BOUNDS-REFERENCE': [
+    {
+      rule: 'FEAT-AI-DEFAULT-MARKUP-MIN',
+      why: "the umbrella covers every bound on a field whose wire name is the reference's, the AI default markup among them: clamping -101 to -100 is accepting a markup below FEAT-AI-DEFAULT-MARKUP-MIN's minimum",
+    },
+    {
+      rule: 'PREV-CANCEL-ACTION-ENUM',
+      why: "cancel_action's enumeration is the reference's: replacing an unknown action by cancel_immediately is accepting a value outside PREV-CANCEL-ACTION-ENUM's enumeration",
+    },
+  ],
+  'CONV-SNAKE-CASE-REQUEST': [
+    {
+      rule: 'PLAN-FREE-TRIAL-WIRE',
+      why: 'the converse of PLAN-FREE-TRIAL-WIRE → CONV-SNAKE-CASE-REQUEST: reading freeTrial instead of free_trial is not taking the trial under its snake_case wire name',
+    },
   ],
 };
 

@@ -117,15 +117,18 @@ export const featuresScenarios = [
           expect({ ...echoed(flagged, plain), id: plain.id }, 'a boolean feature created with consumable true reads like one created without it').toEqual(echoed(plain)),
         );
         // …and it still gates access as a flag.
-        const plan = await createPlan(t, { items: [{ feature_id: flagged.id }] });
+        const plan = await createPlan(t, { items: [{ feature_id: flagged.id }, { feature_id: plain.id }] });
         const customer = await createCustomer(t);
         await attach(t, customer.id, plan.id);
-        const check = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: flagged.id }));
-        // Judged on what shows the grant, allowed or the flag object, and no balance with units (each field alone is a CHECK-* rule's).
-        t.check('FEAT-CONSUMABLE-ONLY-METERED', () => {
-          expect(check.allowed || check.flag?.feature_id === flagged.id, 'the boolean feature created with consumable true is a flag the plan grants').toBe(true);
-          expect(check.balance?.granted ?? 0, '…with no balance of units').toBe(0);
-        });
+        // Measured against the same check of the plain flag (what a flag check answers is the CHECK rules').
+        const gate = async (featureId: string) => {
+          const check = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: featureId }));
+          // Each feature's own id is masked: the two answers may differ in it alone.
+          const own = <O extends { feature_id?: string }>(object: O | null | undefined) => object && { ...object, id: undefined, feature_id: object.feature_id === featureId };
+          return { allowed: check.allowed, balance: own(check.balance), flag: own(check.flag) };
+        };
+        const [asFlagged, asPlain] = [await gate(flagged.id), await gate(plain.id)];
+        t.check('FEAT-CONSUMABLE-ONLY-METERED', () => expect(asFlagged, 'the boolean feature created with consumable true gates access like the plain flag').toEqual(asPlain));
       } else {
         t.expectError(flaggedResult, { rule: 'FEAT-CONSUMABLE-ONLY-METERED' });
       }
@@ -175,44 +178,52 @@ export const featuresScenarios = [
       const credits = await create(t, 'FEAT-CREDIT-SYSTEM', { feature_id: t.ns.id('featcredits'), name: 'Credits', type: 'credit_system', credit_schema: schema });
 
       // A yearly reset, so that another scenario moving the shared clock by a month does not refill the credits midway.
-      const plan = await createPlan(t, { items: [{ feature_id: credits.id, included: 100, reset: { interval: 'year' } }] });
+      const plain = await createFeature(t, 'consumable');
+      const plan = await createPlan(t, {
+        items: [
+          { feature_id: credits.id, included: 100, reset: { interval: 'year' } },
+          { feature_id: plain.id, included: 100, reset: { interval: 'year' } },
+        ],
+      });
       const customer = await createCustomer(t);
       await attach(t, customer.id, plan.id);
       const initial = await balanceOf(t, customer.id, credits.id);
       t.precondition('the plan grants 100 credits', () => expect(initial).toMatchObject({ granted: 100, usage: 0, remaining: 100 }));
 
-      // Premises, on a grant of the metered feature itself (the balance rules'): a send_event uses its amount,
-      // a track its value, a check allows exactly what remains, and plain checks use nothing.
-      const own = await createPlan(t, { items: [{ feature_id: images.id, included: 10, reset: { interval: 'year' } }] });
-      const probe = await createCustomer(t);
-      await attach(t, probe.id, own.id);
-      t.setup(await t.client.call('balances.check', { customer_id: probe.id, feature_id: images.id, required_balance: 2, send_event: true }));
-      t.setup(await t.client.call('balances.track', { customer_id: probe.id, feature_id: images.id, value: 5 }));
-      const probeAllows = [await allowed(t, probe.id, images.id, 3), await allowed(t, probe.id, images.id, 4)];
-      const probed = await balanceOf(t, probe.id, images.id);
-      t.precondition('a send_event of 2 and a track of 5 used 7 of 10; a check allows the 3 left, not 4, and uses nothing', () => {
-        expect(probed?.usage).toBe(7);
-        expect(probeAllows).toEqual([true, false]);
+      // The balance rules the steps below rest on, shown first on a plain feature of the same plan: a
+      // check with send_event records required_balance units, balances.track records its value, a
+      // check allows exactly what is left and records nothing without send_event.
+      t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: plain.id, required_balance: 2, send_event: true }));
+      const plainSent = await balanceOf(t, customer.id, plain.id);
+      t.precondition('a check with send_event of 2 units of a plain feature records 2', () => expect(plainSent).toMatchObject({ usage: 2, remaining: 98 }));
+      t.setup(await t.client.call('balances.track', { customer_id: customer.id, feature_id: plain.id, value: 5 }));
+      const plainTracked = await balanceOf(t, customer.id, plain.id);
+      t.precondition('tracking 5 units of a plain feature records 5', () => expect(plainTracked).toMatchObject({ usage: 7, remaining: 93 }));
+      const plainFits = [await allowed(t, customer.id, plain.id, 93), await allowed(t, customer.id, plain.id, 94)];
+      const plainAfter = await balanceOf(t, customer.id, plain.id);
+      t.precondition('a plain feature with 93 left allows 93, not 94, and plain checks record nothing', () => {
+        expect(plainFits).toEqual([true, false]);
+        expect(plainAfter).toMatchObject({ usage: 7, remaining: 93 });
       });
 
       const sent = t.expectOk(await t.client.call('balances.check', { customer_id: customer.id, feature_id: messages.id, required_balance: 2, send_event: true }), 'FEAT-CREDIT-SYSTEM');
       const afterMessages = await balanceOf(t, customer.id, credits.id);
       t.check('FEAT-CREDIT-SYSTEM', () => {
         expect(sent.allowed, '2 messages at 3 credits each fit in 100 credits').toBe(true);
-        expect(afterMessages, '2 messages drew 2 × 3 credits').toMatchObject({ usage: 6 });
+        expect(afterMessages, '2 messages drew 2 × 3 credits').toMatchObject({ usage: 6, remaining: 94 });
       });
 
       // balances.track is the reference's call: the documented balances.check shows what it drew.
       t.setup(await t.client.call('balances.track', { customer_id: customer.id, feature_id: images.id, value: 5 }));
       const afterImages = await balanceOf(t, customer.id, credits.id);
-      t.check('FEAT-CREDIT-SYSTEM', () => expect(afterImages, '5 images drew 5 × 2 credits').toMatchObject({ usage: 16 }));
+      t.check('FEAT-CREDIT-SYSTEM', () => expect(afterImages, '5 images drew 5 × 2 credits').toMatchObject({ usage: 16, remaining: 84 }));
 
       // 84 credits left: 28 messages (84 credits) fit exactly, 29 (87) do not; 42 images (84) fit, 43 (86) do not.
       const fits = [await allowed(t, customer.id, messages.id, 28), await allowed(t, customer.id, messages.id, 29), await allowed(t, customer.id, images.id, 42), await allowed(t, customer.id, images.id, 43)];
       const untouched = await balanceOf(t, customer.id, credits.id);
       t.check('FEAT-CREDIT-SYSTEM', () => {
         expect(fits, '28 messages and 42 images cost the 84 credits left; 29 messages and 43 images cost more').toEqual([true, false, true, false]);
-        expect(untouched, 'checks without send_event draw nothing').toMatchObject({ usage: 16 });
+        expect(untouched, 'checks without send_event draw nothing').toMatchObject({ usage: 16, remaining: 84 });
       });
 
       // The reference's wire name of the schema last, apart from the documented rule above.
