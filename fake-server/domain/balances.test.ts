@@ -144,11 +144,14 @@ describe('send_event', () => {
     expect(ctx.store.events.map((event) => event.value)).toEqual([13]);
   });
 
-  it('records an event of 0 for required_balance 0 without deducting, and gives units back for a negative one', () => {
+  it('[CHECK-REQUIRED-BALANCE-NEGATIVE] records an event of 0 for required_balance 0 without deducting, and refuses a negative one with send_event or a lock, giving nothing back', () => {
     check({ feature_id: 'messages', required_balance: 4, send_event: true });
     expect(check({ feature_id: 'messages', required_balance: 0, send_event: true }).balance).toMatchObject({ usage: 4 });
-    expect(check({ feature_id: 'messages', required_balance: -3, send_event: true }).balance).toMatchObject({ usage: 1, remaining: 14 });
-    expect(ctx.store.events.map((event) => event.value)).toEqual([4, 0, -3]);
+    expect(errorCode(() => check({ feature_id: 'messages', required_balance: -3, send_event: true }))).toBe('invalid_request');
+    expect(errorCode(() => check({ feature_id: 'messages', required_balance: -3, lock: { lock_id: 'negative', enabled: true } }))).toBe('invalid_request');
+    // A plain check of a negative minimum is met by any balance, and uses nothing.
+    expect(check({ feature_id: 'messages', required_balance: -3 })).toMatchObject({ allowed: true, balance: { usage: 4 } });
+    expect(ctx.store.events.map((event) => event.value)).toEqual([4, 0]);
   });
 
   it('[CHECK-SEND-EVENT-BOOLEAN] is refused for a boolean feature, as is a lock', () => {

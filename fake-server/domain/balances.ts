@@ -299,6 +299,8 @@ export function check(ctx: DomainContext, input: InputOf<'balances.check'>): Out
     return { allowed: flag !== null, ...base, required_balance: input.required_balance, balance: null, flag, balances: { [feature.id]: null }, ...withPreview(flag !== null) };
   }
   if (input.lock) requireLockable(store, feature, input.lock.lock_id);
+  // CHECK-REQUIRED-BALANCE-NEGATIVE: a negative usage event would give units back through a check.
+  if ((input.send_event || input.lock) && input.required_balance < 0) fail('invalid_request', 'required_balance must not be negative with send_event or a lock');
 
   const choice = chooseBalance(store, grants, feature.id, input.required_balance);
   let allowed = balanceAllows(grants, choice.featureId, input.required_balance * choice.rate);

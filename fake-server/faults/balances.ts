@@ -134,6 +134,30 @@ export const balancesFaults: readonly Fault[] = [
     handlers: onCheck((real, ctx, input) => real(ctx, { ...input, with_preview: true })),
   },
 
+  {
+    rule: 'CHECK-ENTITY-ID-NULL',
+    breaks: 'a check without entity_id answers without the entity_id key instead of null',
+    output: rewriteOutput('balances.check', (result) => (result.entity_id === null ? (({ entity_id: _entityId, ...rest }) => rest)(result) : result)),
+  },
+  {
+    rule: 'CHECK-RESULT-ECHOES',
+    breaks: 'the check result answers required_balance 1, whatever was asked',
+    output: rewriteOutput('balances.check', (result) => ({ ...result, required_balance: 1 })),
+  },
+  {
+    rule: 'CHECK-BALANCE-FLAGS',
+    breaks: 'every Balance reads unlimited false, overage_allowed true and max_purchase null',
+    output: rewriteBalances((balance) => ({ ...balance, unlimited: false, overage_allowed: true, max_purchase: null })),
+  },
+  {
+    rule: 'CHECK-BREAKDOWN-RESET',
+    breaks: "a breakdown entry's reset names a time an hour after the entry's next reset",
+    output: rewriteBalances((balance) => ({
+      ...balance,
+      breakdown: balance.breakdown.map((entry) => (entry.reset ? { ...entry, reset: { ...entry.reset, resets_at: entry.reset.resets_at + 3600 * 1000 } } : entry)),
+    })),
+  },
+
   // ── balances.check request ──
   {
     rule: 'CHECK-REQUIRED-FIELDS',
@@ -148,8 +172,32 @@ export const balancesFaults: readonly Fault[] = [
   },
   {
     rule: 'CHECK-ENTITY-SCOPED',
+    // The entity is still looked up (an unknown one refused, ERR-ENTITY-NOT-FOUND's), then ignored.
     breaks: 'entity_id is ignored: the check answers for the customer',
-    handlers: onCheck((real, ctx, { entity_id: entityId, ...input }) => ({ ...real(ctx, input), ...(entityId !== undefined && { entity_id: entityId }) })),
+    handlers: onCheck((real, ctx, { entity_id: entityId, ...input }) => {
+      requireSubject(ctx.store, input.customer_id, entityId);
+      return { ...real(ctx, input), ...(entityId !== undefined && { entity_id: entityId }) };
+    }),
+  },
+  {
+    rule: 'CHECK-ENTITY-OWN-CUSTOMER',
+    breaks: "a check's entity is found across the organisation: customer A's check of B's entity answers (and uses) B's entity",
+    handlers: onCheck((real, ctx, input) => {
+      const owner = input.entity_id === undefined ? undefined : ctx.store.entities.get(input.entity_id)?.customerId;
+      return owner === undefined || owner === input.customer_id ? real(ctx, input) : { ...real(ctx, { ...input, customer_id: owner }), customer_id: input.customer_id };
+    }),
+  },
+  {
+    rule: 'CHECK-REQUIRED-BALANCE-NEGATIVE',
+    breaks: 'send_event with a negative required_balance is accepted and gives the units back',
+    handlers: onCheck((real, ctx, input) => {
+      if (!(input.send_event || input.lock) || input.required_balance >= 0) return real(ctx, input);
+      const plain = plainCheck(real, ctx, input);
+      if (plain.balance === null) return plain;
+      const grants = grantsHeldBy(ctx.store, requireSubject(ctx.store, input.customer_id, input.entity_id));
+      deduct(grants.filter((grant) => grant.featureId === plain.balance!.feature_id), input.required_balance, 'cap');
+      return plainCheck(real, ctx, input);
+    }),
   },
   {
     rule: 'CHECK-REQUIRED-BALANCE-DEFAULT',
@@ -167,8 +215,9 @@ export const balancesFaults: readonly Fault[] = [
   },
   {
     rule: 'CHECK-SEND-EVENT-RECORDS',
-    breaks: 'send_event is ignored: the check uses nothing',
-    handlers: onCheck((real, ctx, input) => real(ctx, { ...input, send_event: false })),
+    // Metered features only: on a boolean feature send_event is refused (CHECK-SEND-EVENT-BOOLEAN), not ignored.
+    breaks: 'send_event on a metered feature is ignored: the check uses nothing',
+    handlers: onCheck((real, ctx, input) => real(ctx, ctx.store.features.get(input.feature_id)?.type === 'boolean' ? input : { ...input, send_event: false })),
   },
   {
     rule: 'CHECK-SEND-EVENT-ATOMIC',
@@ -183,8 +232,9 @@ export const balancesFaults: readonly Fault[] = [
   },
   {
     rule: 'CHECK-LOCK-RESERVES',
+    // A lock the check refuses anyway (a negative amount: CHECK-REQUIRED-BALANCE-NEGATIVE) is left to be refused.
     breaks: 'a check with lock settings holds nothing (the lock is ignored)',
-    handlers: onCheck((real, ctx, { lock: _lock, ...input }) => real(ctx, input)),
+    handlers: onCheck((real, ctx, input) => (input.required_balance < 0 ? real(ctx, input) : real(ctx, { ...input, lock: undefined }))),
   },
   {
     rule: 'CHECK-LOCK-CONFIRM',
@@ -234,8 +284,9 @@ export const balancesFaults: readonly Fault[] = [
   // ── balances.track and balances.finalize ──
   {
     rule: 'BAL-TRACK-DEDUCTS',
-    breaks: 'balances.track uses one unit, whatever its value',
-    handlers: { 'balances.track': (real) => (ctx, input) => real(ctx, { ...input, value: 1 }) },
+    // Only a track naming its feature (the rule's statement); a track by event name is EVT-EVENT-NAMES'.
+    breaks: 'balances.track with feature_id uses one unit, whatever its value',
+    handlers: { 'balances.track': (real) => (ctx, input) => real(ctx, input.feature_id === undefined ? input : { ...input, value: 1 }) },
   },
   {
     rule: 'BAL-TRACK-SHAPE',
@@ -257,8 +308,9 @@ export const balancesFaults: readonly Fault[] = [
   // ── Events ──
   {
     rule: 'EVT-ONLY-WITH-SEND-EVENT',
-    breaks: 'a plain check records usage as if send_event were set',
-    handlers: onCheck((real, ctx, input) => real(ctx, input.lock ? input : { ...input, send_event: true })),
+    // Metered features only: a boolean feature refuses send_event (CHECK-SEND-EVENT-BOOLEAN), which would fail every flag check instead.
+    breaks: 'a plain check of a metered feature records usage as if send_event were set',
+    handlers: onCheck((real, ctx, input) => real(ctx, input.lock || ctx.store.features.get(input.feature_id)?.type === 'boolean' ? input : { ...input, send_event: true })),
   },
   {
     rule: 'EVT-AMOUNT-IS-REQUIRED-BALANCE',

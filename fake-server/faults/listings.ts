@@ -4,6 +4,7 @@ import type { OperationName } from '../../spec/operations.ts';
 import { type DomainContext, DomainError, fail, type InputOf, type OperationHandler, type OutputOf } from '../domain/context.ts';
 import { decodeCursor, encodeCursor } from '../domain/cursor.ts';
 import { purchaseRecordView, recordPage } from '../domain/listings.ts';
+import type { RecordKind } from '../store/tenant-store.ts';
 import type { Fault, HandlerOverrides } from './fault.ts';
 
 const LISTINGS = ['subscriptions.list', 'purchases.list'] as const;
@@ -36,6 +37,26 @@ function onListings(wrap: (real: OperationHandler<ListingName>, ctx: DomainConte
   return { 'subscriptions.list': wrapped as never, 'purchases.list': wrapped as never };
 }
 
+/** The position an offset cursor (LIST-WALK-CONCURRENT-INSERTS' fault) names: rows counted from the newest, not a row. */
+const OFFSET_CURSOR_ID = '#offset';
+
+/**
+ * A listing whose next_cursor counts the index rows before the next page instead of naming where the
+ * page stopped: a record created between two page calls shifts the count, so the walk lists a row again.
+ */
+function offsetCursors(kind: RecordKind): (real: OperationHandler<ListingName>) => OperationHandler<ListingName> {
+  return (real) => (ctx, input) => {
+    const keys = [...ctx.store.recordIndex(kind, input.customer_id).newestFirst()];
+    const position = decodeCursor(input.start_cursor);
+    const start = position?.id === OFFSET_CURSOR_ID ? (position.t === 0 ? '' : encodeCursor(keys[position.t - 1] ?? { t: 0, id: '' })) : input.start_cursor;
+    const page = real(ctx, { ...input, start_cursor: start });
+    const next = page.next_cursor === null ? undefined : decodeCursor(page.next_cursor);
+    if (next === undefined) return page;
+    const offset = keys.findIndex((key) => key.t === next.t && key.id === next.id) + 1;
+    return { ...page, next_cursor: encodeCursor({ t: offset, id: OFFSET_CURSOR_ID }) };
+  };
+}
+
 export const listingsFaults: readonly Fault[] = [
   // ── Shapes and record meanings ──
   {
@@ -59,6 +80,18 @@ export const listingsFaults: readonly Fault[] = [
     rule: 'LIST-RECORD-OWNER',
     breaks: "records held by an entity read as the customer's own: entity_id is always null",
     output: rewriteRecords((record) => ({ ...record, entity_id: null })),
+  },
+  {
+    rule: 'LIST-RECORD-SCOPE',
+    breaks: 'every record reads scope "entity", customer-level ones too',
+    output: rewriteRecords((record) => ({ ...record, scope: 'entity' })),
+  },
+  {
+    rule: 'LIST-TRIAL-ENDS-NULL',
+    breaks: 'a subscription without a trial reads trial_ends_at 14 days after its start',
+    output: rewriteRecords((record, operation) =>
+      operation === 'subscriptions.list' && record['trial_ends_at'] === null ? { ...record, trial_ends_at: (record['started_at'] as number) + 14 * 24 * 3600 * 1000 } : record,
+    ),
   },
   {
     rule: 'LIST-SUBSCRIPTIONS-RECURRING',
@@ -132,8 +165,12 @@ export const listingsFaults: readonly Fault[] = [
   },
   {
     rule: 'LIST-CURSOR-CONTINUES',
-    breaks: 'start_cursor is ignored: every call answers the first page again',
-    handlers: onListings((real, ctx, input) => real(ctx, { ...input, start_cursor: '' })),
+    // A cursor that is not one of ours is still refused (ERR-INVALID-CURSOR): only a valid one is ignored.
+    breaks: 'a valid start_cursor is ignored: every call answers the first page again',
+    handlers: onListings((real, ctx, input) => {
+      decodeCursor(input.start_cursor);
+      return real(ctx, { ...input, start_cursor: '' });
+    }),
   },
   {
     rule: 'LIST-NEXT-CURSOR-NULL',
@@ -161,6 +198,12 @@ export const listingsFaults: readonly Fault[] = [
       // The key right after (created_at, id) in the index order: the walk resumes at `last` itself.
       return { ...page, next_cursor: encodeCursor({ t: last.created_at, id: `${last.id}\u0000` }) };
     }),
+  },
+
+  {
+    rule: 'LIST-WALK-CONCURRENT-INSERTS',
+    breaks: 'next_cursor is an offset from the newest record, so a record created between two page calls makes the walk list one again',
+    handlers: { 'subscriptions.list': offsetCursors('subscription') as never, 'purchases.list': offsetCursors('purchase') as never },
   },
 
   // ── Limits ──

@@ -145,6 +145,49 @@ export const balancesRules = [
     operations: [...OP],
   },
 
+  {
+    // The MUST half ("string or null" when present) is the shape rule's (CHECK-RESULT-SHAPE). Sending the key
+    // with null rather than leaving it out is a SHOULD: the reference leaves it out (exchange 087).
+    id: 'CHECK-ENTITY-ID-NULL',
+    level: 'SHOULD',
+    provenance: 'documented',
+    part: 'balances',
+    section: RESULT,
+    quote: '`entity_id` string or null',
+    operations: [...OP],
+  },
+  {
+    // Inferred: the result's customer_id and required_balance are those of the check asked for (the credit-system
+    // conversion of required_balance aside, which the reference documents).
+    id: 'CHECK-RESULT-ECHOES',
+    level: 'SHOULD',
+    provenance: 'documented',
+    part: 'balances',
+    section: RESULT,
+    quote: '`customer_id` string; `entity_id` string or null; `required_balance` number',
+    operations: [...OP],
+  },
+  {
+    // Inferred from the field meanings: an unlimited item gives an unlimited balance (and breakdown entry), an
+    // item with included units only allows no use beyond them and has no purchase cap; a priced item's cap is its max_purchase.
+    id: 'CHECK-BALANCE-FLAGS',
+    level: 'SHOULD',
+    provenance: 'documented',
+    part: 'balances',
+    section: BALANCE,
+    quote: 'unlimited … Feature is unlimited … overage_allowed … Use beyond the balance is allowed … max_purchase … Purchase cap',
+    operations: [...OP],
+  },
+  {
+    id: 'CHECK-BREAKDOWN-RESET',
+    level: 'MUST',
+    provenance: 'documented',
+    part: 'balances',
+    section: BALANCE,
+    quote: '`reset` object `{interval: string, resets_at: timestamp}` (`interval` value `month` occurs)',
+    operations: [...OP],
+  },
+
   // --- balances.check request ---
   {
     id: 'CHECK-REQUIRED-FIELDS',
@@ -163,6 +206,31 @@ export const balancesRules = [
     section: CHECK,
     quote: 'entity_id … for entity-scoped balances',
     operations: [...OP, 'billing.attach', 'licenses.attach'],
+  },
+  {
+    // Inferred: an entity is created under one customer (entities.create takes its customer_id), so a check of
+    // customer A naming B's entity answers nothing of B's: refused, or denied without a balance.
+    id: 'CHECK-ENTITY-OWN-CUSTOMER',
+    level: 'SHOULD',
+    provenance: 'documented',
+    part: 'balances',
+    section: CHECK,
+    quote: 'entity_id … for entity-scoped balances',
+    operations: [...OP],
+  },
+  {
+    // Decision (issue 7). The document states no sign for `required_balance` ("minimum balance needed"). A
+    // negative minimum is met by any balance, so a plain check of one is allowed (as in the reference,
+    // exchange 106). With send_event or a lock it would record a negative usage event, giving units back
+    // through a check: nothing in the document describes that, so the safe reading is to refuse it (400)
+    // and change nothing. SHOULD, since the document leaves the sign open; the reference gives the units back.
+    id: 'CHECK-REQUIRED-BALANCE-NEGATIVE',
+    level: 'SHOULD',
+    provenance: 'documented',
+    part: 'balances',
+    section: CHECK,
+    quote: 'required_balance … minimum balance needed; default 1 … send_event … records a usage event of `required_balance` units',
+    operations: [...OP],
   },
   {
     id: 'CHECK-REQUIRED-BALANCE-DEFAULT',

@@ -50,6 +50,26 @@ export const listingsRules = [
     operations: [...BOTH],
   },
   {
+    // Inferred: `customer` is the one value shown, and a record the customer holds itself (entity_id null) is the customer's.
+    id: 'LIST-RECORD-SCOPE',
+    level: 'SHOULD',
+    provenance: 'documented',
+    part: 'listings',
+    section: SUBSCRIPTION,
+    quote: 'scope … Scope of the record (`customer` occurs)',
+    operations: [...BOTH],
+  },
+  {
+    // Inferred: a record of a plan without a trial has no trial to end.
+    id: 'LIST-TRIAL-ENDS-NULL',
+    level: 'SHOULD',
+    provenance: 'documented',
+    part: 'listings',
+    section: SUBSCRIPTION,
+    quote: 'trial_ends_at … timestamp or null … End of trial',
+    operations: ['subscriptions.list'],
+  },
+  {
     id: 'LIST-SUBSCRIPTIONS-RECURRING',
     level: 'MUST',
     provenance: 'documented',
@@ -184,6 +204,17 @@ export const listingsRules = [
   {
     // Inferred: the document tells clients to walk until has_more is false, so the walk must be complete.
     id: 'LIST-WALK-EVERY-MATCH-ONCE',
+    level: 'SHOULD',
+    provenance: 'documented',
+    part: 'listings',
+    section: 'Limits',
+    quote: 'continue until `has_more` is false',
+    operations: [...BOTH],
+  },
+  {
+    // Inferred: a walk must be complete even while the service takes writes; records created between two page
+    // calls may or may not appear, but none that existed before the first page is missed or listed twice.
+    id: 'LIST-WALK-CONCURRENT-INSERTS',
     level: 'SHOULD',
     provenance: 'documented',
     part: 'listings',

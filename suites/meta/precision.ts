@@ -12,7 +12,7 @@ import { SCENARIOS_BY_FILE, type ScenarioFile } from '../scenarios/index.ts';
  * whose rule only these files carry; the others keep the older check (some scenario carrying the
  * rule fails). Extend as files are converted; when every file is here, PRECISION_RULES defaults to all.
  */
-export const CONVERTED_FILES: readonly ScenarioFile[] = ['customers', 'licenses', 'licenses-gaps', 'listings-gaps', 'plans', 'features', 'entities', 'billing', 'preview', 'referrals', 'envelope'];
+export const CONVERTED_FILES: readonly ScenarioFile[] = ['customers', 'licenses', 'licenses-gaps', 'listings-gaps', 'plans', 'features', 'entities', 'billing', 'preview', 'referrals', 'envelope', 'balances', 'listings'];
 
 export interface Dependent {
   readonly rule: RuleId;
@@ -57,6 +57,10 @@ export const DEPENDENT_RULES: Partial<Record<RuleId, readonly Dependent[]>> = {
       rule: 'CUS-GET-OR-CREATE-NEW',
       why: 'customers.get_or_create creating a customer "with its auto-enable plans" is the same statement as the plan attaching automatically at customer creation',
     },
+  ],
+  'STATE-PAST-DUE-NOT-A-STATUS': [
+    { rule: 'LIST-SUBSCRIPTION-SHAPE', why: 'an overdue record reading status past_due is a record whose status is outside active, scheduled, expired: the record shape states the same enumeration' },
+    { rule: 'LIST-PURCHASE-SHAPE', why: 'an overdue purchase reading status past_due is outside the purchase record\'s status values (the States part): the record shape states the same enumeration' },
   ],
   'CONV-SNAKE-CASE-REQUEST': [
     {

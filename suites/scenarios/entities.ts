@@ -617,7 +617,8 @@ export const entitiesScenarios = [
       await attach(t, customer.id, ended.id);
       const recordOf = async (planId: string) => {
         const records = t.setup(await t.client.call('subscriptions.list', { customer_id: customer.id, plan_id: planId }), ['list']);
-        const record = records.list.find((r) => r.plan_id === planId);
+        // Only this customer's record: that the listing holds no other is LIST-CUSTOMER-FILTER's.
+        const record = records.list.find((r) => r.plan_id === planId && r.customer_id === customer.id);
         t.precondition(`subscriptions.list shows the record of ${planId}`, () => expect(record).toBeDefined());
         return record!.id;
       };
