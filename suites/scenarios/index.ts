@@ -1,6 +1,7 @@
 /** Every conformance scenario of the suite, for the meta-tests (rule coverage, can-fail, precision). */
 import type { scenario } from '../support.ts';
 import { balancesScenarios } from './balances.ts';
+import { balancesMutantScenarios } from './balances-mutants.ts';
 import { billingScenarios } from './billing.ts';
 import { customersScenarios } from './customers.ts';
 import { entitiesScenarios } from './entities.ts';
@@ -31,6 +32,7 @@ export const SCENARIOS_BY_FILE = {
   features: featuresScenarios,
   preview: previewScenarios,
   referrals: referralsScenarios,
+  'balances-mutants': balancesMutantScenarios,
 } as const satisfies Record<string, readonly AnyScenario[]>;
 
 export type ScenarioFile = keyof typeof SCENARIOS_BY_FILE;

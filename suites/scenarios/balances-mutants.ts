@@ -1,0 +1,72 @@
+/**
+ * Balance scenarios found missing by mutation testing (`npm run mutation`, README "Mutation
+ * testing"): behaviour of the fake's balances that could be changed without any other scenario noticing.
+ */
+import { expect } from 'vitest';
+import { attach, createCustomer, createFeature, createPlan, scenario } from '../support.ts';
+
+const MONTHLY = { interval: 'month' } as const;
+
+export const balancesMutantScenarios = [
+  scenario(
+    {
+      id: 'balances.next-reset-of-allocated-ms',
+      title: 'the balance of an allocated feature, which never resets, has no next reset, not a zero timestamp',
+      rules: ['CONV-TIMESTAMPS-MS'],
+    },
+    async (t) => {
+      const seats = await createFeature(t, 'allocated');
+      const plan = await createPlan(t, { items: [{ feature_id: seats.id, included: 3 }] });
+      const customer = await createCustomer(t);
+      await attach(t, customer.id, plan.id);
+      const { balance } = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: seats.id }), ['balance']);
+      t.precondition('the customer has a balance of the allocated feature', () => expect(balance).not.toBeNull());
+      const nextReset = balance!.next_reset_at;
+      t.check('CONV-TIMESTAMPS-MS', () => {
+        if (nextReset === null || nextReset === undefined) return;
+        expect(Number.isInteger(nextReset), `next_reset_at ${nextReset} is an integer`).toBe(true);
+        expect(nextReset, 'next_reset_at is Unix milliseconds (> 10^12)').toBeGreaterThan(1e12);
+      });
+    },
+  ),
+
+  scenario(
+    {
+      id: 'balances.unlimited-with-limited-source',
+      title: 'a feature one of whose grant sources is unlimited is unlimited: any amount is allowed, beyond what the limited source grants',
+      rules: ['CHECK-ALLOWED-UNLIMITED'],
+    },
+    async (t) => {
+      const feature = await createFeature(t, 'consumable');
+      const limited = await createPlan(t, { items: [{ feature_id: feature.id, included: 5, reset: MONTHLY }] });
+      const unlimited = await createPlan(t, { add_on: true, items: [{ feature_id: feature.id, unlimited: true }] });
+      const customer = await createCustomer(t);
+      await attach(t, customer.id, limited.id);
+      await attach(t, customer.id, unlimited.id);
+      for (const required of [6, 1e12]) {
+        const result = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id, required_balance: required }), ['allowed']);
+        t.check('CHECK-ALLOWED-UNLIMITED', () => expect(result.allowed, `${required} units, with an unlimited source beside 5 limited units`).toBe(true));
+      }
+    },
+  ),
+
+  scenario(
+    {
+      id: 'balances.overage-with-unpriced-source',
+      title: 'a balance fed by a usage-priced grant and an unpriced one allows overage: the usage price applies beyond the included amount',
+      rules: ['PLAN-USAGE-PRICE-OVERAGE'],
+      needs: ['paid-attach'],
+    },
+    async (t) => {
+      const feature = await createFeature(t, 'consumable');
+      const priced = await createPlan(t, { items: [{ feature_id: feature.id, included: 5, reset: MONTHLY, price: { amount: 0.1, interval: 'month', billing_method: 'usage_based' } }] });
+      const unpriced = await createPlan(t, { add_on: true, items: [{ feature_id: feature.id, included: 5, reset: MONTHLY }] });
+      const customer = await createCustomer(t);
+      await attach(t, customer.id, priced.id);
+      await attach(t, customer.id, unpriced.id);
+      const { balance } = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id }), ['balance']);
+      t.precondition('the customer has a balance of the feature', () => expect(balance).not.toBeNull());
+      t.check('PLAN-USAGE-PRICE-OVERAGE', () => expect(balance!.overage_allowed, 'one of its grants carries a usage price').toBe(true));
+    },
+  ),
+];
