@@ -69,4 +69,44 @@ export const balancesMutantScenarios = [
       t.check('PLAN-USAGE-PRICE-OVERAGE', () => expect(balance!.overage_allowed, 'one of its grants carries a usage price').toBe(true));
     },
   ),
+
+  scenario(
+    {
+      id: 'balances.next-reset-is-earliest',
+      title: 'a balance fed by a daily and a monthly source next resets when the daily one does',
+      rules: ['PLAN-CONSUMABLE-RESET'],
+    },
+    async (t) => {
+      const feature = await createFeature(t, 'consumable');
+      const daily = await createPlan(t, { items: [{ feature_id: feature.id, included: 5, reset: { interval: 'day' } }] });
+      const monthly = await createPlan(t, { add_on: true, items: [{ feature_id: feature.id, included: 5, reset: MONTHLY }] });
+      const customer = await createCustomer(t);
+      await attach(t, customer.id, daily.id);
+      await attach(t, customer.id, monthly.id);
+      const { balance } = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id }), ['balance']);
+      const resets = (balance?.breakdown ?? []).map((entry) => entry.reset?.resets_at).filter((at): at is number => typeof at === 'number');
+      t.precondition('both sources name their next reset', () => expect(resets).toHaveLength(2));
+      t.check('PLAN-CONSUMABLE-RESET', () => expect(balance!.next_reset_at, 'the balance next resets with its daily source').toBe(Math.min(...resets)));
+    },
+  ),
+
+  scenario(
+    {
+      id: 'balances.flag-of-another-feature-denied',
+      title: 'a customer holding one boolean feature (and a metered one) is denied another boolean feature',
+      rules: ['CHECK-DENIED-OTHERWISE'],
+    },
+    async (t) => {
+      const [held, other] = [await createFeature(t, 'boolean'), await createFeature(t, 'boolean')];
+      const metered = await createFeature(t, 'consumable');
+      const plan = await createPlan(t, { items: [{ feature_id: metered.id, included: 5, reset: MONTHLY }, { feature_id: held.id }] });
+      await createPlan(t, { add_on: true, items: [{ feature_id: other.id }] });
+      const customer = await createCustomer(t);
+      await attach(t, customer.id, plan.id);
+      const control = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: held.id }), ['allowed']);
+      t.precondition('the boolean feature of the plan is allowed', () => expect(control.allowed).toBe(true));
+      const denied = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: other.id }), ['allowed']);
+      t.check('CHECK-DENIED-OTHERWISE', () => expect(denied.allowed, 'a boolean feature in none of the customer\'s plans').toBe(false));
+    },
+  ),
 ];
