@@ -109,4 +109,22 @@ export const balancesMutantScenarios = [
       t.check('CHECK-DENIED-OTHERWISE', () => expect(denied.allowed, 'a boolean feature in none of the customer\'s plans').toBe(false));
     },
   ),
+
+  scenario(
+    {
+      id: 'balances.overage-within-purchase-cap',
+      title: 'a usage price with a purchase cap still lets use run past the included amount, within the cap',
+      rules: ['PLAN-USAGE-PRICE-OVERAGE'],
+      needs: ['paid-attach'],
+    },
+    async (t) => {
+      const feature = await createFeature(t, 'consumable');
+      const price = { amount: 0.1, interval: 'month', billing_method: 'usage_based', max_purchase: 10 } as const;
+      const plan = await createPlan(t, { items: [{ feature_id: feature.id, included: 5, reset: MONTHLY, price }] });
+      const customer = await createCustomer(t);
+      await attach(t, customer.id, plan.id);
+      const result = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id, required_balance: 12 }), ['allowed']);
+      t.check('PLAN-USAGE-PRICE-OVERAGE', () => expect(result.allowed, '12 units: 5 included and 7 beyond, within the cap of 10').toBe(true));
+    },
+  ),
 ];
