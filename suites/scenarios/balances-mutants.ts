@@ -127,4 +127,44 @@ export const balancesMutantScenarios = [
       t.check('PLAN-USAGE-PRICE-OVERAGE', () => expect(result.allowed, '12 units: 5 included and 7 beyond, within the cap of 10').toBe(true));
     },
   ),
+
+  scenario(
+    {
+      id: 'balances.lock-override-across-sources',
+      title: 'confirming a lock that holds units of two grant sources with a smaller override_value keeps exactly that many',
+      rules: ['CHECK-LOCK-CONFIRM'],
+    },
+    async (t) => {
+      const feature = await createFeature(t, 'consumable');
+      const main = await createPlan(t, { items: [{ feature_id: feature.id, included: 5, reset: MONTHLY }] });
+      const addOn = await createPlan(t, { add_on: true, items: [{ feature_id: feature.id, included: 5, reset: MONTHLY }] });
+      const customer = await createCustomer(t);
+      await attach(t, customer.id, main.id);
+      await attach(t, customer.id, addOn.id);
+      const lockId = t.ns.id('lock');
+      const held = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id, required_balance: 8, lock: { lock_id: lockId, enabled: true } }), ['allowed']);
+      t.precondition('the lock of 8 (more than either source has) is allowed', () => expect(held.allowed).toBe(true));
+      t.setup(await t.client.call('balances.finalize', { lock_id: lockId, action: 'confirm', override_value: 2 }));
+      const { balance } = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id, required_balance: 0 }), ['balance']);
+      t.check('CHECK-LOCK-CONFIRM', () => expect(balance?.usage, 'confirm with override_value 2 keeps 2 of the 8 held').toBe(2));
+    },
+  ),
+
+  scenario(
+    {
+      id: 'balances.send-event-on-unlimited',
+      title: 'send_event on an unlimited feature records the usage: the balance shows the units used',
+      rules: ['CHECK-SEND-EVENT-RECORDS'],
+    },
+    async (t) => {
+      const feature = await createFeature(t, 'consumable');
+      const plan = await createPlan(t, { items: [{ feature_id: feature.id, unlimited: true }] });
+      const customer = await createCustomer(t);
+      await attach(t, customer.id, plan.id);
+      const used = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id, required_balance: 7, send_event: true }), ['allowed']);
+      t.precondition('an unlimited feature allows 7 units', () => expect(used.allowed).toBe(true));
+      const { balance } = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id, required_balance: 0 }), ['balance']);
+      t.check('CHECK-SEND-EVENT-RECORDS', () => expect(balance?.usage, 'the 7 units used').toBe(7));
+    },
+  ),
 ];
