@@ -167,4 +167,25 @@ export const balancesMutantScenarios = [
       t.check('CHECK-SEND-EVENT-RECORDS', () => expect(balance?.usage, 'the 7 units used').toBe(7));
     },
   ),
+
+  scenario(
+    {
+      id: 'balances.send-event-into-overage',
+      title: 'send_event beyond the included amount of a usage-priced item is allowed and records all the units',
+      rules: ['PLAN-USAGE-PRICE-OVERAGE'],
+      needs: ['paid-attach'],
+    },
+    async (t) => {
+      const feature = await createFeature(t, 'consumable');
+      const plan = await createPlan(t, { items: [{ feature_id: feature.id, included: 5, reset: MONTHLY, price: { amount: 0.1, interval: 'month', billing_method: 'usage_based' } }] });
+      const customer = await createCustomer(t);
+      await attach(t, customer.id, plan.id);
+      const used = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id, required_balance: 8, send_event: true }), ['allowed']);
+      const { balance } = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id, required_balance: 0 }), ['balance']);
+      t.check('PLAN-USAGE-PRICE-OVERAGE', () => {
+        expect(used.allowed, 'send_event of 8 units, 3 beyond the 5 included').toBe(true);
+        expect(balance?.usage, 'all 8 units are recorded, the 3 beyond included to be billed').toBe(8);
+      });
+    },
+  ),
 ];
