@@ -188,4 +188,28 @@ export const balancesMutantScenarios = [
       });
     },
   ),
+
+  scenario(
+    {
+      id: 'balances.overage-of-another-feature',
+      title: 'a usage price on another feature of the plan lets no use past this feature\'s balance',
+      rules: ['CHECK-ALLOWED-BELOW-REQUIRED'],
+      needs: ['paid-attach'],
+    },
+    async (t) => {
+      const [limited, priced] = [await createFeature(t, 'consumable'), await createFeature(t, 'consumable')];
+      const plan = await createPlan(t, {
+        items: [
+          { feature_id: limited.id, included: 5, reset: MONTHLY },
+          { feature_id: priced.id, included: 5, reset: MONTHLY, price: { amount: 0.1, interval: 'month', billing_method: 'usage_based' } },
+        ],
+      });
+      const customer = await createCustomer(t);
+      await attach(t, customer.id, plan.id);
+      const control = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: limited.id, required_balance: 5 }), ['allowed']);
+      t.precondition('the 5 included units are allowed', () => expect(control.allowed).toBe(true));
+      const over = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: limited.id, required_balance: 6 }), ['allowed']);
+      t.check('CHECK-ALLOWED-BELOW-REQUIRED', () => expect(over.allowed, '6 units of a balance of 5 without a price of its own').toBe(false));
+    },
+  ),
 ];
