@@ -212,4 +212,45 @@ export const balancesMutantScenarios = [
       t.check('CHECK-ALLOWED-BELOW-REQUIRED', () => expect(over.allowed, '6 units of a balance of 5 without a price of its own').toBe(false));
     },
   ),
+
+  scenario(
+    {
+      id: 'balances.own-balance-beside-unheld-credits',
+      title: 'a denied check of a feature the customer holds, priced by a credit system the customer does not hold, shows the feature\'s own balance',
+      rules: ['CHECK-BALANCE-NULL'],
+    },
+    async (t) => {
+      const feature = await createFeature(t, 'consumable');
+      await createFeature(t, 'consumable', { type: 'credit_system', credit_schema: [{ metered_feature_id: feature.id, credit_cost: 1 }] });
+      const plan = await createPlan(t, { items: [{ feature_id: feature.id, included: 2, reset: MONTHLY }] });
+      const customer = await createCustomer(t);
+      await attach(t, customer.id, plan.id);
+      const over = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id, required_balance: 3 }), ['allowed']);
+      t.precondition('3 units of a balance of 2 are denied', () => expect(over.allowed).toBe(false));
+      t.check('CHECK-BALANCE-NULL', () => expect(over.balance?.granted, 'the customer has a balance of the feature: its own 2 units').toBe(2));
+    },
+  ),
+
+  scenario(
+    {
+      id: 'balances.second-credit-system-suffices',
+      title: 'of two credit systems pricing a feature, a check draws on the one whose credits suffice at its credit cost',
+      rules: ['FEAT-CREDIT-SCHEMA-WIRE'],
+    },
+    async (t) => {
+      const feature = await createFeature(t, 'consumable');
+      const dear = await createFeature(t, 'consumable', { type: 'credit_system', credit_schema: [{ metered_feature_id: feature.id, credit_cost: 2 }] });
+      const cheap = await createFeature(t, 'consumable', { type: 'credit_system', credit_schema: [{ metered_feature_id: feature.id, credit_cost: 1 }] });
+      const plan = await createPlan(t, {
+        items: [
+          { feature_id: dear.id, included: 3, reset: MONTHLY },
+          { feature_id: cheap.id, included: 10, reset: MONTHLY },
+        ],
+      });
+      const customer = await createCustomer(t);
+      await attach(t, customer.id, plan.id);
+      const result = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id, required_balance: 2 }), ['allowed']);
+      t.check('FEAT-CREDIT-SCHEMA-WIRE', () => expect(result.allowed, '2 units cost 4 of the 3 dear credits, or 2 of the 10 cheap ones').toBe(true));
+    },
+  ),
 ];
