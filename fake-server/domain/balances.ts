@@ -263,6 +263,8 @@ function useUnits(ctx: DomainContext, subject: Subject, grants: readonly GrantRo
   return deductions;
 }
 
+const LIMIT_TEXT = { feature_flag: 'You do not have access to', usage_limit: 'You have reached the usage limit for' } as const;
+
 /** Upgrade information for a denied check: the plans the subject does not hold that grant the feature. */
 function upgradePreview(ctx: DomainContext, subject: Subject, featureId: string): NonNullable<OutputOf<'balances.check'>['preview']> {
   const { store } = ctx;
@@ -273,11 +275,11 @@ function upgradePreview(ctx: DomainContext, subject: Subject, featureId: string)
     .filter((plan) => !plan.archived && !held.has(plan.id) && plan.items.some((item) => item.feature_id === featureId))
     .map((plan) => ({ id: plan.id, name: plan.name, group: plan.group, add_on: plan.add_on, version: plan.version }));
   const target = products[0]?.name ?? 'a plan that includes it';
-  const limitText = feature.type === 'boolean' ? `You do not have access to ${feature.name}` : `You have reached the usage limit for ${feature.name}`;
+  const scenario = feature.type === 'boolean' ? 'feature_flag' : 'usage_limit';
   return {
-    scenario: feature.type === 'boolean' ? 'feature_flag' : 'usage_limit',
+    scenario,
     title: `Upgrade to ${target}`,
-    message: `${limitText}. Please upgrade to ${target} to continue using this feature.`,
+    message: `${LIMIT_TEXT[scenario]} ${feature.name}. Please upgrade to ${target} to continue using this feature.`,
     feature_id: featureId,
     feature_name: feature.name,
     products,
