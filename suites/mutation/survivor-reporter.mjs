@@ -16,7 +16,7 @@ class SurvivorReporter {
   onMutantTested(result) {
     if (result.status !== 'Survived' && result.status !== 'NoCoverage') return;
     const { fileName, location, mutatorName, replacement, status } = result;
-    appendFileSync(SURVIVORS_FILE, `${status} ${fileName}:${location.start.line} ${mutatorName}: ${JSON.stringify(replacement)}\n`);
+    appendFileSync(SURVIVORS_FILE, `${status} ${fileName}:${location.start.line}:${location.start.column} ${mutatorName}: ${JSON.stringify(replacement)}\n`);
   }
 }
 

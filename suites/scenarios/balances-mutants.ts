@@ -249,4 +249,69 @@ export const balancesMutantScenarios = [
       t.check('FEAT-CREDIT-SCHEMA-WIRE', () => expect(result.allowed, '2 units cost 4 of the 3 dear credits, or 2 of the 10 cheap ones').toBe(true));
     },
   ),
+
+  scenario(
+    {
+      id: 'balances.no-preview-on-allowed-flag',
+      title: 'an allowed check of a boolean feature with with_preview carries no upgrade information',
+      rules: ['CHECK-PREVIEW-ONLY-WHEN-REQUESTED'],
+    },
+    async (t) => {
+      const flag = await createFeature(t, 'boolean');
+      const plan = await createPlan(t, { items: [{ feature_id: flag.id }] });
+      const customer = await createCustomer(t);
+      await attach(t, customer.id, plan.id);
+      const result = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: flag.id, with_preview: true }), ['allowed']);
+      t.precondition('the boolean feature of the plan is allowed', () => expect(result.allowed).toBe(true));
+      t.check('CHECK-PREVIEW-ONLY-WHEN-REQUESTED', () => expect(result.preview ?? null, 'allowed, so no upgrade information').toBeNull());
+    },
+  ),
+
+  scenario(
+    {
+      id: 'balances.lock-override-above-held',
+      title: 'confirming a lock with a larger override_value uses the extra units of the locked feature, not of another feature of the plan',
+      rules: ['CHECK-LOCK-CONFIRM'],
+    },
+    async (t) => {
+      const [other, feature] = [await createFeature(t, 'consumable'), await createFeature(t, 'consumable')];
+      const plan = await createPlan(t, {
+        items: [
+          { feature_id: other.id, included: 10, reset: MONTHLY },
+          { feature_id: feature.id, included: 10, reset: MONTHLY },
+        ],
+      });
+      const customer = await createCustomer(t);
+      await attach(t, customer.id, plan.id);
+      const lockId = t.ns.id('lock');
+      const held = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id, required_balance: 2, lock: { lock_id: lockId, enabled: true } }), ['allowed']);
+      t.precondition('the lock of 2 is allowed', () => expect(held.allowed).toBe(true));
+      t.setup(await t.client.call('balances.finalize', { lock_id: lockId, action: 'confirm', override_value: 4 }));
+      const usage = async (featureId: string) =>
+        t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: featureId, required_balance: 0 }), ['balance']).balance?.usage;
+      const [own, others] = [await usage(feature.id), await usage(other.id)];
+      t.check('CHECK-LOCK-CONFIRM', () => expect({ own, others }, 'override_value 4 uses 4 of the locked feature and none of the other').toEqual({ own: 4, others: 0 }));
+    },
+  ),
+
+  scenario(
+    {
+      id: 'balances.lock-override-in-credits',
+      title: 'a lock paid by a credit system, confirmed with a larger override_value, uses the extra units at the credit cost',
+      rules: ['FEAT-CREDIT-SCHEMA-WIRE'],
+    },
+    async (t) => {
+      const feature = await createFeature(t, 'consumable');
+      const credits = await createFeature(t, 'consumable', { type: 'credit_system', credit_schema: [{ metered_feature_id: feature.id, credit_cost: 2 }] });
+      const plan = await createPlan(t, { items: [{ feature_id: credits.id, included: 20, reset: MONTHLY }] });
+      const customer = await createCustomer(t);
+      await attach(t, customer.id, plan.id);
+      const lockId = t.ns.id('lock');
+      const held = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id, required_balance: 2, lock: { lock_id: lockId, enabled: true } }), ['allowed']);
+      t.precondition('the lock of 2 units (4 credits) is allowed', () => expect(held.allowed).toBe(true));
+      t.setup(await t.client.call('balances.finalize', { lock_id: lockId, action: 'confirm', override_value: 3 }));
+      const { balance } = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: credits.id, required_balance: 0 }), ['balance']);
+      t.check('FEAT-CREDIT-SCHEMA-WIRE', () => expect(balance?.usage, '3 units at 2 credits each').toBe(6));
+    },
+  ),
 ];
