@@ -5,6 +5,7 @@ import { balancesMutantScenarios } from './balances-mutants.ts';
 import { billingScenarios } from './billing.ts';
 import { customersScenarios } from './customers.ts';
 import { entitiesScenarios } from './entities.ts';
+import { entitiesMutantScenarios } from './entities-mutants.ts';
 import { envelopeScenarios } from './envelope.ts';
 import { featuresScenarios } from './features.ts';
 import { licenseScenarios } from './licenses.ts';
@@ -33,6 +34,7 @@ export const SCENARIOS_BY_FILE = {
   preview: previewScenarios,
   referrals: referralsScenarios,
   'balances-mutants': balancesMutantScenarios,
+  'entities-mutants': entitiesMutantScenarios,
 } as const satisfies Record<string, readonly AnyScenario[]>;
 
 export type ScenarioFile = keyof typeof SCENARIOS_BY_FILE;

@@ -1,0 +1,34 @@
+/**
+ * Entity scenarios found missing by mutation testing (`npm run mutation`, README "Mutation
+ * testing"): behaviour of the fake's entities that could be changed without any other scenario noticing.
+ */
+import { expect } from 'vitest';
+import { attach, createCustomer, createEntity, createFeature, createPlan, scenario } from '../support.ts';
+
+const MONTHLY = { interval: 'month' } as const;
+
+export const entitiesMutantScenarios = [
+  scenario(
+    {
+      id: 'entities.embedded-plans-once',
+      title: "entities.list embeds each plan an entity holds once: its own plan and the one it inherits from its customer",
+      rules: ['ENT-OWN-PLANS-BALANCES'],
+    },
+    async (t) => {
+      const seat = await createFeature(t, 'allocated');
+      const units = await createFeature(t, 'consumable');
+      const inherited = await createPlan(t, { items: [{ feature_id: units.id, included: 10, reset: MONTHLY }] });
+      const own = await createPlan(t, { add_on: true, items: [{ feature_id: units.id, included: 5, reset: MONTHLY }] });
+      const customer = await createCustomer(t);
+      await attach(t, customer.id, inherited.id);
+      const entity = await createEntity(t, customer.id, seat.id);
+      await attach(t, customer.id, own.id, { entity_id: entity.id });
+      const { list } = t.setup(await t.client.call('entities.list', { customer_id: customer.id }), ['list']);
+      const listed = list.find((candidate) => candidate.id === entity.id);
+      t.precondition('entities.list of the customer lists the entity', () => expect(listed).toBeDefined());
+      t.check('ENT-OWN-PLANS-BALANCES', () =>
+        expect(listed!.subscriptions.map((subscription) => subscription.plan_id).sort(), 'its own plan and the inherited one, once each').toEqual([inherited.id, own.id].sort()),
+      );
+    },
+  ),
+];
