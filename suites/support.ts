@@ -78,7 +78,7 @@ export const PROBES: Probes = {
  * A target for an in-process fake a meta-test started itself (can-fail, mutation testing): default
  * configuration, the test seed, no retries; cleanup and probes as for any target.
  */
-export function inProcessTarget(fake: FakeServer): Promise<ConformanceTarget> {
+export function inProcessTarget(fake: Pick<FakeServer, 'url' | 'apiKey' | 'otherTenantApiKey'>): Promise<ConformanceTarget> {
   return createTarget({
     operations,
     errorBody: ErrorBody,

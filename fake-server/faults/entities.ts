@@ -1,8 +1,10 @@
 /** Broken variants of the entities rules (entities.list, create, get, delete) and of the Errors rule about unknown entities. */
 import type { OperationName } from '../../spec/operations.ts';
 import { type DomainContext, DomainError, fail, type InputOf, type OperationHandler, type OutputOf } from '../domain/context.ts';
+import { balancesAndFlags } from '../domain/balances.ts';
 import { encodeCursor } from '../domain/cursor.ts';
 import { getEntity, holdsAnyPlan, listEntitiesMatching, listFilter, recordsForPlanMatching } from '../domain/entities.ts';
+import { grantsHeldBy } from '../domain/subjects.ts';
 import type { EntityRow, RecordRow } from '../store/tenant-store.ts';
 import { type Fault, type HandlerOverrides, rewriteOutput } from './fault.ts';
 
@@ -67,9 +69,17 @@ export const entitiesFaults: readonly Fault[] = [
     })),
   },
   {
+    // The plans stay where billing.attach put them (that is BILL-ATTACH-ENTITY's): only what the entity is shown to hold breaks.
     rule: 'ENT-OWN-PLANS-BALANCES',
-    breaks: 'billing.attach to an entity attaches the plan to its customer instead, so every sibling entity inherits it',
-    input: rewriteBody('billing.attach', ({ entity_id: _entityId, ...body }) => body),
+    breaks: "an entity's balances leave out what its own plans grant: only the balances inherited from its customer are shown",
+    handlers: {
+      'entities.list': (real) => (ctx, input) => {
+        const page = real(ctx, input);
+        return { ...page, list: page.list.map((entity) => withInheritedBalancesOnly(ctx, entity)) };
+      },
+      'entities.get': (real) => (ctx, input) => withInheritedBalancesOnly(ctx, real(ctx, input)),
+      'entities.create': (real) => (ctx, input) => withInheritedBalancesOnly(ctx, real(ctx, input)),
+    },
   },
 
   // ── entities.list: listing and pagination ──
@@ -97,13 +107,16 @@ export const entitiesFaults: readonly Fault[] = [
     },
   },
   {
+    // An omitted start_cursor still gives the first page, so that every other listing of the suite is unaffected.
     rule: 'ENT-START-CURSOR-DEFAULT',
-    breaks: 'an omitted or empty start_cursor starts after the newest entity instead of at it',
+    breaks: 'an explicit empty start_cursor starts after the newest entity instead of at it',
+    input: rewriteBody('entities.list', (body) => (body['start_cursor'] === '' ? { ...body, start_cursor: EXPLICIT_EMPTY_CURSOR } : body)),
     handlers: {
       'entities.list': (real) => (ctx, input) => {
-        if (input.start_cursor !== '') return real(ctx, input);
-        const [newest] = real(ctx, { ...input, limit: 1 }).list;
-        return newest === undefined ? real(ctx, input) : real(ctx, { ...input, start_cursor: encodeCursor({ t: newest.created_at, id: newest.id }) });
+        if (input.start_cursor !== EXPLICIT_EMPTY_CURSOR) return real(ctx, input);
+        const first = { ...input, start_cursor: '' };
+        const [newest] = real(ctx, { ...first, limit: 1 }).list;
+        return newest === undefined ? real(ctx, first) : real(ctx, { ...first, start_cursor: encodeCursor({ t: newest.created_at, id: newest.id }) });
       },
     },
   },
@@ -167,9 +180,10 @@ export const entitiesFaults: readonly Fault[] = [
     input: rewriteBody('entities.list', (body) => ('statuses' in body ? body : { ...body, statuses: ['active'] })),
   },
   {
+    // Validated first (values outside the enum are still refused, ENT-STATUSES-ENUM's), then ignored.
     rule: 'ENT-STATUSES-FILTER',
     breaks: 'statuses is ignored: active and scheduled plans are always hydrated and matched',
-    input: rewriteBody('entities.list', ({ statuses: _statuses, ...body }) => body),
+    handlers: { 'entities.list': (real) => (ctx, input) => real(ctx, { ...input, statuses: ['active', 'scheduled'] }) },
   },
   {
     rule: 'ENT-STATUSES-ENUM',
@@ -248,6 +262,14 @@ export const entitiesFaults: readonly Fault[] = [
     handlers: { 'entities.get': notFoundAsInvalid, 'entities.delete': notFoundAsInvalid },
   },
 ];
+
+/** A start_cursor no client sends (outside the cursors' base64url alphabet): marks an explicit "" through validation to the handler. */
+const EXPLICIT_EMPTY_CURSOR = '<explicit empty start_cursor>';
+
+/** The entity with the balances of its customer's own (customer-level) active plans only. */
+function withInheritedBalancesOnly<E extends { customer_id: string; balances: unknown }>(ctx: DomainContext, entity: E): E {
+  return { ...entity, balances: balancesAndFlags(grantsHeldBy(ctx.store, { customerId: entity.customer_id, entityId: null })).balances };
+}
 
 function notFoundAsInvalid<N extends 'entities.get' | 'entities.delete'>(real: OperationHandler<N>): OperationHandler<N> {
   return (ctx, input) => {

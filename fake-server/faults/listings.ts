@@ -192,8 +192,12 @@ export const listingsFaults: readonly Fault[] = [
   },
   {
     rule: 'STATE-PAST-DUE-READS-ACTIVE',
-    breaks: 'an overdue subscription reads past_due false',
-    output: rewriteRecords((record, operation) => (operation === 'subscriptions.list' ? { ...record, past_due: false } : record)),
+    breaks: 'an overdue subscription reads past_due false, listed or embedded in an entity',
+    output: (operation, body) => {
+      if (operation !== 'entities.list') return rewriteRecords((record, listing) => (listing === 'subscriptions.list' ? { ...record, past_due: false } : record))(operation, body);
+      const page = body as { list: { subscriptions: Body[] }[] };
+      return { ...page, list: page.list.map((entity) => ({ ...entity, subscriptions: entity.subscriptions.map((subscription) => ({ ...subscription, past_due: false })) })) };
+    },
   },
   {
     rule: 'STATE-DEFAULT-ACTIVE-SCHEDULED',

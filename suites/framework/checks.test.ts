@@ -141,6 +141,42 @@ describe('per-rule verdicts', () => {
     expect(outcome.verdicts['A']).toMatchObject({ status: 'BLOCKED', blockedBy: 'THING-GET-SHAPE' });
   });
 
+  it('blocks, on the shape rule, a check that fails only because a field the answer left out is missing; fails it on any other difference', async () => {
+    const explained = await runScenario(
+      scenario({ id: 'V-12', title: 't', rules: ['A', 'B'] }, async (ctx) => {
+        const thing = ctx.expectOk(await get(ctx, 'broken'));
+        ctx.check('A', () => expect(thing).toEqual({ id: 'broken', add_on: false, items: [] }));
+        ctx.check('B', () => expect(true).toBe(true));
+      }),
+      t,
+    );
+    expect(explained.verdicts['THING-GET-SHAPE']).toMatchObject({ status: 'FAIL' });
+    expect(explained.verdicts['A']).toMatchObject({ status: 'BLOCKED', blockedBy: 'THING-GET-SHAPE', message: expect.stringMatching(/^things\.get answered without id, which this check of A reads/) });
+    expect(explained.verdicts['B']).toMatchObject({ status: 'BLOCKED', blockedBy: 'THING-GET-SHAPE' });
+    expect(explained.status).toBe('blocked');
+
+    const unexplained = await runScenario(
+      scenario({ id: 'V-13', title: 't', rules: ['A'] }, async (ctx) => {
+        const thing = ctx.expectOk(await get(ctx, 'broken'));
+        ctx.check('A', () => expect(thing).toEqual({ id: 'broken', add_on: true, items: [] }));
+      }),
+      t,
+    );
+    expect(unexplained.verdicts['A']).toMatchObject({ status: 'FAIL' });
+
+    let sent = 0;
+    const builtFromMissing = await runScenario(
+      scenario({ id: 'V-14', title: 't', rules: ['A'] }, async (ctx) => {
+        const thing = ctx.expectOk(await get(ctx, 'broken'));
+        sent = ctx.evidence.length;
+        ctx.expectOk(await get(ctx, (thing as { id?: string }).id as string), 'A');
+      }),
+      t,
+    );
+    expect(builtFromMissing.verdicts['A']).toMatchObject({ status: 'BLOCKED', blockedBy: 'THING-GET-SHAPE', message: expect.stringMatching(/things\.get was not sent: its thing_id would come from what things\.get left out \(id\)/) });
+    expect(builtFromMissing.evidence.length, 'the request built from the missing field was not sent').toBe(sent);
+  });
+
   it('records what a call created in the ledger as soon as it is answered 200, before any check', async () => {
     let made = '';
     await runScenario(

@@ -23,7 +23,9 @@
  *   timeout, an answer that is not JSON → ERROR, of R when inside R's check (the others BLOCKED by
  *   R), else of every undecided rule; never FAIL;
  * - any other error (a TypeError reading a field) after a 200 failed its wire schema → BLOCKED by
- *   that shape rule (a field the scenario needs is missing); without such a 200 → ERROR (a bug).
+ *   that shape rule (a field the scenario needs is missing); without such a 200 → ERROR (a bug);
+ * - an assertion of R that fails only where a field some 200 left out is missing (every differing
+ *   value is undefined) → R BLOCKED by that shape rule, not FAIL: one missing field, one FAIL.
  * A scenario that ends without a thrown error: every declared rule not FAILed is PASS, except a
  * declared shape rule no 200 exercised, which is BLOCKED.
  *
@@ -218,7 +220,10 @@ export class RuleChecks {
   #failed(rule: string, error: unknown): unknown {
     if (error === null || typeof error !== 'object' || recorded.has(error)) return error;
     const name = (error as { name?: unknown }).name;
-    if (isAssertion(error)) {
+    const missing = isAssertion(error) ? this.#explainedByMissingField(error) : undefined;
+    if (missing !== undefined) {
+      this.#verdicts.set(rule, { status: 'BLOCKED', blockedBy: missing.shapeRule!, message: `${missing.label} answered without ${missingFields(missing).join(', ')}, which this check of ${rule} reads: ${firstLine(error)}`, seqs: [missing.seq] });
+    } else if (isAssertion(error)) {
       this.#verdicts.set(rule, {
         status: 'FAIL',
         message: error.message,
@@ -234,6 +239,39 @@ export class RuleChecks {
     recorded.set(error, rule);
     this.#mark = this.#lastSeq();
     return error;
+  }
+
+  /** The first 200 of the scenario so far that left out a required field (its shape rule FAILs). */
+  answerMissingAField(): Exchange | undefined {
+    return this.#evidence().find((e) => e.shapeRule !== undefined && missingFields(e).length > 0);
+  }
+
+  /**
+   * A request about to be sent holds undefined values (`plan_id: plan.id` where the answer had no
+   * `id`): when an earlier 200 left out a field, the request was built from it, and its answer says
+   * nothing about any rule. Throws an error that BLOCKS on that 200's shape rule; nothing is sent.
+   */
+  refuseRequestBuiltFromMissingField(operation: string, request: unknown): void {
+    const holes = pathsFromMissing(request);
+    const broken = holes.length > 0 ? this.answerMissingAField() : undefined;
+    if (broken === undefined) return;
+    throw new SetupFailed(broken.shapeRule!, `${operation} was not sent: its ${holes.join(', ')} would come from what ${broken.label} left out (${missingFields(broken).join(', ')})`, broken);
+  }
+
+  /**
+   * The 200 (of the scenario so far) that left out a required field, when that explains the failed
+   * assertion: every value the assertion found different from what it expected is missing. One
+   * missing field is one FAIL, of the answer's shape rule; the checks that read the field are
+   * BLOCKED by it, not failed (issue 7).
+   */
+  #explainedByMissingField(error: { actual?: unknown; expected?: unknown }): Exchange | undefined {
+    const broken = this.answerMissingAField();
+    if (broken === undefined) return undefined;
+    // chai's length and property assertions on an undefined target carry no operands.
+    if (!('actual' in error)) return /Target cannot be null or undefined/.test((error as Error).message) ? broken : undefined;
+    if (fromMissing(error.actual)) return broken;
+    // No difference at all: the assertion failed only on a key holding undefined (toMatchObject).
+    return differences(error.actual, error.expected).every((isMissing) => isMissing) ? broken : undefined;
   }
 
   /**
@@ -259,6 +297,11 @@ export class RuleChecks {
     const ownRule = error !== null && typeof error === 'object' ? recorded.get(error) : undefined;
     if (ownRule !== undefined) {
       const own = this.#verdicts.get(ownRule)!;
+      if (own.status === 'BLOCKED') {
+        undecided({ ...own, message: `not reached: ${own.message ?? ''}` });
+        this.#verdicts.set(ownRule, own);
+        return { kind: 'blocked' };
+      }
       undecided({ status: 'BLOCKED', blockedBy: ownRule, message: `not reached: ${ownRule} ${own.status === 'FAIL' ? 'failed' : 'could not be checked'} first` });
       return { kind: own.status === 'FAIL' ? 'fail' : 'error' };
     }
@@ -337,6 +380,49 @@ export class RuleChecks {
   #stoppedBy(results: Record<string, RecordedVerdict>): string | undefined {
     return Object.values(results).find((v) => v.blockedBy !== undefined)?.blockedBy;
   }
+}
+
+/** The required fields a 200 answer left out (its wire-schema issues where the body has no value), by path. */
+function missingFields(exchange: Exchange): string[] {
+  return (exchange.schemaIssues ?? []).filter((i) => i.path !== '' && (/received undefined$/.test(i.message) || valueAt(exchange.response?.body, i.path) === undefined)).map((i) => i.path);
+}
+
+/** The value at a dot path (`list[0].id` or `list.0.id`), undefined when any step is missing. */
+function valueAt(body: unknown, path: string): unknown {
+  let value = body;
+  for (const step of path.split(/[.[\]]+/).filter((s) => s !== '')) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<string, unknown>)[step];
+  }
+  return value;
+}
+
+/** A value computed from a missing field: undefined itself, or NaN (arithmetic on it). */
+function fromMissing(value: unknown): boolean {
+  return value === undefined || Number.isNaN(value);
+}
+
+/**
+ * Where `actual` differs from `expected`, whether one side is missing there (see fromMissing), one
+ * entry per differing leaf. Either side: an answer that left a field out may be the one compared
+ * against (`expect(read).toEqual(created)`).
+ */
+function differences(actual: unknown, expected: unknown): boolean[] {
+  if (Object.is(actual, expected)) return [];
+  if (fromMissing(actual) || fromMissing(expected)) return [true];
+  const container = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object';
+  if (!container(actual) || !container(expected) || Array.isArray(actual) !== Array.isArray(expected)) return [false];
+  const keys = new Set([...Object.keys(expected), ...Object.keys(actual)]);
+  return [...keys].flatMap((key) => differences(actual[key], expected[key]));
+}
+
+/** Paths of the values of a request body computed from a missing field (JSON drops undefined and sends NaN as null). */
+function pathsFromMissing(value: unknown, path = ''): string[] {
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([key, inner]) => {
+    const at = path === '' ? key : `${path}.${key}`;
+    return fromMissing(inner) ? [at] : pathsFromMissing(inner, at);
+  });
 }
 
 /** Shape rule → verdict of the wire-schema checks of every 200 in `evidence`: FAIL (first failing answer, its paths) or PASS. */

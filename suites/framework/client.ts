@@ -87,6 +87,8 @@ export interface ClientScope {
   readonly readOnly?: boolean;
   /** Told of every `call` answered 200 (with the request body sent), whatever the answer's shape, before it returns: the cleanup ledger listens. */
   readonly onSuccess?: (operation: string, request: unknown) => void;
+  /** Told of every `call` before it is sent (with the request body); throwing stops it, nothing is sent. */
+  readonly beforeSend?: (operation: string, request: unknown) => void;
 }
 
 /** What `call` learns from a response before the exchange is recorded. */
@@ -101,19 +103,24 @@ export class Client<Ops extends OperationTable, E extends z.ZodType> {
   readonly readOnly: boolean;
   readonly #byPath: ReadonlyMap<string, OperationDef>;
   readonly #onSuccess: ClientScope['onSuccess'];
+  readonly #beforeSend: ClientScope['beforeSend'];
 
-  constructor(operations: Ops, errorBody: E, transport: Transport, readOnly: boolean, onSuccess?: ClientScope['onSuccess']) {
+  constructor(operations: Ops, errorBody: E, transport: Transport, readOnly: boolean, hooks: Pick<ClientScope, 'onSuccess' | 'beforeSend'> = {}) {
     this.operations = operations;
     this.errorBody = errorBody;
     this.transport = transport;
     this.readOnly = readOnly;
     this.#byPath = new Map(Object.values(operations).map((op) => [op.path, op]));
-    this.#onSuccess = onSuccess;
+    this.#onSuccess = hooks.onSuccess;
+    this.#beforeSend = hooks.beforeSend;
   }
 
   /** Same pool and settings; evidence into `scope.evidence`, cancelled by `scope.signal`, optionally read-only. */
   with(scope: ClientScope): Client<Ops, E> {
-    return new Client(this.operations, this.errorBody, this.transport.with(scope), scope.readOnly ?? this.readOnly, scope.onSuccess ?? this.#onSuccess);
+    return new Client(this.operations, this.errorBody, this.transport.with(scope), scope.readOnly ?? this.readOnly, {
+      onSuccess: scope.onSuccess ?? this.#onSuccess,
+      beforeSend: scope.beforeSend ?? this.#beforeSend,
+    });
   }
 
   async call<N extends keyof Ops & string>(
@@ -124,6 +131,7 @@ export class Client<Ops extends OperationTable, E extends z.ZodType> {
     const op = this.operations[name];
     if (!op) throw new Error(`unknown operation ${name}`);
     this.#guard(op, body);
+    this.#beforeSend?.(op.name, body);
     const { value: seen, exchange } = await this.transport.send<Interpreted<z.output<E>>>(
       { label: op.name, path: op.path, body: JSON.stringify(body), ...options },
       (res) => {

@@ -297,7 +297,7 @@ function context<Ops extends OperationTable, E extends z.ZodType, R extends stri
   const onSuccess = (operation: string, request: unknown) => recordCreated(target.creates, target.ns, ledger, operation, request);
   return {
     scenario: { id: scenario.id, title: scenario.title, rules: scenario.rules },
-    client: target.client.with({ evidence: log, signal, readOnly: !scenario.mutates, onSuccess }),
+    client: target.client.with({ evidence: log, signal, readOnly: !scenario.mutates, onSuccess, beforeSend: (operation, request) => checks.refuseRequestBuiltFromMissingField(operation, request) }),
     get control(): ControlClient {
       if (!declared.has('control-plane')) throw new Error(`scenario ${scenario.id} uses the control plane but declares it in neither needs nor uses`);
       if (!target.control) throw new Error(`scenario ${scenario.id}: the control plane is not available here; check t.has('control-plane') first`);

@@ -17,7 +17,7 @@ import { ruleById } from '../../spec/rules/catalogue.ts';
 import { FAULTS } from '../../fake-server/faults/index.ts';
 import type { Fault } from '../../fake-server/faults/fault.ts';
 import { SCENARIOS } from '../scenarios/index.ts';
-import { runAgainstFake as runAgainst, type AnyScenario, type Outcome } from './against-fake.ts';
+import { failSet, otherFailures, runAgainstFake as runAgainst, type AnyScenario } from './against-fake.ts';
 import { expectedFailures, precisionScope } from './precision.ts';
 
 const scope = precisionScope();
@@ -50,10 +50,6 @@ const countedScenarios = SCENARIOS.filter((s) => scope.visible === undefined || 
 function relevantScenarios(fault: Fault): AnyScenario[] {
   const touched = touchedBy(fault);
   return countedScenarios.filter((s) => s.rules.includes(fault.rule) || touched === undefined || [...(operationsOf.get(s.id) ?? [])].some((op) => touched.has(op)));
-}
-
-function failSet(outcomes: readonly Outcome[]): string[] {
-  return [...new Set(outcomes.flatMap((o) => Object.entries(o.verdicts).filter(([, v]) => v.status === 'FAIL').map(([rule]) => rule)))].sort();
 }
 
 describe('every rule the fake can break is caught, and only that rule fails', () => {
@@ -90,11 +86,7 @@ describe('every rule the fake can break is caught, and only that rule fails', ()
     const failing = failSet(outcomes);
     expect(failing, `with ${rule} broken (${fault.breaks}), no scenario FAILed it`).toContain(rule);
     caught.push(rule);
-    const why = outcomes.flatMap((o) =>
-      Object.entries(o.verdicts)
-        .filter(([r, v]) => v.status === 'FAIL' && r !== rule)
-        .map(([r, v]) => `${o.scenario}: ${r}: ${(v.message ?? '').split('\n')[0]}`),
-    );
+    const why = otherFailures(outcomes, [rule]);
     const expected = expectedFailures(rule, scope.visible?.rules);
     (failing.join() === expected.join() ? exact : inexact).push(rule);
     expect(failing, `with only ${rule} broken, other rules FAILed too:\n${why.join('\n')}`).toEqual(expected);

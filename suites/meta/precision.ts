@@ -17,7 +17,7 @@ import { SCENARIOS_BY_FILE, type ScenarioFile } from '../scenarios/index.ts';
  * whose rule only these files carry; the others keep the older check (some scenario carrying the
  * rule fails). Extend as files are converted; when every file is here, PRECISION_RULES defaults to all.
  */
-export const CONVERTED_FILES: readonly ScenarioFile[] = ['customers', 'licenses', 'licenses-gaps', 'listings-gaps', 'plans', 'features', 'balances-mutants', 'entities-mutants'];
+export const CONVERTED_FILES: readonly ScenarioFile[] = ['customers', 'licenses', 'licenses-gaps', 'listings-gaps', 'plans', 'features', 'entities', 'billing', 'balances-mutants', 'entities-mutants'];
 
 export interface Dependent {
   readonly rule: RuleId;

@@ -1,0 +1,95 @@
+/**
+ * One missing field shows up as one FAIL. For each operation with a wire shape, a fake that leaves
+ * one required top-level field out of that operation's successful answers must make exactly the
+ * operation's shape rule FAIL: every other rule PASSes or is BLOCKED (a scenario that needs the field
+ * stops), none FAILs and none ends in ERROR. A fake that adds a field to every answer must fail no
+ * rule at all: the document lists the fields an answer carries, not that there are no others (where
+ * it does say "only", a fault of the catalogue covers it: ENT-EMBEDDED-SUBSCRIPTION-FIELDS).
+ *
+ * Which field is left out: by default one per operation, drawn from the test seed (printed; `TEST_SEED=n`
+ * replays it); `SHAPE_FIELDS=all` tries every required field of every operation (about 160 runs).
+ */
+import { z } from 'zod';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Fault } from '../../fake-server/faults/fault.ts';
+import { operations, type OperationName } from '../../spec/operations.ts';
+import type { RuleId } from '../../spec/rules/catalogue.ts';
+import { hashSeed, testSeed } from '../../fixtures/random.ts';
+import { SCENARIOS } from '../scenarios/index.ts';
+import { failSet, otherFailures, runAgainstFake, type AnyScenario } from './against-fake.ts';
+
+const seed = testSeed();
+const everyField = process.env['SHAPE_FIELDS'] === 'all';
+
+/** The keys an object response schema requires (those a missing value does not satisfy). */
+function requiredKeys(schema: z.ZodType): string[] {
+  if (!(schema instanceof z.ZodObject)) return [];
+  return Object.entries(schema.shape as Record<string, z.ZodType>)
+    .filter(([, field]) => !field.safeParse(undefined).success)
+    .map(([key]) => key);
+}
+
+interface Omission {
+  readonly operation: OperationName;
+  readonly field: string;
+  readonly shapeRule: string;
+}
+
+function omissions(): Omission[] {
+  return Object.values(operations).flatMap((op) => {
+    const keys = requiredKeys(op.response as z.ZodType);
+    if (keys.length === 0) return [];
+    const chosen = everyField ? keys : [keys[hashSeed(seed, op.name) % keys.length]!];
+    return chosen.map((field) => ({ operation: op.name as OperationName, field, shapeRule: op.shapeRule }));
+  });
+}
+
+function omitting({ operation, field, shapeRule }: Omission): Fault {
+  return {
+    rule: shapeRule as RuleId,
+    breaks: `${operation} answers without \`${field}\``,
+    output: (name, body) => {
+      if (name !== operation || body === null || typeof body !== 'object') return body;
+      const { [field]: _left, ...rest } = body as Record<string, unknown>;
+      return rest;
+    },
+  };
+}
+
+const EXTRA_FIELD = 'besi_extra_field';
+const addingAField: Fault = {
+  rule: 'CONV-SNAKE-CASE-REQUEST',
+  breaks: `every successful answer carries one more top-level field, \`${EXTRA_FIELD}\``,
+  output: (_name, body) => (body !== null && typeof body === 'object' && !Array.isArray(body) ? { ...body, [EXTRA_FIELD]: 'extra' } : body),
+};
+
+describe('a field left out of one answer fails only that answer\'s shape rule; an added field fails nothing', () => {
+  const cases = omissions();
+  /** Scenario → the operations it called against the healthy fake. */
+  const operationsOf = new Map<string, ReadonlySet<string>>();
+
+  beforeAll(async () => {
+    for (const outcome of await runAgainstFake([], SCENARIOS)) operationsOf.set(outcome.scenario, new Set(outcome.evidence.map((e) => e.label)));
+  }, 300_000);
+
+  afterAll(() => {
+    console.log(`shape faults: ${cases.length} fields left out (seed ${seed}${everyField ? ', every field' : ''}; TEST_SEED=${seed} replays them)`);
+  });
+
+  const calling = (operation: string): AnyScenario[] => SCENARIOS.filter((s) => operationsOf.get(s.id)?.has(operation));
+
+  it.each(cases.map((c) => [`${c.operation} without ${c.field}`, c] as const))('%s', { timeout: 180_000 }, async (_name, omission) => {
+    const scenarios = calling(omission.operation);
+    expect(scenarios.length, `no scenario calls ${omission.operation}`).toBeGreaterThan(0);
+    const outcomes = await runAgainstFake([omitting(omission)], scenarios);
+    const errors = outcomes.flatMap((o) => Object.entries(o.verdicts).filter(([, v]) => v.status === 'ERROR').map(([r, v]) => `${o.scenario}: ${r}: ${v.message ?? ''}`));
+    expect(errors, `seed ${seed}: rules must not end in ERROR`).toEqual([]);
+    expect(failSet(outcomes), `seed ${seed}: with ${omission.operation} answering without \`${omission.field}\`, other rules FAILed too:\n${otherFailures(outcomes, [omission.shapeRule]).join('\n')}`).toEqual([omission.shapeRule]);
+  });
+
+  it(`an extra top-level field in every answer fails no rule`, { timeout: 300_000 }, async () => {
+    const outcomes = await runAgainstFake([addingAField], SCENARIOS);
+    expect(otherFailures(outcomes, [])).toEqual([]);
+    expect(outcomes.filter((o) => o.status === 'error').map((o) => `${o.scenario}: ${String(o.error)}`)).toEqual([]);
+  });
+});
