@@ -31,4 +31,30 @@ export const entitiesMutantScenarios = [
       );
     },
   ),
+
+  scenario(
+    {
+      id: 'entities.embedded-purchases-apart',
+      title: 'entities.list embeds a one-off plan an entity inherits among its purchases, and a recurring one among its subscriptions, not the other way round',
+      rules: ['ENT-OWN-PLANS-BALANCES'],
+      needs: ['paid-attach'],
+    },
+    async (t) => {
+      const seat = await createFeature(t, 'allocated');
+      const units = await createFeature(t, 'consumable');
+      const recurring = await createPlan(t, { items: [{ feature_id: units.id, included: 10, reset: MONTHLY }] });
+      const pack = await createPlan(t, { add_on: true, price: { amount: 10, interval: 'one_off' }, items: [{ feature_id: units.id, included: 50 }] });
+      const customer = await createCustomer(t);
+      await attach(t, customer.id, recurring.id);
+      await attach(t, customer.id, pack.id);
+      const entity = await createEntity(t, customer.id, seat.id);
+      const { list } = t.setup(await t.client.call('entities.list', { customer_id: customer.id }), ['list']);
+      const listed = list.find((candidate) => candidate.id === entity.id);
+      t.precondition('entities.list of the customer lists the entity', () => expect(listed).toBeDefined());
+      t.check('ENT-OWN-PLANS-BALANCES', () => {
+        expect(listed!.subscriptions.map((record) => record.plan_id), 'the recurring plan, and only it, among the subscriptions').toEqual([recurring.id]);
+        expect(listed!.purchases.map((record) => (record as { plan_id?: string }).plan_id), 'the one-off plan, and only it, among the purchases').toEqual([pack.id]);
+      });
+    },
+  ),
 ];
