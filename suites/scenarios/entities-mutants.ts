@@ -57,4 +57,19 @@ export const entitiesMutantScenarios = [
       });
     },
   ),
+
+  scenario(
+    {
+      id: 'entities.get-other-customers-entity',
+      title: "entities.get of an entity under another customer's id answers that the entity is not found",
+      rules: ['ERR-ENTITY-NOT-FOUND'],
+    },
+    async (t) => {
+      const seat = await createFeature(t, 'allocated');
+      const [owner, stranger] = [await createCustomer(t), await createCustomer(t)];
+      const entity = await createEntity(t, owner.id, seat.id);
+      t.setup(await t.client.call('entities.get', { customer_id: owner.id, entity_id: entity.id }));
+      t.expectError(await t.client.call('entities.get', { customer_id: stranger.id, entity_id: entity.id }), { rule: 'ERR-ENTITY-NOT-FOUND', status: 404, code: 'entity_not_found' });
+    },
+  ),
 ];
