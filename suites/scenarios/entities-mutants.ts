@@ -3,7 +3,7 @@
  * testing"): behaviour of the fake's entities that could be changed without any other scenario noticing.
  */
 import { expect } from 'vitest';
-import { attach, createCustomer, createEntity, createFeature, createPlan, scenario } from '../support.ts';
+import { attach, createCustomer, createEntity, createFeature, createLicensePool, createPlan, scenario } from '../support.ts';
 
 const MONTHLY = { interval: 'month' } as const;
 
@@ -72,4 +72,32 @@ export const entitiesMutantScenarios = [
       t.expectError(await t.client.call('entities.get', { customer_id: stranger.id, entity_id: entity.id }), { rule: 'ERR-ENTITY-NOT-FOUND', status: 404, code: 'entity_not_found' });
     },
   ),
+
+  scenario(
+    {
+      id: 'entities.delete-frees-only-its-seat',
+      title: "deleting one of two licensed entities frees its seat only: the pool's usage drops by one, and the other entity stays assigned",
+      rules: ['LIC-POOL-USAGE', 'LIC-ATTACH-SKIP-ASSIGNED'],
+    },
+    async (t) => {
+      const pool = await createLicensePool(t, 3);
+      const [gone, kept] = [await createEntity(t, pool.customerId, pool.seatFeature.id), await createEntity(t, pool.customerId, pool.seatFeature.id)];
+      const assign = async (entities: readonly { id: string; name?: string | null }[]) =>
+        t.setup(await t.client.call('licenses.attach', { customer_id: pool.customerId, plan_id: pool.licensePlan.id, entities: entities.map((e) => ({ entity_id: e.id, name: e.name ?? e.id })) }));
+      const usage = async () => {
+        const { list } = t.setup(await t.client.call('licenses.list', { customer_id: pool.customerId }), ['list']);
+        return list.find((p) => p.license_plan_id === pool.licensePlan.id)?.usage;
+      };
+      await assign([gone, kept]);
+      const before = await usage();
+      t.precondition('both entities hold a seat', () => expect(before).toBe(2));
+      t.setup(await t.client.call('entities.delete', { customer_id: pool.customerId, entity_id: gone.id }));
+      const after = await usage();
+      t.check('LIC-POOL-USAGE', () => expect(after, 'one entity is left holding a seat').toBe(1));
+      await assign([kept]);
+      const again = await usage();
+      t.check('LIC-ATTACH-SKIP-ASSIGNED', () => expect(again, 'the entity left still holds its seat, so attaching it again is skipped').toBe(1));
+    },
+  ),
 ];
+
