@@ -310,7 +310,9 @@ export function check(ctx: DomainContext, input: InputOf<'balances.check'>): Out
   if (input.lock) requireLockable(store, feature, input.lock.lock_id);
 
   const choice = chooseBalance(store, grants, feature.id, input.required_balance);
-  let allowed = balanceAllows(grants, choice.featureId, input.required_balance * choice.rate);
+  // As in the reference, a check paid by a credit system states its amount and balance in credits.
+  const required = input.required_balance * choice.rate;
+  let allowed = balanceAllows(grants, choice.featureId, required);
   if (allowed && (input.send_event || input.lock)) {
     // interface.md: send_event "atomically records a usage event of `required_balance` units".
     const event = { featureId: feature.id, value: input.required_balance, properties: input.properties ?? {}, eventName: null };
@@ -319,8 +321,7 @@ export function check(ctx: DomainContext, input: InputOf<'balances.check'>): Out
   return {
     allowed,
     ...base,
-    // As in the reference, a check paid by a credit system states its amount and balance in credits.
-    required_balance: input.required_balance * choice.rate,
+    required_balance: required,
     balance: balanceOf(grants, choice.featureId),
     flag: null,
     balances: relatedBalances(store, grants, feature.id),
