@@ -81,6 +81,8 @@ function clamped(operation: OperationName, body: unknown, repairs: (path: readon
     if (replacement === undefined || issue.path.length === 0 || !repairs(issue.path)) continue;
     let parent = repaired;
     for (const segment of issue.path.slice(0, -1)) parent = parent[segment] as Record<PropertyKey, unknown>;
+    // A missing field is outside no bound: only a value sent is repaired (filling required fields is another defect).
+    if (parent[issue.path.at(-1)!] === undefined) continue;
     parent[issue.path.at(-1)!] = replacement;
   }
   return repaired;

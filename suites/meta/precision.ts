@@ -9,15 +9,15 @@ import { SCENARIOS_BY_FILE, type ScenarioFile } from '../scenarios/index.ts';
 
 /**
  * Scenario files whose assertions are all attributed to rules AND whose faults all give an exact
- * FAIL set. envelope, billing, preview, referrals and entities are attributed too, but some of
- * their faults still fail a second rule (run `PRECISION_RULES=CONV-,AUTH-,VER-,ERR-,BILL-,PREV-,REF-,ENT-`
- * to see which); they join this list once exact, so that npm test holds them to it.
+ * FAIL set. envelope is attributed too, but some of its faults still fail a second rule (run
+ * `PRECISION_RULES=CONV-,AUTH-,VER-,ERR-` to see which); it joins this list once exact, so that
+ * npm test holds it to it.
  *
  * Scenario files whose assertions are all attributed to rules. Precision is checked for the faults
  * whose rule only these files carry; the others keep the older check (some scenario carrying the
  * rule fails). Extend as files are converted; when every file is here, PRECISION_RULES defaults to all.
  */
-export const CONVERTED_FILES: readonly ScenarioFile[] = ['customers', 'licenses', 'licenses-gaps', 'listings-gaps', 'plans', 'features', 'entities', 'billing', 'balances-mutants', 'entities-mutants'];
+export const CONVERTED_FILES: readonly ScenarioFile[] = ['customers', 'licenses', 'licenses-gaps', 'listings-gaps', 'plans', 'features', 'entities', 'billing', 'preview', 'referrals', 'balances-mutants', 'entities-mutants'];
 
 export interface Dependent {
   readonly rule: RuleId;
@@ -43,6 +43,24 @@ export const DEPENDENT_RULES: Partial<Record<RuleId, readonly Dependent[]>> = {
     {
       rule: 'CUS-GET-OR-CREATE-NEW',
       why: 'customers.get_or_create creating a customer "with its auto-enable plans" is the same statement as the plan attaching automatically at customer creation',
+    },
+  ],
+  // The umbrella of the reference's bounds and enumerations, against the rules stating one of them:
+  // a target repairing every such value breaks each of those statements itself.
+  'ERR-OUT-OF-BOUNDS-REFERENCE': [
+    {
+      rule: 'FEAT-AI-DEFAULT-MARKUP-MIN',
+      why: "the umbrella covers every bound on a field whose wire name is the reference's, the AI default markup among them: clamping -101 to -100 is accepting a markup below FEAT-AI-DEFAULT-MARKUP-MIN's minimum",
+    },
+    {
+      rule: 'PREV-CANCEL-ACTION-ENUM',
+      why: "cancel_action's enumeration is the reference's: replacing an unknown action by cancel_immediately is accepting a value outside PREV-CANCEL-ACTION-ENUM's enumeration",
+    },
+  ],
+  'CONV-SNAKE-CASE-REQUEST': [
+    {
+      rule: 'PLAN-FREE-TRIAL-WIRE',
+      why: 'the converse of PLAN-FREE-TRIAL-WIRE → CONV-SNAKE-CASE-REQUEST: reading freeTrial instead of free_trial is not taking the trial under its snake_case wire name',
     },
   ],
 };

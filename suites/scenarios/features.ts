@@ -117,13 +117,18 @@ export const featuresScenarios = [
           expect({ ...echoed(flagged, plain), id: plain.id }, 'a boolean feature created with consumable true reads like one created without it').toEqual(echoed(plain)),
         );
         // …and it still gates access as a flag.
-        const plan = await createPlan(t, { items: [{ feature_id: flagged.id }] });
+        const plan = await createPlan(t, { items: [{ feature_id: flagged.id }, { feature_id: plain.id }] });
         const customer = await createCustomer(t);
         await attach(t, customer.id, plan.id);
-        const check = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: flagged.id }));
-        t.check('FEAT-CONSUMABLE-ONLY-METERED', () =>
-          expect(check, 'the boolean feature created with consumable true is a flag the plan grants').toMatchObject({ allowed: true, balance: null, flag: { feature_id: flagged.id } }),
-        );
+        // Measured against the same check of the plain flag (what a flag check answers is the CHECK rules').
+        const gate = async (featureId: string) => {
+          const check = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: featureId }));
+          // Each feature's own id is masked: the two answers may differ in it alone.
+          const own = <O extends { feature_id?: string }>(object: O | null | undefined) => object && { ...object, id: undefined, feature_id: object.feature_id === featureId };
+          return { allowed: check.allowed, balance: own(check.balance), flag: own(check.flag) };
+        };
+        const [asFlagged, asPlain] = [await gate(flagged.id), await gate(plain.id)];
+        t.check('FEAT-CONSUMABLE-ONLY-METERED', () => expect(asFlagged, 'the boolean feature created with consumable true gates access like the plain flag').toEqual(asPlain));
       } else {
         t.expectError(flaggedResult, { rule: 'FEAT-CONSUMABLE-ONLY-METERED' });
       }
@@ -173,11 +178,33 @@ export const featuresScenarios = [
       const credits = await create(t, 'FEAT-CREDIT-SYSTEM', { feature_id: t.ns.id('featcredits'), name: 'Credits', type: 'credit_system', credit_schema: schema });
 
       // A yearly reset, so that another scenario moving the shared clock by a month does not refill the credits midway.
-      const plan = await createPlan(t, { items: [{ feature_id: credits.id, included: 100, reset: { interval: 'year' } }] });
+      const plain = await createFeature(t, 'consumable');
+      const plan = await createPlan(t, {
+        items: [
+          { feature_id: credits.id, included: 100, reset: { interval: 'year' } },
+          { feature_id: plain.id, included: 100, reset: { interval: 'year' } },
+        ],
+      });
       const customer = await createCustomer(t);
       await attach(t, customer.id, plan.id);
       const initial = await balanceOf(t, customer.id, credits.id);
       t.precondition('the plan grants 100 credits', () => expect(initial).toMatchObject({ granted: 100, usage: 0, remaining: 100 }));
+
+      // The balance rules the steps below rest on, shown first on a plain feature of the same plan: a
+      // check with send_event records required_balance units, balances.track records its value, a
+      // check allows exactly what is left and records nothing without send_event.
+      t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: plain.id, required_balance: 2, send_event: true }));
+      const plainSent = await balanceOf(t, customer.id, plain.id);
+      t.precondition('a check with send_event of 2 units of a plain feature records 2', () => expect(plainSent).toMatchObject({ usage: 2, remaining: 98 }));
+      t.setup(await t.client.call('balances.track', { customer_id: customer.id, feature_id: plain.id, value: 5 }));
+      const plainTracked = await balanceOf(t, customer.id, plain.id);
+      t.precondition('tracking 5 units of a plain feature records 5', () => expect(plainTracked).toMatchObject({ usage: 7, remaining: 93 }));
+      const plainFits = [await allowed(t, customer.id, plain.id, 93), await allowed(t, customer.id, plain.id, 94)];
+      const plainAfter = await balanceOf(t, customer.id, plain.id);
+      t.precondition('a plain feature with 93 left allows 93, not 94, and plain checks record nothing', () => {
+        expect(plainFits).toEqual([true, false]);
+        expect(plainAfter).toMatchObject({ usage: 7, remaining: 93 });
+      });
 
       const sent = t.expectOk(await t.client.call('balances.check', { customer_id: customer.id, feature_id: messages.id, required_balance: 2, send_event: true }), 'FEAT-CREDIT-SYSTEM');
       const afterMessages = await balanceOf(t, customer.id, credits.id);

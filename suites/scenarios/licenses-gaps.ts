@@ -4,6 +4,7 @@
  */
 import { expect } from 'vitest';
 import { attach, createCustomer, createEntity, createFeature, createLicensePool, createPlan, scenario, type T } from '../support.ts';
+import { licenseHolders } from './licenses.ts';
 
 /**
  * One customer's pool of `licensePlanId` as licenses.list shows it (a read that is setup here); that
@@ -38,8 +39,8 @@ export const licensesGapScenarios = [
   scenario(
     {
       id: 'licenses.two-customers-one-parent-plan',
-      title: "two customers on the same parent plan: seats assigned under one never move the other's pool, and neither can assign or release the other's entity",
-      rules: ['LIC-POOL-USAGE', 'LIC-POOL-REMAINING', 'ENT-OWN-PLANS-BALANCES'],
+      title: "two customers on the same parent plan: seats assigned under one never move the other's usage or remaining, neither can assign the other's entity, and releasing the other's entity fails and changes nothing",
+      rules: ['LIC-POOL-USAGE', 'LIC-POOL-REMAINING', 'ENT-OWN-PLANS-BALANCES', 'LIC-RELEASE-UNASSIGNED'],
     },
     async (t) => {
       const setup = await createLicensePool(t, 3);
@@ -47,30 +48,34 @@ export const licensesGapScenarios = [
       await attach(t, other.id, setup.parentPlan.id);
       const mine = await createEntity(t, setup.customerId, setup.seatFeature.id);
       const theirs = await createEntity(t, other.id, setup.seatFeature.id);
+      const plan = setup.licensePlan.id;
       const attachAs = (customerId: string, entityId: string) =>
-        t.client.call('licenses.attach', { customer_id: customerId, plan_id: setup.licensePlan.id, entities: [{ entity_id: entityId, name: entityId }] });
+        t.client.call('licenses.attach', { customer_id: customerId, plan_id: plan, entities: [{ entity_id: entityId, name: entityId }] });
+      /** Both customers' seat holders and pools, through documented reads (entities.list, licenses.list). */
+      const state = async () => ({
+        holders: [await licenseHolders(t, setup.customerId, plan), await licenseHolders(t, other.id, plan)],
+        pools: [await poolOf(t, setup.customerId, plan), await poolOf(t, other.id, plan)],
+      });
 
       t.setup(await attachAs(setup.customerId, mine.id));
-      const held = await assignedUnder(t, setup.customerId, setup.licensePlan.id);
-      t.precondition('the setup attach took effect', () => expect(held).toEqual([mine.id]));
-      await t.check('LIC-POOL-USAGE', async () => {
-        expect(await poolOf(t, setup.customerId, setup.licensePlan.id), 'the assigning customer uses one seat').toMatchObject({ usage: 1 });
-        expect(await poolOf(t, other.id, setup.licensePlan.id), "a seat assigned under one customer is not in the other's usage").toMatchObject({ usage: 0 });
+      const afterMine = await state();
+      t.precondition('the setup attach took effect', () => expect(afterMine.holders).toEqual([[mine.id], []]));
+      t.check('LIC-POOL-USAGE', () => {
+        expect(afterMine.pools[0], 'the assigning customer uses one seat').toMatchObject({ usage: 1 });
+        expect(afterMine.pools[1], "a seat assigned under one customer is not in the other's usage").toMatchObject({ usage: 0 });
       });
-      await t.check('LIC-POOL-REMAINING', async () => {
-        expect(await poolOf(t, other.id, setup.licensePlan.id), "the other customer's pool keeps all its seats").toMatchObject({ granted: 3, remaining: 3 });
-      });
+      t.check('LIC-POOL-REMAINING', () => expect(afterMine.pools[1], "the other customer's pool keeps all its seats").toMatchObject({ granted: 3, remaining: 3 }));
 
       // Another customer's entity can be neither assigned nor released through this customer.
       t.expectError(await attachAs(setup.customerId, theirs.id), { rule: 'ENT-OWN-PLANS-BALANCES' });
       t.setup(await attachAs(other.id, theirs.id)); // the nearest valid request: the same entity through its own customer
-      // Whether the foreign release is refused as such or as a release of an unassigned entity
-      // (LIC-RELEASE-UNASSIGNED), it must leave the other customer's seat alone.
-      await t.client.call('licenses.release', { customer_id: setup.customerId, license_plan_id: setup.licensePlan.id, entity_ids: [theirs.id] });
-      await t.check('ENT-OWN-PLANS-BALANCES', async () => {
-        expect(await assignedUnder(t, setup.customerId, setup.licensePlan.id), 'only its own entity holds a seat of the first customer').toEqual([mine.id]);
-        expect(await assignedUnder(t, other.id, setup.licensePlan.id), "the refused release left the other customer's seat in place").toEqual([theirs.id]);
-      });
+      const before = await state();
+      t.precondition("the other customer's own attach took effect", () => expect(before.holders).toEqual([[mine.id], [theirs.id]]));
+      // Through the first customer, the other's entity holds no license of the plan: the reference refuses that (LIC-RELEASE-UNASSIGNED).
+      const release = await t.client.call('licenses.release', { customer_id: setup.customerId, license_plan_id: plan, entity_ids: [theirs.id] });
+      t.check('LIC-RELEASE-UNASSIGNED', () => expect(release.ok, "releasing the other customer's entity fails").toBe(false));
+      const after = await state();
+      t.check('ENT-OWN-PLANS-BALANCES', () => expect(after, "the refused release changed neither customer's seats nor pools").toEqual(before));
     },
   ),
 

@@ -75,9 +75,14 @@ async function licenseRecordsOf(t: T, setup: LicenseSetup, entityId: string) {
  * them: documented, so MUST rules can rest on it (licenses.list_assignments is the reference's).
  */
 async function holders(t: T, setup: LicenseSetup): Promise<string[]> {
-  const entities = await entitiesOf(t, setup);
-  return entities
-    .filter((entity) => (entity.subscriptions ?? []).some((subscription) => subscription.plan_id === setup.licensePlan.id && subscription.status === 'active'))
+  return licenseHolders(t, setup.customerId, setup.licensePlan.id);
+}
+
+/** The entities of `customerId` holding an active record of `licensePlanId`, sorted, as entities.list (documented) shows them. */
+export async function licenseHolders(t: T, customerId: string, licensePlanId: string): Promise<string[]> {
+  const { list } = t.setup(await t.client.call('entities.list', { customer_id: customerId, limit: 200 }), ['list']);
+  return list
+    .filter((entity) => (entity.subscriptions ?? []).some((subscription) => subscription.plan_id === licensePlanId && subscription.status === 'active'))
     .map((entity) => entity.id)
     .sort();
 }
@@ -749,7 +754,7 @@ export const licenseScenarios = [
   scenario(
     {
       id: 'licenses.attach-required-fields',
-      title: 'licenses.attach without customer_id, plan_id or entities is refused with an error and assigns nothing',
+      title: 'licenses.attach without customer_id, plan_id or entities, or with entities given as plain strings instead of {entity_id, name}, is refused with an error and assigns nothing',
       rules: ['LIC-ATTACH-REQUIRED-FIELDS'],
     },
     async (t) => {
@@ -761,6 +766,9 @@ export const licenseScenarios = [
         t.expectError(await t.client.call('licenses.attach', without(body, field)), { rule });
         await expectPool(t, setup, rule, { usage: 0, remaining: 2 }, `a body without ${field} assigns nothing`);
       }
+      // Plain strings carry no entity_id field: the entities the document requires are not there.
+      t.expectError(await t.client.call('licenses.attach', { ...body, entities: [item.entity_id] } as unknown as typeof body), { rule });
+      await expectPool(t, setup, rule, { usage: 0, remaining: 2 }, 'entities given as plain strings assign nothing');
       await expectNoEntity(t, setup, item.entity_id, rule);
       // The positive control: the whole body is accepted.
       t.setup(await t.client.call('licenses.attach', body));

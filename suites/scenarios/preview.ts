@@ -33,20 +33,37 @@ function balanceState(balance: Pick<Balance, 'granted' | 'usage' | 'remaining'> 
 }
 
 /**
- * What a preview must not change: the customer's plans, purchases, balances and flags as
- * customers.get shows them, and a balance check. Read through setup calls: the reads prove nothing
- * themselves, the comparison is PREV-NO-CHANGES'.
+ * What a preview must not change, through documented reads: the customer's plans as
+ * subscriptions.list shows them, and a balance check of each feature given. The reads prove
+ * nothing themselves (setup); the comparison is PREV-NO-CHANGES'.
  */
-async function snapshot(t: T, customerId: string, featureId?: string) {
-  const customer = t.setup(await t.client.call('customers.get', { customer_id: customerId }), ['subscriptions', 'balances']);
-  const check = featureId === undefined ? null : t.setup(await t.client.call('balances.check', { customer_id: customerId, feature_id: featureId, required_balance: 0 }));
+async function snapshot(t: T, customerId: string, featureIds: readonly string[] = []) {
+  const { list } = t.setup(await t.client.call('subscriptions.list', { customer_id: customerId, limit: 200 }), ['list']);
+  const checks = [];
+  for (const feature_id of featureIds) {
+    const check = t.setup(await t.client.call('balances.check', { customer_id: customerId, feature_id, required_balance: 0 }));
+    checks.push({ feature_id, allowed: check.allowed, balance: balanceState(check.balance ?? null) });
+  }
   return {
-    plans: customer.subscriptions.map(({ plan_id, status, past_due, canceled_at, expires_at, quantity }) => ({ plan_id, status, past_due, canceled_at, expires_at, quantity })),
-    purchases: customer.purchases,
-    balances: Object.fromEntries(Object.entries(customer.balances).map(([id, balance]) => [id, balanceState(balance)])),
-    flags: customer.flags,
-    check: check && { allowed: check.allowed, balance: balanceState(check.balance) },
+    plans: list
+      .map(({ plan_id, entity_id, status, past_due, canceled_at, expires_at, quantity }) => ({ plan_id, entity_id, status, past_due, canceled_at, expires_at, quantity }))
+      .sort((a, b) => a.plan_id.localeCompare(b.plan_id)),
+    checks,
   };
+}
+
+/** The amounts of a preview are in the major unit (CONV-MONEY-MAJOR-UNITS): cancelling refunds at most what the plans cost. */
+function inMajorUnits(t: T, result: PreviewResult, most: number): void {
+  t.precondition(`amounts are in the major unit: the refund is at most ${most}`, () => expect(Math.abs(result.total)).toBeLessThanOrEqual(most + CENT));
+}
+
+/** The entities of the customer holding `planId` (own or inherited), as entities.list (documented) shows them, sorted. */
+async function holdersOf(t: T, customerId: string, planId: string): Promise<string[]> {
+  const { list } = t.setup(await t.client.call('entities.list', { customer_id: customerId, limit: 200 }), ['list']);
+  return list
+    .filter((entity) => (entity.subscriptions ?? []).some((subscription) => subscription.plan_id === planId && subscription.status === 'active'))
+    .map((entity) => entity.id)
+    .sort();
 }
 
 /**
@@ -86,6 +103,25 @@ function monthly(amount: number, extra: NonNullable<Parameters<typeof createPlan
   return { price: { amount, interval: 'month' as const }, ...extra };
 }
 
+/**
+ * The refund mode goes by the reference's wire name, `refund_last_payment` (the document does not
+ * show it): a target that reads no such field cannot refuse a value sent in it. Where the clock can
+ * be moved and paid plans attach, a premise shows that the field is read: ten seconds into the
+ * period, `full` and `prorated` refund different amounts (PREV-REFUND-WIRE's statement).
+ */
+async function expectRefundModeRead(t: T): Promise<void> {
+  if (!t.has('control-plane') || !t.has('paid-attach')) return;
+  const plan = await createPlan(t, monthly(50_000, { group: t.ns.id('grp') }));
+  const payer = await createCustomer(t);
+  await attach(t, payer.id, plan.id);
+  await t.control.call('clock.advance', { ms: 10_000 });
+  const totals: number[] = [];
+  for (const refund_last_payment of ['prorated', 'full'] as const) {
+    totals.push(t.setup(await t.client.call('billing.preview_multi_update', { customer_id: payer.id, updates: cancelNow([plan.id]), refund_last_payment }), ['total']).total);
+  }
+  t.precondition('refund_last_payment is read: ten seconds into the period, full and prorated refunds differ', () => expect(Math.abs(totals[0]! - totals[1]!)).toBeGreaterThan(CENT));
+}
+
 export const previewScenarios = [
   scenario(
     {
@@ -103,7 +139,7 @@ export const previewScenarios = [
       await attach(t, customer.id, main.id);
       await attach(t, customer.id, addOn.id);
       t.setup(await t.client.call('balances.track', { customer_id: customer.id, feature_id: messages.id, value: 3 }));
-      const before = await snapshot(t, customer.id, messages.id);
+      const before = await snapshot(t, customer.id, [messages.id, flag.id]);
 
       const updates = cancelNow([main.id, addOn.id]);
       for (const [extra, rule] of [
@@ -116,7 +152,7 @@ export const previewScenarios = [
           expect(result.subscriptions, 'free plans have no processor subscription, so no entry').toEqual([]);
           expect(result.total, 'nothing is due for cancelling free plans').toBe(0);
         });
-        const after = await snapshot(t, customer.id, messages.id);
+        const after = await snapshot(t, customer.id, [messages.id, flag.id]);
         t.check('PREV-NO-CHANGES', () => expect(after, 'the preview changed nothing').toEqual(before));
       }
     },
@@ -203,6 +239,7 @@ export const previewScenarios = [
       const refund = async (customerId: string, held: Plan, mode?: 'prorated' | 'full') => {
         const result = await preview(t, { customer_id: customerId, updates: cancelNow([held.id]), ...(mode && { refund_last_payment: mode }) }, mode === undefined ? 'PREV-REFUND-MODE' : 'PREV-REFUND-WIRE');
         expectConsistent(t, result, customerId);
+        inMajorUnits(t, result, held.price?.amount ?? 0);
         return result.total;
       };
       const record = async (customerId: string, held: Plan) => {
@@ -274,6 +311,9 @@ export const previewScenarios = [
         ["the update's own entity_id over the request's", { customer_id: customer.id, entity_id: other.id, updates: own }, 'PREV-PER-UPDATE-ENTITY'],
         ["the request's entity_id", { customer_id: customer.id, entity_id: holder.id, updates: cancelNow([plan.id]) }, 'PREV-REQUEST-ENTITY'],
       ] as const) {
+        // What each preview is measured against: the plan is the holder's alone (BILL-ATTACH-ENTITY), and the previews before changed nothing (PREV-NO-CHANGES).
+        const holders = await holdersOf(t, customer.id, plan.id);
+        t.precondition(`before previewing ${why}: the plan is held by ${holder.id} alone`, () => expect(holders).toEqual([holder.id]));
         const result = t.expectOk(await t.client.call('billing.preview_multi_update', body), rule);
         t.precondition(`${why}: a free plan previews no entry`, () => expect(result.subscriptions).toEqual([]));
       }
@@ -287,6 +327,7 @@ export const previewScenarios = [
       id: 'preview.request-validation',
       title: 'billing.preview_multi_update refuses a missing customer_id or updates, an empty updates, an update without plan_id or cancel_action, and values outside the refund and cancel enums',
       rules: ['PREV-REQUIRED-FIELDS', 'PREV-UPDATE-FIELDS', 'PREV-UPDATES-MIN-ONE', 'PREV-REFUND-MODE-ENUM', 'PREV-CANCEL-ACTION-ENUM'],
+      uses: ['control-plane', 'paid-attach'],
     },
     async (t) => {
       const plan = await createPlan(t, { group: t.ns.id('grp') });
@@ -298,21 +339,21 @@ export const previewScenarios = [
         t.setup(await t.client.call('billing.preview_multi_update', { ...valid, ...(refund_last_payment && { refund_last_payment }) }));
       }
       type ValidationRule = Parameters<typeof t.check>[0];
-      const refused: [string, Record<string, unknown>, ValidationRule][] = [
-        ['no customer_id', { updates: valid.updates }, 'PREV-REQUIRED-FIELDS'],
-        ['no updates', { customer_id: customer.id }, 'PREV-REQUIRED-FIELDS'],
-        ['updates []', { customer_id: customer.id, updates: [] }, 'PREV-UPDATES-MIN-ONE'],
-        ['an update without cancel_action', { customer_id: customer.id, updates: [{ plan_id: plan.id }] }, 'PREV-UPDATE-FIELDS'],
-        ['an update without plan_id', { customer_id: customer.id, updates: [{ cancel_action: 'cancel_immediately' }] }, 'PREV-UPDATE-FIELDS'],
-        ...['partial', 'PRORATED', ''].map((mode): [string, Record<string, unknown>, ValidationRule] => [`refund mode ${JSON.stringify(mode)}`, { ...valid, refund_last_payment: mode }, 'PREV-REFUND-MODE-ENUM']),
-      ];
-      for (const [why, body, rule] of refused) {
+      const expectRefused = async (why: string, body: Record<string, unknown>, rule: ValidationRule) => {
         const result = await t.client.call('billing.preview_multi_update', body as PreviewBody);
         t.check(rule, () => expect(result.ok, `${why} must be refused`).toBe(false));
         t.expectError(result, { rule });
-      }
+      };
+      await expectRefused('no customer_id', { updates: valid.updates }, 'PREV-REQUIRED-FIELDS');
+      await expectRefused('no updates', { customer_id: customer.id }, 'PREV-REQUIRED-FIELDS');
+      await expectRefused('updates []', { customer_id: customer.id, updates: [] }, 'PREV-UPDATES-MIN-ONE');
+      await expectRefused('an update without cancel_action', { customer_id: customer.id, updates: [{ plan_id: plan.id }] }, 'PREV-UPDATE-FIELDS');
+      await expectRefused('an update without plan_id', { customer_id: customer.id, updates: [{ cancel_action: 'cancel_immediately' }] }, 'PREV-UPDATE-FIELDS');
       const badAction = await t.client.call('billing.preview_multi_update', { ...valid, updates: [{ plan_id: plan.id, cancel_action: 'cancel_later' }] } as unknown as PreviewBody);
       t.expectError(badAction, { status: 400, code: 'invalid_inputs', rule: 'PREV-CANCEL-ACTION-ENUM' });
+
+      await expectRefundModeRead(t);
+      for (const mode of ['partial', 'PRORATED', '']) await expectRefused(`refund mode ${JSON.stringify(mode)}`, { ...valid, refund_last_payment: mode }, 'PREV-REFUND-MODE-ENUM');
     },
   ),
 ];
