@@ -309,9 +309,16 @@ export const balancesMutantScenarios = [
       const lockId = t.ns.id('lock');
       const held = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id, required_balance: 2, lock: { lock_id: lockId, enabled: true } }), ['allowed']);
       t.precondition('the lock of 2 units (4 credits) is allowed', () => expect(held.allowed).toBe(true));
+      const creditsUsed = async () =>
+        t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: credits.id, required_balance: 0 }), ['balance']).balance?.usage;
+      const locked = await creditsUsed();
+      // The credit cost of a unit is FEAT-CREDIT-SYSTEM's, the lock holding it CHECK-LOCK-RESERVES'.
+      t.precondition('the lock holds 2 units at 2 credits each', () => expect(locked).toBe(4));
       t.setup(await t.client.call('balances.finalize', { lock_id: lockId, action: 'confirm', override_value: 3 }));
-      const { balance } = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: credits.id, required_balance: 0 }), ['balance']);
-      t.check('FEAT-CREDIT-SCHEMA-WIRE', () => expect(balance?.usage, '3 units at 2 credits each').toBe(6));
+      const confirmed = await creditsUsed();
+      // Keeping what the lock held on confirm is CHECK-LOCK-CONFIRM's.
+      t.precondition('the confirm with a larger override_value uses more than the lock held', () => expect(confirmed).toBeGreaterThan(4));
+      t.check('FEAT-CREDIT-SCHEMA-WIRE', () => expect(confirmed, '3 units at 2 credits each').toBe(6));
     },
   ),
 ];

@@ -92,6 +92,9 @@ export const entitiesMutantScenarios = [
       const before = await usage();
       t.precondition('both entities hold a seat', () => expect(before).toBe(2));
       t.setup(await t.client.call('entities.delete', { customer_id: pool.customerId, entity_id: gone.id }));
+      const { list: left } = t.setup(await t.client.call('entities.list', { customer_id: pool.customerId }), ['list']);
+      // That the deleted entity is gone is ENT-DELETE's.
+      t.precondition('entities.list no longer lists the deleted entity', () => expect(left.map((e) => e.id)).not.toContain(gone.id));
       const after = await usage();
       t.check('LIC-POOL-USAGE', () => expect(after, 'one entity is left holding a seat').toBe(1));
       await assign([kept]);
