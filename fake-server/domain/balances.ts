@@ -150,8 +150,10 @@ export function deduct(grants: readonly GrantRow[], value: number, mode: Overage
         if (take > 0) plan.push({ grantId: grant.id, value: take });
         left -= take;
       }
-      if (left > 0 && mode === 'reject') return null;
-      if (left > 0 && mode === 'overflow') plan.push({ grantId: metered.at(-1)!.id, value: left });
+      if (left > 0) {
+        if (mode === 'reject') return null;
+        if (mode === 'overflow') plan.push({ grantId: metered.at(-1)!.id, value: left });
+      }
     }
   }
   for (const step of plan) metered.find((grant) => grant.id === step.grantId)!.usage += step.value;
@@ -263,6 +265,13 @@ function useUnits(ctx: DomainContext, subject: Subject, grants: readonly GrantRo
   return deductions;
 }
 
+/** A boolean feature: a flag a plan grants or not, with no balance to use. */
+function isFlagFeature(feature: Feature): boolean {
+  return feature.type === 'boolean';
+}
+
+const LIMIT_TEXT = { feature_flag: 'You do not have access to', usage_limit: 'You have reached the usage limit for' } as const;
+
 /** Upgrade information for a denied check: the plans the subject does not hold that grant the feature. */
 function upgradePreview(ctx: DomainContext, subject: Subject, featureId: string): NonNullable<OutputOf<'balances.check'>['preview']> {
   const { store } = ctx;
@@ -273,11 +282,11 @@ function upgradePreview(ctx: DomainContext, subject: Subject, featureId: string)
     .filter((plan) => !plan.archived && !held.has(plan.id) && plan.items.some((item) => item.feature_id === featureId))
     .map((plan) => ({ id: plan.id, name: plan.name, group: plan.group, add_on: plan.add_on, version: plan.version }));
   const target = products[0]?.name ?? 'a plan that includes it';
-  const limitText = feature.type === 'boolean' ? `You do not have access to ${feature.name}` : `You have reached the usage limit for ${feature.name}`;
+  const scenario = isFlagFeature(feature) ? 'feature_flag' : 'usage_limit';
   return {
-    scenario: feature.type === 'boolean' ? 'feature_flag' : 'usage_limit',
+    scenario,
     title: `Upgrade to ${target}`,
-    message: `${limitText}. Please upgrade to ${target} to continue using this feature.`,
+    message: `${LIMIT_TEXT[scenario]} ${feature.name}. Please upgrade to ${target} to continue using this feature.`,
     feature_id: featureId,
     feature_name: feature.name,
     products,
@@ -293,7 +302,7 @@ export function check(ctx: DomainContext, input: InputOf<'balances.check'>): Out
   const base = { customer_id: subject.customerId, entity_id: subject.entityId };
   const withPreview = (allowed: boolean) => (input.with_preview ? { preview: allowed ? null : upgradePreview(ctx, subject, feature.id) } : {});
 
-  if (feature.type === 'boolean') {
+  if (isFlagFeature(feature)) {
     if (input.send_event || input.lock) fail('invalid_request', 'send_event cannot be used with boolean features; use it with metered features.');
     const flag = flagOf(grants, feature.id);
     return { allowed: flag !== null, ...base, required_balance: input.required_balance, balance: null, flag, balances: { [feature.id]: null }, ...withPreview(flag !== null) };
@@ -303,7 +312,9 @@ export function check(ctx: DomainContext, input: InputOf<'balances.check'>): Out
   if ((input.send_event || input.lock) && input.required_balance < 0) fail('invalid_request', 'required_balance must not be negative with send_event or a lock');
 
   const choice = chooseBalance(store, grants, feature.id, input.required_balance);
-  let allowed = balanceAllows(grants, choice.featureId, input.required_balance * choice.rate);
+  // As in the reference, a check paid by a credit system states its amount and balance in credits.
+  const required = input.required_balance * choice.rate;
+  let allowed = balanceAllows(grants, choice.featureId, required);
   if (allowed && (input.send_event || input.lock)) {
     // interface.md: send_event "atomically records a usage event of `required_balance` units".
     const event = { featureId: feature.id, value: input.required_balance, properties: input.properties ?? {}, eventName: null };
@@ -312,8 +323,7 @@ export function check(ctx: DomainContext, input: InputOf<'balances.check'>): Out
   return {
     allowed,
     ...base,
-    // As in the reference, a check paid by a credit system states its amount and balance in credits.
-    required_balance: input.required_balance * choice.rate,
+    required_balance: required,
     balance: balanceOf(grants, choice.featureId),
     flag: null,
     balances: relatedBalances(store, grants, feature.id),
@@ -330,7 +340,7 @@ function deductionView(store: TenantStore, deduction: Deduction) {
 /** The features a track names: the one feature, or every feature declaring the event name. */
 export function trackedFeatures(store: TenantStore, input: Pick<InputOf<'balances.track'>, 'feature_id' | 'event_name'>): Feature[] {
   if (input.feature_id !== undefined) return [requireFeature(store, input.feature_id)];
-  const features = [...store.features.values()].filter((feature) => (feature.event_names ?? []).includes(input.event_name!));
+  const features = [...store.features.values()].filter((feature) => feature.event_names?.includes(input.event_name!) ?? false);
   if (features.length === 0) fail('feature_not_found', `No feature is triggered by event ${input.event_name}`);
   return features;
 }
@@ -339,7 +349,7 @@ export function track(ctx: DomainContext, input: InputOf<'balances.track'>): Out
   const { store } = ctx;
   const subject = requireSubject(store, input.customer_id, input.entity_id);
   const features = trackedFeatures(store, input);
-  const flagFeature = features.find((feature) => feature.type === 'boolean');
+  const flagFeature = features.find(isFlagFeature);
   if (flagFeature !== undefined) fail('invalid_request', `Feature ${flagFeature.id} is a boolean feature; usage cannot be tracked for it.`);
   if (input.lock) {
     if (features.length > 1) fail('invalid_request', `A lock holds units of one feature; event ${input.event_name} drives ${features.length}.`);

@@ -148,7 +148,7 @@ export function holdsAnyPlan(records: readonly RecordRow[], filter: PlanFilter):
 /** Case-insensitive substring of the entity id or name; a blank search matches everything (as in the reference). */
 function matchesSearch(row: EntityRow, search: string): boolean {
   const needle = search.trim().toLowerCase();
-  return needle === '' || row.id.toLowerCase().includes(needle) || (row.name ?? '').toLowerCase().includes(needle);
+  return needle.length === 0 || row.id.toLowerCase().includes(needle) || (row.name ?? '').toLowerCase().includes(needle);
 }
 
 /** The fake simulates one processor, Stripe: a customer has it from its first attach on. */

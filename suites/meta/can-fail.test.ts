@@ -2,14 +2,13 @@
  * The suite must be able to fail, and fail precisely. For every fault of the fake (one rule broken
  * on purpose), start a fake with only that fault and run scenarios against it:
  * - can-fail: the broken rule must FAIL, so a target that breaks it cannot pass;
- * - precision (for the faults `precisionRules()` selects, see precision.ts): the set of rules that
- *   FAIL must be exactly the broken rule plus its declared dependents (DEPENDENT_RULES). The
- *   scenarios run are every scenario that calls an operation the fault can touch (found by one run
- *   against the healthy fake), not only those carrying the rule. Faults not selected yet keep the
- *   older check: some scenario carrying the rule fails.
- * The figure printed at the end: faults whose FAIL set is exact / faults checked.
- * `PRECISION_RULES=LIC-` (prefixes, or `all`) checks the precision of a subset, counting every
- * scenario's FAILs; unset, the faults of converted files, counting only those files' FAILs.
+ * - precision: the set of rules that FAIL must be exactly the broken rule plus its declared
+ *   dependents (DEPENDENT_RULES in precision.ts). The scenarios run are every scenario that calls an
+ *   operation the fault can touch (found by one run against the healthy fake), not only those
+ *   carrying the rule.
+ * The figure printed at the end: faults whose FAIL set is exact / faults checked (all of them).
+ * `PRECISION_RULES=LIC-` (rule-ID prefixes) checks the precision of a subset while working on it;
+ * the other faults then keep only the can-fail check.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../spec/operations.ts';
@@ -18,10 +17,9 @@ import { FAULTS } from '../../fake-server/faults/index.ts';
 import type { Fault } from '../../fake-server/faults/fault.ts';
 import { SCENARIOS } from '../scenarios/index.ts';
 import { failSet, otherFailures, runAgainstFake as runAgainst, type AnyScenario } from './against-fake.ts';
-import { expectedFailures, precisionScope } from './precision.ts';
+import { expectedFailures, precisionRules } from './precision.ts';
 
-const scope = precisionScope();
-const selected = scope.rules;
+const selected = precisionRules();
 const caught: string[] = [];
 const exact: string[] = [];
 const inexact: string[] = [];
@@ -43,19 +41,16 @@ function touchedBy(fault: Fault): ReadonlySet<string> | undefined {
   return named;
 }
 
-/** The scenarios whose FAILs count (see precision.ts). */
-const countedScenarios = SCENARIOS.filter((s) => scope.visible === undefined || scope.visible.scenarios.has(s.id));
-
-/** Scenarios whose FAILs count that carry the rule, or call an operation the fault touches. */
+/** Scenarios that carry the rule, or call an operation the fault touches. */
 function relevantScenarios(fault: Fault): AnyScenario[] {
   const touched = touchedBy(fault);
-  return countedScenarios.filter((s) => s.rules.includes(fault.rule) || touched === undefined || [...(operationsOf.get(s.id) ?? [])].some((op) => touched.has(op)));
+  return SCENARIOS.filter((s) => s.rules.includes(fault.rule) || touched === undefined || [...(operationsOf.get(s.id) ?? [])].some((op) => touched.has(op)));
 }
 
 describe('every rule the fake can break is caught, and only that rule fails', () => {
   beforeAll(async () => {
     if (selected.size === 0) return;
-    for (const outcome of await runAgainst([], countedScenarios)) {
+    for (const outcome of await runAgainst([], SCENARIOS)) {
       operationsOf.set(outcome.scenario, new Set(outcome.evidence.map((e) => e.label)));
       for (const [rule, verdict] of Object.entries(outcome.verdicts)) {
         if (verdict.status === 'FAIL' || verdict.status === 'ERROR') healthyProblems.push(`${outcome.scenario}: ${rule} ${verdict.status}: ${verdict.message ?? ''}`);
@@ -87,7 +82,7 @@ describe('every rule the fake can break is caught, and only that rule fails', ()
     expect(failing, `with ${rule} broken (${fault.breaks}), no scenario FAILed it`).toContain(rule);
     caught.push(rule);
     const why = otherFailures(outcomes, [rule]);
-    const expected = expectedFailures(rule, scope.visible?.rules);
+    const expected = expectedFailures(rule);
     (failing.join() === expected.join() ? exact : inexact).push(rule);
     expect(failing, `with only ${rule} broken, other rules FAILed too:\n${why.join('\n')}`).toEqual(expected);
   });

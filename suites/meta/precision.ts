@@ -1,18 +1,11 @@
 /**
  * What the precision meta-test (can-fail.test.ts) holds the suite to: with each single fault, the
  * rules that FAIL are exactly the broken rule and the rules declared here as genuinely depending
- * on it. See /work/briefing/ATTRIBUTION.md (the conversion recipe) for how to extend both lists.
+ * on it (README "Development"). A dependent is declared only when the fault's behaviour violates
+ * the other statement too; "they share a scenario" is never a reason: attribute the check instead.
  */
 import { FAULTS } from '../../fake-server/faults/index.ts';
 import type { RuleId } from '../../spec/rules/catalogue.ts';
-import { SCENARIOS_BY_FILE, type ScenarioFile } from '../scenarios/index.ts';
-
-/**
- * Scenario files whose assertions are all attributed to rules. Precision is checked for the faults
- * whose rule only these files carry; the others keep the older check (some scenario carrying the
- * rule fails). Extend as files are converted; when every file is here, PRECISION_RULES defaults to all.
- */
-export const CONVERTED_FILES: readonly ScenarioFile[] = ['customers', 'licenses', 'licenses-gaps', 'listings-gaps', 'plans', 'features', 'entities', 'billing', 'preview', 'referrals', 'envelope', 'balances', 'listings'];
 
 export interface Dependent {
   readonly rule: RuleId;
@@ -70,43 +63,21 @@ export const DEPENDENT_RULES: Partial<Record<RuleId, readonly Dependent[]>> = {
   ],
 };
 
-/** The FAIL set a single fault of `rule` must produce (within `visible` rules, when given). */
-export function expectedFailures(rule: string, visible?: ReadonlySet<string>): string[] {
-  const dependents = (DEPENDENT_RULES[rule as RuleId] ?? []).map((d) => d.rule).filter((r) => visible === undefined || visible.has(r));
+/** The FAIL set a single fault of `rule` must produce. */
+export function expectedFailures(rule: string): string[] {
+  const dependents = (DEPENDENT_RULES[rule as RuleId] ?? []).map((d) => d.rule);
   return [rule, ...dependents].sort();
 }
 
-/** What the precision check covers: which faults, and whose FAILs count. */
-export interface PrecisionScope {
-  readonly rules: ReadonlySet<string>;
-  /**
-   * Scenario IDs whose FAILs count, and the rules that can be seen; undefined: every scenario and
-   * rule. Until every file is converted, the default counts only converted files, whose verdicts
-   * are attributed (an unconverted scenario's FAIL says little about which rule broke).
-   */
-  readonly visible?: { readonly scenarios: ReadonlySet<string>; readonly rules: ReadonlySet<string> };
-}
-
 /**
- * `PRECISION_RULES` = `all`, or comma-separated rule-ID prefixes (`LIC-,CUS-SHAPE`): those faults,
- * FAILs of every scenario counted. Unset: the faults of rules carried only by CONVERTED_FILES, FAILs
- * of those files' scenarios counted.
+ * `PRECISION_RULES` = comma-separated rule-ID prefixes (`LIC-,CUS-SHAPE`): only those faults, to
+ * work on a part quickly. Unset (or `all`): every fault. Every scenario's FAILs count either way:
+ * every scenario file is attributed per rule.
  */
-export function precisionScope(env: NodeJS.ProcessEnv = process.env): PrecisionScope {
+export function precisionRules(env: NodeJS.ProcessEnv = process.env): ReadonlySet<string> {
   const raw = env['PRECISION_RULES']?.trim();
   const faults = [...FAULTS.keys()];
-  if (raw === 'all') return { rules: new Set(faults) };
-  if (raw !== undefined && raw !== '') {
-    const prefixes = raw.split(',').map((p) => p.trim()).filter((p) => p !== '');
-    return { rules: new Set(faults.filter((rule) => prefixes.some((p) => rule.startsWith(p)))) };
-  }
-  const converted = new Set<string>(CONVERTED_FILES);
-  const files: [string, readonly { readonly id: string; readonly rules: readonly string[] }[]][] = Object.entries(SCENARIOS_BY_FILE);
-  const carriedElsewhere = new Set(files.filter(([file]) => !converted.has(file)).flatMap(([, scenarios]) => scenarios.flatMap((s) => s.rules)));
-  const here = files.filter(([file]) => converted.has(file)).flatMap(([, scenarios]) => scenarios);
-  const carriedHere = new Set(here.flatMap((s) => s.rules));
-  return {
-    rules: new Set(faults.filter((rule) => carriedHere.has(rule) && !carriedElsewhere.has(rule))),
-    visible: { scenarios: new Set(here.map((s) => s.id)), rules: carriedHere },
-  };
+  if (raw === undefined || raw === '' || raw === 'all') return new Set(faults);
+  const prefixes = raw.split(',').map((p) => p.trim()).filter((p) => p !== '');
+  return new Set(faults.filter((rule) => prefixes.some((p) => rule.startsWith(p))));
 }

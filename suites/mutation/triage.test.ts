@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { MutationTestResult } from 'mutation-testing-report-schema';
 import { describe, expect, it } from 'vitest';
 import { generateMutants, textAt, type EquivalentMutant } from './mutants.ts';
-import { triage } from './triage.ts';
+import { mergeReports, triage } from './triage.ts';
 
 const SOURCE = "export function sign(n: number) {\n  if (n < 0) return 'minus';\n  return 'plus';\n}\n";
 
@@ -55,6 +55,14 @@ describe('triage of a mutation report', () => {
   it('reports an entry whose mutant is now killed, or gone, as stale', () => {
     expect(triage(report([{ ...lessThan, status: 'Killed' }]), [listed]).stale.map((s) => s.why)).toEqual(['now Killed (line 2)']);
     expect(triage(report([{ ...minus, status: 'Killed' }]), [listed]).stale.map((s) => s.why)).toEqual(['no such mutant any more']);
+  });
+
+  it('counts per file, and merges the reports of batches by file', () => {
+    const signs = report([{ ...lessThan, status: 'Killed' }]);
+    const other: MutationTestResult = { ...signs, files: { 'other.ts': { ...signs.files['sign.ts']!, mutants: [{ ...signs.files['sign.ts']!.mutants[0]!, status: 'Survived' }] } } };
+    const result = triage(mergeReports([signs, other]), []);
+    expect(result.byFile).toEqual({ 'sign.ts': { Killed: 1 }, 'other.ts': { Survived: 1 } });
+    expect(result.score).toBe(0.5);
   });
 
   it('does not judge entries of files the run did not mutate', () => {

@@ -1,9 +1,10 @@
 /**
- * After a Stryker run (`npm run mutation`): reads reports/mutation/mutation.json, prints the counts
- * and the score over the mutants that are not equivalent, and lists what needs a decision: every
- * surviving mutant that equivalent-mutants.json does not list (write a scenario, or list it with
- * the reason) and every entry that is stale (the mutant is now killed, or no longer exists). Exits 1
- * when there is either. Only the files the run mutated are judged, so a `--mutate` subset works.
+ * After a Stryker run (`npm run mutation`): reads reports/mutation/mutation.json (or the reports
+ * named as arguments, e.g. one per batch of files, merged by file), prints the counts and the score
+ * over the mutants that are not equivalent, overall and per file, and lists what needs a decision:
+ * every surviving mutant that equivalent-mutants.json does not list (write a scenario, or list it
+ * with the reason) and every entry that is stale (the mutant is now killed, or no longer exists).
+ * Exits 1 when there is either. Only the files the run mutated are judged, so a `--mutate` subset works.
  */
 import { readFileSync } from 'node:fs';
 import type { MutationTestResult } from 'mutation-testing-report-schema';
@@ -13,6 +14,8 @@ export const REPORT_FILE = 'reports/mutation/mutation.json';
 
 export interface Triage {
   readonly counts: Readonly<Record<string, number>>;
+  /** The counts of each mutated file. */
+  readonly byFile: Readonly<Record<string, Readonly<Record<string, number>>>>;
   /** Killed or timed out, over all tested mutants that are not listed as equivalent. */
   readonly score: number;
   readonly untriaged: readonly (MutantSite & { readonly status: string })[];
@@ -23,6 +26,7 @@ const UNDETECTED = new Set(['Survived', 'NoCoverage']);
 
 export function triage(report: MutationTestResult, equivalents: readonly EquivalentMutant[]): Triage {
   const counts: Record<string, number> = { Equivalent: 0 };
+  const byFile: Record<string, Record<string, number>> = {};
   const sites: (MutantSite & { status: string })[] = [];
   for (const [file, { source, mutants }] of Object.entries(report.files)) {
     for (const m of mutants) {
@@ -35,6 +39,8 @@ export function triage(report: MutationTestResult, equivalents: readonly Equival
     const equivalent = UNDETECTED.has(site.status) && equivalents.some((e) => sameMutant(e, site));
     const status = equivalent ? 'Equivalent' : site.status;
     counts[status] = (counts[status] ?? 0) + 1;
+    const ofFile = (byFile[site.file] ??= {});
+    ofFile[status] = (ofFile[status] ?? 0) + 1;
     if (!equivalent && UNDETECTED.has(site.status)) untriaged.push(site);
   }
   const mutatedFiles = new Set(Object.keys(report.files));
@@ -46,9 +52,28 @@ export function triage(report: MutationTestResult, equivalents: readonly Equival
       const detected = matches.filter((site) => !UNDETECTED.has(site.status));
       return detected.length > 0 ? [{ entry, why: `now ${detected.map((s) => `${s.status} (line ${s.line})`).join(', ')}` }] : [];
     });
+  return { counts, byFile, score: scoreOf(counts), untriaged, stale };
+}
+
+/** Killed or timed out over those plus the undetected ones not listed as equivalent. */
+export function scoreOf(counts: Readonly<Record<string, number>>): number {
   const detected = (counts['Killed'] ?? 0) + (counts['Timeout'] ?? 0);
-  const undetected = untriaged.length;
-  return { counts, score: detected + undetected === 0 ? 1 : detected / (detected + undetected), untriaged, stale };
+  const undetected = (counts['Survived'] ?? 0) + (counts['NoCoverage'] ?? 0);
+  return detected + undetected === 0 ? 1 : detected / (detected + undetected);
+}
+
+/** Several reports (one per batch of files) as one; a file in more than one keeps the last report's result. */
+export function mergeReports(reports: readonly MutationTestResult[]): MutationTestResult {
+  const [first] = reports;
+  if (first === undefined) throw new Error('no report to merge');
+  return { ...first, files: Object.assign({}, ...reports.map((r) => r.files)) as MutationTestResult['files'] };
+}
+
+function countsText(counts: Readonly<Record<string, number>>): string {
+  return Object.entries(counts)
+    .filter(([, n]) => n > 0)
+    .map(([status, n]) => `${status} ${n}`)
+    .join(', ');
 }
 
 function describe(site: MutantSite): string {
@@ -56,12 +81,11 @@ function describe(site: MutantSite): string {
 }
 
 export function format(result: Triage): string {
+  const percent = (score: number) => `${(score * 100).toFixed(1)}%`;
   const lines = [
-    `mutants: ${Object.entries(result.counts)
-      .filter(([, n]) => n > 0)
-      .map(([status, n]) => `${status} ${n}`)
-      .join(', ')}`,
-    `mutation score over the mutants not listed as equivalent: ${(result.score * 100).toFixed(1)}%`,
+    ...Object.entries(result.byFile).map(([file, counts]) => `${file}: ${percent(scoreOf(counts))} (${countsText(counts)})`),
+    `mutants: ${countsText(result.counts)}`,
+    `mutation score over the mutants not listed as equivalent: ${percent(result.score)}`,
   ];
   if (result.untriaged.length > 0) {
     lines.push(`\n${result.untriaged.length} surviving mutants need a scenario or an entry in suites/mutation/equivalent-mutants.json:`);
@@ -75,7 +99,9 @@ export function format(result: Triage): string {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const result = triage(JSON.parse(readFileSync(REPORT_FILE, 'utf8')) as MutationTestResult, loadEquivalentMutants());
+  const files = process.argv.length > 2 ? process.argv.slice(2) : [REPORT_FILE];
+  const reports = files.map((file) => JSON.parse(readFileSync(file, 'utf8')) as MutationTestResult);
+  const result = triage(mergeReports(reports), loadEquivalentMutants());
   console.log(format(result));
   if (result.untriaged.length > 0 || result.stale.length > 0) process.exitCode = 1;
 }

@@ -1,9 +1,11 @@
 /** Every conformance scenario of the suite, for the meta-tests (rule coverage, can-fail, precision). */
 import type { scenario } from '../support.ts';
 import { balancesScenarios } from './balances.ts';
+import { balancesMutantScenarios } from './balances-mutants.ts';
 import { billingScenarios } from './billing.ts';
 import { customersScenarios } from './customers.ts';
 import { entitiesScenarios } from './entities.ts';
+import { entitiesMutantScenarios } from './entities-mutants.ts';
 import { envelopeScenarios } from './envelope.ts';
 import { featuresScenarios } from './features.ts';
 import { licenseScenarios } from './licenses.ts';
@@ -31,6 +33,8 @@ export const SCENARIOS_BY_FILE = {
   features: featuresScenarios,
   preview: previewScenarios,
   referrals: referralsScenarios,
+  'balances-mutants': balancesMutantScenarios,
+  'entities-mutants': entitiesMutantScenarios,
 } as const satisfies Record<string, readonly AnyScenario[]>;
 
 export type ScenarioFile = keyof typeof SCENARIOS_BY_FILE;

@@ -1,0 +1,5 @@
+import { registerScenarios } from '../framework/index.ts';
+import { conformanceTarget } from '../support.ts';
+import { balancesMutantScenarios } from './balances-mutants.ts';
+
+registerScenarios(balancesMutantScenarios, await conformanceTarget());
