@@ -579,7 +579,7 @@ export const balancesScenarios = [
       const entity = await createEntity(t, b, seats.id);
       await attach(t, b, plan.id, { entity_id: entity.id });
       // The positive control: B's own check of its entity sees the balance.
-      t.precondition("B's entity has its 5 units", async () => expect((await balanceNow(t, b, units.id, entity.id)).remaining).toBe(5));
+      await t.precondition("B's entity has its 5 units", async () => expect((await balanceNow(t, b, units.id, entity.id)).remaining).toBe(5));
 
       for (const sendEvent of [false, true]) {
         const result = await t.client.call('balances.check', { customer_id: a, entity_id: entity.id, feature_id: units.id, required_balance: 2, send_event: sendEvent });
