@@ -127,7 +127,7 @@ export const customersScenarios = [
 
       const got = t.expectOk(await t.client.call('customers.get', { customer_id: customer.id }), 'CUS-GET');
       t.check('CUS-GET', () => {
-        expect((got.purchases ?? []).filter((purchase) => purchase.plan_id === pack.id), 'the one-off plan is a purchase').toHaveLength(1);
+        expect(got.purchases?.filter((purchase) => purchase.plan_id === pack.id), 'the one-off plan is a purchase').toHaveLength(1);
         expect((got.subscriptions ?? []).filter((subscription) => subscription.plan_id === pack.id), '…not a subscription').toEqual([]);
         expect(got.balances?.[credits.id], 'the purchase grants its balance').toMatchObject({ granted: 50, remaining: 50 });
       });
