@@ -130,6 +130,10 @@ function expectPagesWellFormed(t: T, pages: readonly Page<ListName>[], limit: nu
   t.precondition(`${what}: at most limit = ${limit} rows a page`, () => {
     for (const page of pages) expect(page.rows.length).toBeLessThanOrEqual(limit);
   });
+  // A page without either field is the record shape rule's deviation, not this one's.
+  t.precondition(`${what}: every page says has_more and next_cursor`, () => {
+    for (const page of pages) expect([page.hasMore, page.nextCursor]).not.toContain(undefined);
+  });
   checkOrPremise(t, 'LIST-NEXT-CURSOR-NULL', `${what}: next_cursor is null on the last page`, () => {
     pages.forEach((page, i) => expect(page.nextCursor === null, `${what}, page ${i + 1}: next_cursor is null exactly when has_more is false (has_more ${page.hasMore})`).toBe(!page.hasMore));
   });
