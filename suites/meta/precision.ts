@@ -1,5 +1,5 @@
 /**
- * What the precision meta-test (can-fail.test.ts) holds the suite to: with each single fault, the
+ * What the precision meta-test (can-fail.ts) holds the suite to: with each single fault, the
  * rules that FAIL are exactly the broken rule and the rules declared here as genuinely depending
  * on it (README "Development"). A dependent is declared only when the fault's behaviour violates
  * the other statement too; "they share a scenario" is never a reason: attribute the check instead.

@@ -1,0 +1,100 @@
+/**
+ * The suite must be able to fail, and fail precisely. For every fault of the fake (one rule broken
+ * on purpose), start a fake with only that fault and run scenarios against it:
+ * - can-fail: the broken rule must FAIL, so a target that breaks it cannot pass;
+ * - precision: the set of rules that FAIL must be exactly the broken rule plus its declared
+ *   dependents (DEPENDENT_RULES in precision.ts). The scenarios run are every scenario that calls an
+ *   operation the fault can touch (found by one run against the healthy fake), not only those
+ *   carrying the rule.
+ * The figure printed at the end: faults whose FAIL set is exact / faults checked (all of them).
+ * `PRECISION_RULES=LIC-` (rule-ID prefixes) checks the precision of a subset while working on it;
+ * the other faults then keep only the can-fail check.
+ * The faults are split between the files can-fail-<n>.test.ts, so that test workers share them.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operations } from '../../spec/operations.ts';
+import { ruleById } from '../../spec/rules/catalogue.ts';
+import { FAULTS } from '../../fake-server/faults/index.ts';
+import type { Fault } from '../../fake-server/faults/fault.ts';
+import { SCENARIOS } from '../scenarios/index.ts';
+import { failSet, otherFailures, runAgainstFake as runAgainst, type AnyScenario } from './against-fake.ts';
+import { expectedFailures, precisionRules } from './precision.ts';
+
+const selected = precisionRules();
+
+/** The operations a fault can change the answers of; undefined when it can touch any (request or response hooks, no operations named). */
+function touchedBy(fault: Fault): ReadonlySet<string> | undefined {
+  const rule = ruleById.get(fault.rule);
+  const named = new Set([
+    ...Object.keys(fault.handlers ?? {}),
+    ...(rule?.operations ?? []),
+    ...Object.values(operations)
+      .filter((op) => op.shapeRule === fault.rule)
+      .map((op) => op.name),
+  ]);
+  if (named.size === 0 || ((fault.request !== undefined || fault.response !== undefined) && (rule?.operations.length ?? 0) === 0)) return undefined;
+  return named;
+}
+
+/** Scenarios that carry the rule, or call an operation the fault touches (`operationsOf`: scenario → operations it called against the healthy fake). */
+function relevantScenarios(fault: Fault, operationsOf: ReadonlyMap<string, ReadonlySet<string>>): AnyScenario[] {
+  const touched = touchedBy(fault);
+  return SCENARIOS.filter((s) => s.rules.includes(fault.rule) || touched === undefined || [...(operationsOf.get(s.id) ?? [])].some((op) => touched.has(op)));
+}
+
+/** The can-fail and precision checks of every `shards`-th fault, starting at `shard` (1-based). */
+export function canFailSuite(shard: number, shards: number): void {
+  const faults = [...FAULTS.keys()].filter((_, i) => i % shards === shard - 1);
+  const caught: string[] = [];
+  const exact: string[] = [];
+  const inexact: string[] = [];
+  const operationsOf = new Map<string, ReadonlySet<string>>();
+  const healthyProblems: string[] = [];
+
+  describe(`every rule the fake can break is caught, and only that rule fails (faults ${shard} of every ${shards})`, () => {
+    beforeAll(async () => {
+      if (selected.size === 0) return;
+      for (const outcome of await runAgainst([], SCENARIOS)) {
+        operationsOf.set(outcome.scenario, new Set(outcome.evidence.map((e) => e.label)));
+        for (const [rule, verdict] of Object.entries(outcome.verdicts)) {
+          if (verdict.status === 'FAIL' || verdict.status === 'ERROR') healthyProblems.push(`${outcome.scenario}: ${rule} ${verdict.status}: ${verdict.message ?? ''}`);
+        }
+      }
+    }, 300_000);
+
+    it('the healthy fake fails no rule', () => {
+      expect(healthyProblems).toEqual([]);
+    });
+
+    it.each(faults)('%s', { timeout: 180_000 }, async (rule) => {
+      const fault = FAULTS.get(rule)!;
+      const carriers = SCENARIOS.filter((s) => s.rules.includes(rule));
+      expect(carriers.length, `no scenario carries ${rule}`).toBeGreaterThan(0);
+      if (!selected.has(rule)) {
+        const outcomes = await runAgainst([rule], carriers);
+        const errors = outcomes.filter((o) => o.status === 'error').map((o) => `${o.scenario}: ${String(o.error)}`);
+        expect(errors, 'scenarios must fail by assertion, not crash').toEqual([]);
+        const failed = outcomes.filter((o) => o.status === 'fail' || o.verdicts[rule]?.status === 'FAIL').map((o) => o.scenario);
+        expect(failed, `with ${rule} broken (${fault.breaks}), every scenario carrying it still passed`).not.toEqual([]);
+        caught.push(rule);
+        return;
+      }
+      const outcomes = await runAgainst([rule], relevantScenarios(fault, operationsOf));
+      const errors = outcomes.flatMap((o) => Object.entries(o.verdicts).filter(([, v]) => v.status === 'ERROR').map(([r, v]) => `${o.scenario}: ${r}: ${v.message ?? ''}`));
+      expect(errors, 'rules must fail by assertion, not end in ERROR').toEqual([]);
+      const failing = failSet(outcomes);
+      expect(failing, `with ${rule} broken (${fault.breaks}), no scenario FAILed it`).toContain(rule);
+      caught.push(rule);
+      const why = otherFailures(outcomes, [rule]);
+      const expected = expectedFailures(rule);
+      (failing.join() === expected.join() ? exact : inexact).push(rule);
+      expect(failing, `with only ${rule} broken, other rules FAILed too:\n${why.join('\n')}`).toEqual(expected);
+    });
+
+    afterAll(() => {
+      console.log(`can-fail (faults ${shard} of every ${shards}): ${caught.length} of ${faults.length} broken rules caught by a scenario carrying their ID`);
+      const checked = exact.length + inexact.length;
+      console.log(`precision (faults ${shard} of every ${shards}): ${exact.length} of ${checked} faults give exactly their rule's FAIL set (${checked} of ${faults.length} faults checked${inexact.length > 0 ? `; inexact: ${inexact.join(', ')}` : ''})`);
+    });
+  });
+}
