@@ -200,6 +200,16 @@ export const balancesFaults: readonly Fault[] = [
     }),
   },
   {
+    rule: 'CHECK-OVERAGE-PURCHASE-CAP',
+    // Only a denial with overage allowed can come from the cap: without one the overage is unbounded.
+    breaks: "a plain check past a usage price's max_purchase is allowed: overage is not capped",
+    handlers: onCheck((real, ctx, input) => {
+      const result = real(ctx, input);
+      const uncapped = !result.allowed && !input.send_event && input.lock === undefined && result.balance?.overage_allowed === true;
+      return uncapped ? { ...result, allowed: true } : result;
+    }),
+  },
+  {
     rule: 'CHECK-REQUIRED-BALANCE-DEFAULT',
     breaks: 'an omitted required_balance defaults to 0 instead of 1',
     input: (operation, body) =>

@@ -315,6 +315,16 @@ export const balancesRules = [
     operations: [...OP],
   },
   {
+    id: 'CHECK-OVERAGE-PURCHASE-CAP',
+    level: 'SHOULD',
+    provenance: 'reference',
+    part: 'balances',
+    section: CHECK,
+    quote: 'With a usage-based price, a check is allowed while `remaining` plus the overage still available covers `required_balance`; the available overage is capped by the price\'s `max_purchase` (less the overage already used), and unlimited without a cap.',
+    source: 'observed-behaviour §3.9',
+    operations: [...OP],
+  },
+  {
     id: 'CHECK-SEND-EVENT-BOOLEAN',
     level: 'SHOULD',
     provenance: 'reference',

@@ -132,6 +132,46 @@ export const balancesMutantScenarios = [
 
   scenario(
     {
+      id: 'balances.overage-stops-at-purchase-cap',
+      title: "use past the included amount stops exactly at the usage price's max_purchase, counting the overage already used",
+      rules: ['CHECK-OVERAGE-PURCHASE-CAP'],
+      needs: ['paid-attach'],
+    },
+    async (t) => {
+      const feature = await createFeature(t, 'consumable');
+      const price = { amount: 0.1, interval: 'month', billing_method: 'usage_based', max_purchase: 10 } as const;
+      const plan = await createPlan(t, { items: [{ feature_id: feature.id, included: 5, reset: MONTHLY, price }] });
+      const customer = await createCustomer(t);
+      await attach(t, customer.id, plan.id);
+      const check = async (required: number, sendEvent = false) =>
+        t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id, required_balance: required, send_event: sendEvent }), ['allowed']).allowed;
+      const usedSoFar = async (units: number) => {
+        const { balance } = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id, required_balance: 0 }), ['balance']);
+        t.precondition(`${units} units are used`, () => expect(balance?.usage).toBe(units));
+      };
+      // The included 5 are used first, so every check below is past the balance (denying those is the
+      // cap's doing, not CHECK-ALLOWED-BELOW-REQUIRED's).
+      const included = await check(5, true);
+      t.precondition('the 5 included units can be used', () => expect(included).toBe(true));
+      await usedSoFar(5);
+      // The nearest valid request, exactly on the cap: that use past the included amount is allowed at all is PLAN-USAGE-PRICE-OVERAGE's.
+      const onTheCap = await check(10);
+      t.precondition('10 more units (the whole cap) are allowed', () => expect(onTheCap).toBe(true));
+      const pastTheCap = await check(11);
+      t.check('CHECK-OVERAGE-PURCHASE-CAP', () => expect(pastTheCap, '11 units past the 5 included, with a cap of 10').toBe(false));
+      const overage = await check(7, true);
+      t.precondition('send_event of 7 units of overage is allowed', () => expect(overage).toBe(true));
+      await usedSoFar(12);
+      const [rest, pastTheRest] = [await check(3), await check(4)];
+      t.check('CHECK-OVERAGE-PURCHASE-CAP', () => {
+        expect(rest, 'the 3 units of the cap left after 7 of overage are allowed').toBe(true);
+        expect(pastTheRest, 'and 4 are not').toBe(false);
+      });
+    },
+  ),
+
+  scenario(
+    {
       id: 'balances.lock-override-across-sources',
       title: 'confirming a lock that holds units of two grant sources with a smaller override_value keeps exactly that many',
       rules: ['CHECK-LOCK-CONFIRM'],
