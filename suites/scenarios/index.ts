@@ -3,6 +3,7 @@ import type { scenario } from '../support.ts';
 import { balancesScenarios } from './balances.ts';
 import { balancesMutantScenarios } from './balances-mutants.ts';
 import { billingScenarios } from './billing.ts';
+import { billingMutantScenarios } from './billing-mutants.ts';
 import { customersScenarios } from './customers.ts';
 import { entitiesScenarios } from './entities.ts';
 import { entitiesMutantScenarios } from './entities-mutants.ts';
@@ -35,6 +36,7 @@ export const SCENARIOS_BY_FILE = {
   referrals: referralsScenarios,
   'balances-mutants': balancesMutantScenarios,
   'entities-mutants': entitiesMutantScenarios,
+  'billing-mutants': billingMutantScenarios,
 } as const satisfies Record<string, readonly AnyScenario[]>;
 
 export type ScenarioFile = keyof typeof SCENARIOS_BY_FILE;
