@@ -256,6 +256,18 @@ const attachFaults: readonly Fault[] = [
       },
     },
   },
+  {
+    rule: 'LIC-PARENT-END-REVOKES-SEATS',
+    breaks: 'a parent plan ended by billing.attach (replaced) leaves the seats of its pools assigned',
+    handlers: {
+      'billing.attach': (real) => (ctx, input) => {
+        const seats = ctx.store.poolsOf(input.customer_id).flatMap((pool) => ctx.store.activeAssignmentsOf(pool.id).map((assignment) => ({ pool, assignment })));
+        const result = real(ctx, input);
+        for (const { pool, assignment } of seats) if (assignment.endedAt !== null) assignSeat(ctx, pool, assignment.entityId);
+        return result;
+      },
+    },
+  },
 ];
 
 const releaseFaults: readonly Fault[] = [

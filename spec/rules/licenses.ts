@@ -200,6 +200,17 @@ export const licensesRules = [
     operations: ['licenses.attach'],
   },
 
+  {
+    id: 'LIC-PARENT-END-REVOKES-SEATS',
+    level: 'SHOULD',
+    provenance: 'reference',
+    part: 'licenses',
+    section: 'States and transitions',
+    quote: 'When the parent plan offering a pool ends (cancelled, replaced or expired), the seats assigned from that pool are revoked: their entities no longer hold the license plan.',
+    source: 'observed-behaviour §5',
+    operations: ['billing.attach', 'entities.list'],
+  },
+
   // --- licenses.release ---
   {
     id: 'LIC-RELEASE-FREES-SEAT',

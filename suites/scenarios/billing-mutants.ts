@@ -5,7 +5,7 @@
  */
 import { expect } from 'vitest';
 import type { z } from 'zod';
-import { attach, createCustomer, createFeature, createLicensePool, createPlan, type Ops, scenario, type T } from '../support.ts';
+import { attach, createCustomer, createEntity, createFeature, createLicensePool, createPlan, type Ops, scenario, type T } from '../support.ts';
 
 type PreviewResult = z.output<Ops['billing.preview_multi_update']['response']>;
 
@@ -99,6 +99,34 @@ export const billingMutantScenarios = [
       t.check('BILL-ATTACH-FREE', () => expect(result.payment_url ?? null, 'a free plan needs no payment').toBeNull());
       const { balance } = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: credits.id, required_balance: 0 }), ['balance']);
       t.check('BILL-ATTACH-FREE', () => expect(balance, "the customer holds the plan's 5 units").toMatchObject({ granted: 5, remaining: 5 }));
+    },
+  ),
+  scenario(
+    {
+      id: 'billing.replaced-parent-revokes-seats',
+      title: 'replacing the parent plan that offers a pool revokes the seats assigned from it: the entity no longer holds the license plan',
+      rules: ['LIC-PARENT-END-REVOKES-SEATS'],
+    },
+    async (t) => {
+      const setup = await createLicensePool(t, 2);
+      const member = await createEntity(t, setup.customerId, setup.seatFeature.id);
+      t.setup(await t.client.call('licenses.attach', { customer_id: setup.customerId, plan_id: setup.licensePlan.id, entities: [{ entity_id: member.id, name: member.name ?? member.id }] }));
+      const licensePlansOf = async (): Promise<string[]> => {
+        const { list } = t.setup(await t.client.call('entities.list', { customer_id: setup.customerId, limit: 200 }), ['list']);
+        const entity = list.find((candidate) => candidate.id === member.id);
+        return (entity?.subscriptions ?? []).filter((record) => record.plan_id === setup.licensePlan.id && record.status === 'active').map((record) => record.plan_id);
+      };
+      const assigned = await licensePlansOf();
+      t.precondition('the entity holds the license plan through its seat', () => expect(assigned).toEqual([setup.licensePlan.id]));
+      const successor = await createPlan(t, { group: setup.parentPlan.group ?? undefined });
+      await attach(t, setup.customerId, successor.id);
+      const { list } = t.setup(await t.client.call('subscriptions.list', { customer_id: setup.customerId }), ['list']);
+      // That the successor replaced the parent is PLAN-GROUP-EXCLUSIVE's.
+      t.precondition('the parent plan was replaced', () => 
+        expect(list.filter((record) => record.status === 'active' && [setup.parentPlan.id, successor.id].includes(record.plan_id)).map((record) => record.plan_id)).toEqual([successor.id]),
+      );
+      const after = await licensePlansOf();
+      t.check('LIC-PARENT-END-REVOKES-SEATS', () => expect(after, 'the seat went with the parent plan').toEqual([]));
     },
   ),
 ];
