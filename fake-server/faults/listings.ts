@@ -3,6 +3,8 @@ import { DEFAULT_LISTING_STATUSES } from '../../spec/listings.ts';
 import type { OperationName } from '../../spec/operations.ts';
 import { type DomainContext, DomainError, fail, type InputOf, type OperationHandler, type OutputOf } from '../domain/context.ts';
 import { decodeCursor, encodeCursor } from '../domain/cursor.ts';
+import { planOfRecord } from '../domain/billing.ts';
+import { addInterval } from '../clock.ts';
 import { purchaseRecordView, recordPage } from '../domain/listings.ts';
 import type { RecordKind } from '../store/tenant-store.ts';
 import type { Fault, HandlerOverrides } from './fault.ts';
@@ -92,6 +94,26 @@ export const listingsFaults: readonly Fault[] = [
     output: rewriteRecords((record, operation) =>
       operation === 'subscriptions.list' && record['trial_ends_at'] === null ? { ...record, trial_ends_at: (record['started_at'] as number) + 14 * 24 * 3600 * 1000 } : record,
     ),
+  },
+  {
+    rule: 'LIST-CURRENT-PERIOD',
+    breaks: 'current_period_start stays the start of the first period (started_at) however many periods have passed',
+    output: rewriteRecords((record, operation) =>
+      operation === 'subscriptions.list' && record['current_period_start'] !== null ? { ...record, current_period_start: record['started_at'] } : record,
+    ),
+  },
+  {
+    rule: 'LIST-TRIAL-ENDS-WHILE-TRIALING',
+    breaks: 'trial_ends_at keeps the end of a trial that is over instead of reading null',
+    handlers: onListings((real, ctx, input) => {
+      const page = real(ctx, input);
+      const ended = (id: string) => {
+        const row = ctx.store.records.get(id);
+        const trial = row && planOfRecord(ctx, row).free_trial;
+        return row && trial ? addInterval(row.startedAt, trial.duration_type, trial.duration_length) : null;
+      };
+      return { ...page, list: page.list.map((record) => ('trial_ends_at' in record && record.trial_ends_at === null ? { ...record, trial_ends_at: ended(record.id) } : record)) } as ListOutput;
+    }),
   },
   {
     rule: 'LIST-SUBSCRIPTIONS-RECURRING',

@@ -70,6 +70,26 @@ export const listingsRules = [
     operations: ['subscriptions.list'],
   },
   {
+    // Inferred: the period a record reports is the one the clock is in, however many have passed.
+    id: 'LIST-CURRENT-PERIOD',
+    level: 'SHOULD',
+    provenance: 'documented',
+    part: 'listings',
+    section: SUBSCRIPTION,
+    quote: 'current_period_start … timestamp or null … Start of current period',
+    operations: ['subscriptions.list'],
+  },
+  {
+    id: 'LIST-TRIAL-ENDS-WHILE-TRIALING',
+    level: 'SHOULD',
+    provenance: 'reference',
+    part: 'listings',
+    section: SUBSCRIPTION,
+    quote: '`trial_ends_at` is set only while the record is trialing: once the trial is over it reads null.',
+    source: 'observed-behaviour §3.4',
+    operations: ['subscriptions.list'],
+  },
+  {
     id: 'LIST-SUBSCRIPTIONS-RECURRING',
     level: 'MUST',
     provenance: 'documented',

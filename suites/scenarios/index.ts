@@ -10,6 +10,7 @@ import { entitiesMutantScenarios } from './entities-mutants.ts';
 import { envelopeScenarios } from './envelope.ts';
 import { featuresScenarios } from './features.ts';
 import { licenseScenarios } from './licenses.ts';
+import { lifecycleMutantScenarios } from './lifecycle-mutants.ts';
 import { licensesGapScenarios } from './licenses-gaps.ts';
 import { listingsScenarios } from './listings.ts';
 import { listingsGapScenarios } from './listings-gaps.ts';
@@ -37,6 +38,7 @@ export const SCENARIOS_BY_FILE = {
   'balances-mutants': balancesMutantScenarios,
   'entities-mutants': entitiesMutantScenarios,
   'billing-mutants': billingMutantScenarios,
+  'lifecycle-mutants': lifecycleMutantScenarios,
 } as const satisfies Record<string, readonly AnyScenario[]>;
 
 export type ScenarioFile = keyof typeof SCENARIOS_BY_FILE;

@@ -1,0 +1,121 @@
+/**
+ * Scenarios of what time does to records, found missing by mutation testing (`npm run mutation`,
+ * README "Mutation testing"): billing periods rolling over, trials ending, expiries falling due.
+ * Moving the clock needs the fake's control plane.
+ */
+import { expect } from 'vitest';
+import { attach, createCustomer, createPlan, scenario, type T } from '../support.ts';
+
+const DAY = 86_400_000;
+
+/** The customer's subscription record of the plan, as the default listing shows it. */
+async function recordOf(t: T, customerId: string, planId: string) {
+  const { list } = t.setup(await t.client.call('subscriptions.list', { customer_id: customerId, plan_id: planId }), ['list']);
+  return list.find((record) => record.plan_id === planId);
+}
+
+async function now(t: T): Promise<number> {
+  return (await t.control.call('clock.get', {})).now;
+}
+
+export const lifecycleMutantScenarios = [
+  scenario(
+    {
+      id: 'lifecycle.current-period-after-two',
+      title: 'after two monthly periods have passed in one clock move, the record reports the period the clock is now in',
+      rules: ['LIST-CURRENT-PERIOD'],
+      needs: ['control-plane', 'paid-attach'],
+    },
+    async (t) => {
+      const plan = await createPlan(t, { group: t.ns.id('grp'), price: { amount: 20, interval: 'month' } });
+      const customer = await createCustomer(t);
+      await attach(t, customer.id, plan.id);
+      const first = await recordOf(t, customer.id, plan.id);
+      const firstEnd = first?.current_period_end;
+      t.precondition('the paid plan reports its first billing period', () => expect(firstEnd).toEqual(expect.any(Number)));
+      // Past the first period's end and the next one's (at most 31 days later).
+      await t.control.call('clock.advance', { ms: firstEnd! - (await now(t)) + 40 * DAY });
+      const later = await recordOf(t, customer.id, plan.id);
+      const at = await now(t);
+      t.precondition('the plan is still held', () => expect(later?.status).toBe('active'));
+      const [start, end] = [later!.current_period_start, later!.current_period_end];
+      t.check('LIST-CURRENT-PERIOD', () => {
+        expect(start, 'the current period started after the first one ended').toBeGreaterThan(firstEnd!);
+        expect(start!, 'the current period has started').toBeLessThanOrEqual(at);
+        expect(end!, 'and not ended').toBeGreaterThan(at);
+        expect(end! - start!, 'it is one month long').toBeLessThanOrEqual(31 * DAY);
+      });
+    },
+  ),
+
+  scenario(
+    {
+      id: 'lifecycle.trial-over',
+      title: "once a plan's 7-day trial is over, its record's trial_ends_at reads null",
+      rules: ['LIST-TRIAL-ENDS-WHILE-TRIALING'],
+      needs: ['control-plane', 'paid-attach'],
+    },
+    async (t) => {
+      const trialPlan = await createPlan(t, { group: t.ns.id('grp'), price: { amount: 20, interval: 'month' }, free_trial: { duration_length: 7, duration_type: 'day', card_required: false } });
+      const plainPlan = await createPlan(t, { add_on: true });
+      const customer = await createCustomer(t);
+      await attach(t, customer.id, trialPlan.id);
+      await attach(t, customer.id, plainPlan.id);
+      const trialing = await recordOf(t, customer.id, trialPlan.id);
+      t.precondition('the plan started on its trial', () => expect(trialing?.trial_ends_at).toEqual(expect.any(Number)));
+      await t.control.call('clock.advance', { ms: trialing!.trial_ends_at! - (await now(t)) + DAY });
+      const [after, plain] = [await recordOf(t, customer.id, trialPlan.id), await recordOf(t, customer.id, plainPlan.id)];
+      // A record without a trial reading null is LIST-TRIAL-ENDS-NULL's.
+      t.precondition('a plan without a trial reads trial_ends_at null', () => expect(plain?.trial_ends_at).toBeNull());
+      t.precondition('the plan is still held', () => expect(after?.status).toBe('active'));
+      t.check('LIST-TRIAL-ENDS-WHILE-TRIALING', () => expect(after!.trial_ends_at, 'the trial is over').toBeNull());
+    },
+  ),
+
+  scenario(
+    {
+      id: 'lifecycle.expiry-falls-due',
+      title: 'a record due to expire in a day is listed by default until then, and no longer once its expiry has passed',
+      rules: ['STATE-EXPIRED-ONLY-ON-REQUEST'],
+      needs: ['control-plane'],
+    },
+    async (t) => {
+      const plan = await createPlan(t, { group: t.ns.id('grp') });
+      const customer = await createCustomer(t);
+      await attach(t, customer.id, plan.id);
+      const held = await recordOf(t, customer.id, plan.id);
+      t.precondition('the customer holds the plan', () => expect(held).toBeDefined());
+      const expiresAt = (await now(t)) + DAY;
+      await t.control.call('records.force_state', { record_id: held!.id, state: 'expired', at: expiresAt });
+      const before = await recordOf(t, customer.id, plan.id);
+      t.precondition('until its expiry the record is listed by default, active, with its expiry time', () => expect(before).toMatchObject({ status: 'active', expires_at: expiresAt }));
+      await t.control.call('clock.advance', { ms: 2 * DAY });
+      const byDefault = await recordOf(t, customer.id, plan.id);
+      t.check('STATE-EXPIRED-ONLY-ON-REQUEST', () => expect(byDefault, 'the default listing leaves the expired record out').toBeUndefined());
+    },
+  ),
+  scenario(
+    {
+      id: 'lifecycle.overdue-settled',
+      title: 'a plan that was overdue and is paid up again no longer matches the past_due filter',
+      rules: ['LIST-STATUSES-PAST-DUE'],
+      needs: ['control-plane'],
+    },
+    async (t) => {
+      const plan = await createPlan(t, { group: t.ns.id('grp') });
+      const customer = await createCustomer(t);
+      await attach(t, customer.id, plan.id);
+      const held = await recordOf(t, customer.id, plan.id);
+      t.precondition('the customer holds the plan', () => expect(held).toBeDefined());
+      const overdue = async () =>
+        t.setup(await t.client.call('subscriptions.list', { customer_id: customer.id, plan_id: plan.id, statuses: ['past_due'] }), ['list']).list.map((record) => record.id);
+      await t.control.call('records.force_state', { record_id: held!.id, state: 'past_due' });
+      const whileOverdue = await overdue();
+      // That an overdue plan matches is this rule's too, proven in listings.ts; here it is the premise.
+      t.precondition('while overdue, the plan matches the past_due filter', () => expect(whileOverdue).toEqual([held!.id]));
+      await t.control.call('records.force_state', { record_id: held!.id, state: 'active' });
+      const settled = await overdue();
+      t.check('LIST-STATUSES-PAST-DUE', () => expect(settled, 'paid up, the plan is not overdue any more').toEqual([]));
+    },
+  ),
+];
