@@ -1,6 +1,7 @@
 /** Broken variants of the customers rules. */
 import { endRecord } from '../domain/billing.ts';
 import { getCustomer, getOrCreateCustomer } from '../domain/customers.ts';
+import { heldSubscriptionView } from '../domain/listings.ts';
 import { type Fault, rewriteOutput } from './fault.ts';
 
 export const customersFaults: readonly Fault[] = [
@@ -34,6 +35,17 @@ export const customersFaults: readonly Fault[] = [
     rule: 'CUS-GET',
     breaks: 'customers.get answers the customer without its balances',
     output: rewriteOutput('customers.get', (body) => ({ ...body, balances: {} })),
+  },
+  {
+    rule: 'CUS-GET-HIDES-SEATS',
+    breaks: "customers.get shows the license plans its entities hold through seats among the customer's subscriptions",
+    handlers: {
+      'customers.get': (real) => (ctx, input) => {
+        const got = real(ctx, input);
+        const seats = ctx.store.recordsOf(input.customer_id).filter((record) => record.licensePoolId !== null && record.status !== 'expired');
+        return { ...got, subscriptions: [...got.subscriptions, ...seats.map((record) => heldSubscriptionView(ctx.store, record))] };
+      },
+    },
   },
   {
     rule: 'CUS-GET-UNKNOWN',

@@ -1,6 +1,6 @@
 /** Broken variants of the license rules (pools, attach, release, assignments) and of the States and Errors rules about licenses. */
 import type { OperationName } from '../../spec/operations.ts';
-import { endRecord, holdPlan } from '../domain/billing.ts';
+import { endRecord, holdPlan, planOfRecord } from '../domain/billing.ts';
 import { fail, type OutputOf } from '../domain/context.ts';
 import {
   activeAssignmentOf,
@@ -101,6 +101,31 @@ const poolFaults: readonly Fault[] = [
     rule: 'LIC-LIST-ORDER',
     breaks: 'licenses.list returns the pools in reverse order',
     output: rewriteOutput('licenses.list', (body) => ({ list: [...body.list].reverse() })),
+  },
+  {
+    rule: 'LIC-POOL-NEEDS-SEATS',
+    breaks: 'licenses.list shows a pool of 0 seats for a license link with no included seats attached without license_quantities',
+    handlers: {
+      'licenses.list': (real) => (ctx, input) => {
+        const { store } = ctx;
+        const pools = store.poolsOf(input.customer_id);
+        const parents = store.recordsOf(input.customer_id).filter((record) => record.status === 'active' && record.entityId === null && record.licensePoolId === null);
+        const empty = parents.flatMap((record) =>
+          (planOfRecord(ctx, record).licenses ?? [])
+            .filter((link) => !pools.some((pool) => pool.parentRecordId === record.id && pool.licensePlanId === link.license_plan_id))
+            .map((link) => ({
+              license_plan_id: link.license_plan_id,
+              parent_plan_id: record.planId,
+              license_plan_name: requireActivePlan(store, link.license_plan_id).name,
+              granted: 0,
+              usage: 0,
+              remaining: 0,
+              paid_quantity: 0,
+            })),
+        );
+        return { list: [...real(ctx, input).list, ...empty] };
+      },
+    },
   },
 ];
 

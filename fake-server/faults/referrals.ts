@@ -141,6 +141,16 @@ export const referralsFaults: readonly Fault[] = [
     handlers: { 'referral_programs.create': (real) => (ctx, { exclude_trial: _excludeTrial, ...input }) => real(ctx, input) },
   },
   {
+    rule: 'REF-CREATE-DUPLICATE-ID',
+    breaks: 'referral_programs.create with the id of an existing program replaces that program',
+    handlers: {
+      'referral_programs.create': (real) => (ctx, input) => {
+        ctx.store.referralPrograms.delete(input.id);
+        return real(ctx, input);
+      },
+    },
+  },
+  {
     rule: 'REF-GET',
     breaks: 'referral_programs.get answers an unknown program with 400 invalid_request',
     handlers: {

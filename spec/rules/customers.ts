@@ -35,6 +35,16 @@ export const customersRules = [
     operations: ['customers.get'],
   },
   {
+    id: 'CUS-GET-HIDES-SEATS',
+    level: 'SHOULD',
+    provenance: 'reference',
+    part: 'customers',
+    section: ENDPOINTS,
+    quote: "`customers.get` never shows a license plan that the customer's entities hold through seats among the customer's subscriptions.",
+    source: 'observed-behaviour §5',
+    operations: ['customers.get'],
+  },
+  {
     id: 'CUS-GET-UNKNOWN',
     level: 'SHOULD',
     provenance: 'reference',

@@ -86,6 +86,16 @@ export const licensesRules = [
     operations: ['licenses.list'],
   },
   {
+    id: 'LIC-POOL-NEEDS-SEATS',
+    level: 'SHOULD',
+    provenance: 'reference',
+    part: 'licenses',
+    section: LIST,
+    quote: 'A license link with no included seats, on a plan attached without `license_quantities` for it, makes no pool: `licenses.list` does not list one.',
+    source: 'observed-behaviour §3.1',
+    operations: ['billing.attach', 'licenses.list'],
+  },
+  {
     id: 'LIC-LIST-ORDER',
     level: 'SHOULD',
     provenance: 'reference',

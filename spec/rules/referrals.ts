@@ -196,6 +196,16 @@ export const referralsRules = [
     operations: ['referral_programs.create'],
   },
   {
+    id: 'REF-CREATE-DUPLICATE-ID',
+    level: 'SHOULD',
+    provenance: 'reference',
+    part: 'referrals',
+    section: ENDPOINTS,
+    quote: '`referral_programs.create` with the `id` of an existing program is refused with 400 `invalid_request`, and the existing program is left as it was.',
+    source: 'observed-behaviour §4',
+    operations: ['referral_programs.create', 'referral_programs.get'],
+  },
+  {
     id: 'REF-GET',
     level: 'SHOULD',
     provenance: 'reference',

@@ -5,7 +5,7 @@
  */
 import { expect } from 'vitest';
 import type { z } from 'zod';
-import { attach, createCustomer, createEntity, createFeature, createLicensePool, createPlan, type Ops, scenario, type T } from '../support.ts';
+import { attach, createCustomer, createEntity, createFeature, createLicensePool, createPlan, type Ops, requireLicenseLinks, scenario, type T } from '../support.ts';
 
 type PreviewResult = z.output<Ops['billing.preview_multi_update']['response']>;
 
@@ -127,6 +127,32 @@ export const billingMutantScenarios = [
       );
       const after = await licensePlansOf();
       t.check('LIC-PARENT-END-REVOKES-SEATS', () => expect(after, 'the seat went with the parent plan').toEqual([]));
+    },
+  ),
+  scenario(
+    {
+      id: 'billing.no-seats-no-pool',
+      title: 'a license link with no included seats, attached without license_quantities, makes no pool; its sibling link with a seat does',
+      rules: ['LIC-POOL-NEEDS-SEATS'],
+    },
+    async (t) => {
+      const flag = await createFeature(t, 'boolean');
+      const [seatless, seated] = [await createPlan(t, { items: [{ feature_id: flag.id }] }), await createPlan(t, { items: [{ feature_id: flag.id }] })];
+      const parent = await createPlan(t, {
+        group: t.ns.id('grp'),
+        licenses: [
+          { license_plan_id: seatless.id, included: 0 },
+          { license_plan_id: seated.id, included: 1 },
+        ],
+      });
+      requireLicenseLinks(t, parent, [seatless.id, seated.id]);
+      const customer = await createCustomer(t);
+      await attach(t, customer.id, parent.id);
+      const { list } = t.setup(await t.client.call('licenses.list', { customer_id: customer.id }), ['list']);
+      const pooled = list.filter((pool) => pool.parent_plan_id === parent.id).map((pool) => pool.license_plan_id);
+      // The link with a seat is the positive control: its pool is listed (LIC-LIST-CUSTOMER-POOLS').
+      t.precondition('the link with an included seat makes a pool', () => expect(pooled).toContain(seated.id));
+      t.check('LIC-POOL-NEEDS-SEATS', () => expect(pooled, 'the link with no seat makes none').not.toContain(seatless.id));
     },
   ),
 ];

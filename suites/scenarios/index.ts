@@ -5,6 +5,7 @@ import { balancesMutantScenarios } from './balances-mutants.ts';
 import { billingScenarios } from './billing.ts';
 import { billingMutantScenarios } from './billing-mutants.ts';
 import { customersScenarios } from './customers.ts';
+import { customersMutantScenarios } from './customers-mutants.ts';
 import { entitiesScenarios } from './entities.ts';
 import { entitiesMutantScenarios } from './entities-mutants.ts';
 import { envelopeScenarios } from './envelope.ts';
@@ -17,6 +18,7 @@ import { listingsGapScenarios } from './listings-gaps.ts';
 import { plansScenarios } from './plans.ts';
 import { previewScenarios } from './preview.ts';
 import { referralsScenarios } from './referrals.ts';
+import { referralsMutantScenarios } from './referrals-mutants.ts';
 
 type AnyScenario = ReturnType<typeof scenario>;
 
@@ -39,6 +41,8 @@ export const SCENARIOS_BY_FILE = {
   'entities-mutants': entitiesMutantScenarios,
   'billing-mutants': billingMutantScenarios,
   'lifecycle-mutants': lifecycleMutantScenarios,
+  'customers-mutants': customersMutantScenarios,
+  'referrals-mutants': referralsMutantScenarios,
 } as const satisfies Record<string, readonly AnyScenario[]>;
 
 export type ScenarioFile = keyof typeof SCENARIOS_BY_FILE;

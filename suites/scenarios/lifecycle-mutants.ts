@@ -109,6 +109,9 @@ export const lifecycleMutantScenarios = [
       t.precondition('the customer holds the plan', () => expect(held).toBeDefined());
       const overdue = async () =>
         t.setup(await t.client.call('subscriptions.list', { customer_id: customer.id, plan_id: plan.id, statuses: ['past_due'] }), ['list']).list.map((record) => record.id);
+      const neverOverdue = await overdue();
+      // That the statuses filter filters at all is LIST-STATUSES-FILTER's.
+      t.precondition('before it is overdue, the plan does not match the past_due filter', () => expect(neverOverdue).toEqual([]));
       await t.control.call('records.force_state', { record_id: held!.id, state: 'past_due' });
       const whileOverdue = await overdue();
       // That an overdue plan matches is this rule's too, proven in listings.ts; here it is the premise.
