@@ -188,7 +188,6 @@ export class TenantStore {
   readonly #recordsByCustomerKind = new Map<string, RecordIndexes>();
   readonly #recordsByCustomer = new Map<string, Set<string>>();
   readonly #grantsByRecord = new Map<string, string[]>();
-  readonly #grantsByCustomer = new Map<string, Set<string>>();
   readonly entityIndex = new OrderedIndex();
   readonly #entitiesByCustomer = new Map<string, OrderedIndex>();
   readonly #poolsByCustomer = new Map<string, Set<string>>();
@@ -248,16 +247,10 @@ export class TenantStore {
     const byRecord = this.#grantsByRecord.get(row.recordId);
     if (byRecord) byRecord.push(row.id);
     else this.#grantsByRecord.set(row.recordId, [row.id]);
-    addToSet(this.#grantsByCustomer, row.customerId, row.id);
   }
 
   grantsOfRecord(recordId: string): GrantRow[] {
     return (this.#grantsByRecord.get(recordId) ?? []).map((id) => this.grants.get(id)!);
-  }
-
-  /** Every grant of a customer and its entities, in creation order. */
-  grantsOfCustomer(customerId: string): GrantRow[] {
-    return [...(this.#grantsByCustomer.get(customerId) ?? [])].map((id) => this.grants.get(id)!);
   }
 
   insertPool(row: PoolRow): void {
