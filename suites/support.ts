@@ -183,6 +183,23 @@ export async function createLicensePool(t: T, seats: number, options: { totalSea
   return { customerId: customer.id, licensePlan, parentPlan, seatFeature, flag };
 }
 
+/** The plan IDs of the setup's license plan an entity holds, active, as entities.list (documented) shows them (setup read). */
+export async function activeLicensePlansOf(t: T, setup: LicenseSetup, entityId: string): Promise<string[]> {
+  const { list } = t.setup(await t.client.call('entities.list', { customer_id: setup.customerId, limit: 200 }), ['list']);
+  const entity = list.find((candidate) => candidate.id === entityId);
+  return (entity?.subscriptions ?? []).filter((record) => record.plan_id === setup.licensePlan.id && record.status === 'active').map((record) => record.plan_id);
+}
+
+/** A license pool of `seats` seats and an entity of the customer assigned one of them (setup; that it holds the seat is a premise). */
+export async function createSeatHolder(t: T, seats: number): Promise<LicenseSetup & { readonly member: z.output<typeof EntityDetail> }> {
+  const setup = await createLicensePool(t, seats);
+  const member = await createEntity(t, setup.customerId, setup.seatFeature.id);
+  t.setup(await t.client.call('licenses.attach', { customer_id: setup.customerId, plan_id: setup.licensePlan.id, entities: [{ entity_id: member.id, name: member.name ?? member.id }] }));
+  const held = await activeLicensePlansOf(t, setup, member.id);
+  t.precondition('the entity holds the license plan through its seat', () => expect(held).toEqual([setup.licensePlan.id]));
+  return { ...setup, member };
+}
+
 /**
  * Precondition: the answer of plans.create of a parent plan carries the license links sent, so a
  * target that drops them (PLAN-LICENSE-LINKS-OFFER, proven in plans.ts) blocks the license

@@ -5,7 +5,19 @@
  */
 import { expect } from 'vitest';
 import type { z } from 'zod';
-import { attach, createCustomer, createEntity, createFeature, createLicensePool, createPlan, type Ops, requireLicenseLinks, scenario, type T } from '../support.ts';
+import {
+  activeLicensePlansOf,
+  attach,
+  createCustomer,
+  createFeature,
+  createLicensePool,
+  createPlan,
+  createSeatHolder,
+  type Ops,
+  requireLicenseLinks,
+  scenario,
+  type T,
+} from '../support.ts';
 
 type PreviewResult = z.output<Ops['billing.preview_multi_update']['response']>;
 
@@ -101,6 +113,7 @@ export const billingMutantScenarios = [
       t.check('BILL-ATTACH-FREE', () => expect(balance, "the customer holds the plan's 5 units").toMatchObject({ granted: 5, remaining: 5 }));
     },
   ),
+
   scenario(
     {
       id: 'billing.replaced-parent-revokes-seats',
@@ -108,16 +121,7 @@ export const billingMutantScenarios = [
       rules: ['LIC-PARENT-END-REVOKES-SEATS'],
     },
     async (t) => {
-      const setup = await createLicensePool(t, 2);
-      const member = await createEntity(t, setup.customerId, setup.seatFeature.id);
-      t.setup(await t.client.call('licenses.attach', { customer_id: setup.customerId, plan_id: setup.licensePlan.id, entities: [{ entity_id: member.id, name: member.name ?? member.id }] }));
-      const licensePlansOf = async (): Promise<string[]> => {
-        const { list } = t.setup(await t.client.call('entities.list', { customer_id: setup.customerId, limit: 200 }), ['list']);
-        const entity = list.find((candidate) => candidate.id === member.id);
-        return (entity?.subscriptions ?? []).filter((record) => record.plan_id === setup.licensePlan.id && record.status === 'active').map((record) => record.plan_id);
-      };
-      const assigned = await licensePlansOf();
-      t.precondition('the entity holds the license plan through its seat', () => expect(assigned).toEqual([setup.licensePlan.id]));
+      const setup = await createSeatHolder(t, 2);
       const successor = await createPlan(t, { group: setup.parentPlan.group ?? undefined });
       await attach(t, setup.customerId, successor.id);
       const { list } = t.setup(await t.client.call('subscriptions.list', { customer_id: setup.customerId }), ['list']);
@@ -125,10 +129,11 @@ export const billingMutantScenarios = [
       t.precondition('the parent plan was replaced', () => 
         expect(list.filter((record) => record.status === 'active' && [setup.parentPlan.id, successor.id].includes(record.plan_id)).map((record) => record.plan_id)).toEqual([successor.id]),
       );
-      const after = await licensePlansOf();
+      const after = await activeLicensePlansOf(t, setup, setup.member.id);
       t.check('LIC-PARENT-END-REVOKES-SEATS', () => expect(after, 'the seat went with the parent plan').toEqual([]));
     },
   ),
+
   scenario(
     {
       id: 'billing.no-seats-no-pool',

@@ -3,7 +3,7 @@
  * testing"): what `customers.get` shows could be changed without any other scenario noticing.
  */
 import { expect } from 'vitest';
-import { attach, createCustomer, createEntity, createLicensePool, createPlan, scenario } from '../support.ts';
+import { attach, createCustomer, createPlan, createSeatHolder, scenario } from '../support.ts';
 
 export const customersMutantScenarios = [
   scenario(
@@ -32,6 +32,7 @@ export const customersMutantScenarios = [
       );
     },
   ),
+
   scenario(
     {
       id: 'customers.get-hides-seats',
@@ -39,12 +40,7 @@ export const customersMutantScenarios = [
       rules: ['CUS-GET-HIDES-SEATS'],
     },
     async (t) => {
-      const setup = await createLicensePool(t, 1);
-      const member = await createEntity(t, setup.customerId, setup.seatFeature.id);
-      t.setup(await t.client.call('licenses.attach', { customer_id: setup.customerId, plan_id: setup.licensePlan.id, entities: [{ entity_id: member.id, name: member.name ?? member.id }] }));
-      const { list } = t.setup(await t.client.call('entities.list', { customer_id: setup.customerId, limit: 200 }), ['list']);
-      const seat = (list.find((entity) => entity.id === member.id)?.subscriptions ?? []).filter((record) => record.plan_id === setup.licensePlan.id && record.status === 'active');
-      t.precondition('the entity holds the license plan through its seat', () => expect(seat).toHaveLength(1));
+      const setup = await createSeatHolder(t, 1);
       const got = t.setup(await t.client.call('customers.get', { customer_id: setup.customerId }), ['subscriptions']);
       t.check('CUS-GET-HIDES-SEATS', () =>
         expect(got.subscriptions.map((subscription) => subscription.plan_id), 'the seat is not among the customer\'s subscriptions').not.toContain(setup.licensePlan.id),

@@ -18,6 +18,16 @@ async function now(t: T): Promise<number> {
   return (await t.control.call('clock.get', {})).now;
 }
 
+/** A customer holding a free plan, and its record (setup; that the record is listed is a premise). */
+async function holdFreePlan(t: T) {
+  const plan = await createPlan(t, { group: t.ns.id('grp') });
+  const customer = await createCustomer(t);
+  await attach(t, customer.id, plan.id);
+  const held = await recordOf(t, customer.id, plan.id);
+  t.precondition('the customer holds the plan', () => expect(held).toBeDefined());
+  return { customer, plan, held: held! };
+}
+
 export const lifecycleMutantScenarios = [
   scenario(
     {
@@ -80,13 +90,9 @@ export const lifecycleMutantScenarios = [
       needs: ['control-plane'],
     },
     async (t) => {
-      const plan = await createPlan(t, { group: t.ns.id('grp') });
-      const customer = await createCustomer(t);
-      await attach(t, customer.id, plan.id);
-      const held = await recordOf(t, customer.id, plan.id);
-      t.precondition('the customer holds the plan', () => expect(held).toBeDefined());
+      const { customer, plan, held } = await holdFreePlan(t);
       const expiresAt = (await now(t)) + DAY;
-      await t.control.call('records.force_state', { record_id: held!.id, state: 'expired', at: expiresAt });
+      await t.control.call('records.force_state', { record_id: held.id, state: 'expired', at: expiresAt });
       const before = await recordOf(t, customer.id, plan.id);
       t.precondition('until its expiry the record is listed by default, active, with its expiry time', () => expect(before).toMatchObject({ status: 'active', expires_at: expiresAt }));
       await t.control.call('clock.advance', { ms: 2 * DAY });
@@ -94,6 +100,7 @@ export const lifecycleMutantScenarios = [
       t.check('STATE-EXPIRED-ONLY-ON-REQUEST', () => expect(byDefault, 'the default listing leaves the expired record out').toBeUndefined());
     },
   ),
+
   scenario(
     {
       id: 'lifecycle.overdue-settled',
@@ -102,21 +109,17 @@ export const lifecycleMutantScenarios = [
       needs: ['control-plane'],
     },
     async (t) => {
-      const plan = await createPlan(t, { group: t.ns.id('grp') });
-      const customer = await createCustomer(t);
-      await attach(t, customer.id, plan.id);
-      const held = await recordOf(t, customer.id, plan.id);
-      t.precondition('the customer holds the plan', () => expect(held).toBeDefined());
+      const { customer, plan, held } = await holdFreePlan(t);
       const overdue = async () =>
         t.setup(await t.client.call('subscriptions.list', { customer_id: customer.id, plan_id: plan.id, statuses: ['past_due'] }), ['list']).list.map((record) => record.id);
       const neverOverdue = await overdue();
       // That the statuses filter filters at all is LIST-STATUSES-FILTER's.
       t.precondition('before it is overdue, the plan does not match the past_due filter', () => expect(neverOverdue).toEqual([]));
-      await t.control.call('records.force_state', { record_id: held!.id, state: 'past_due' });
+      await t.control.call('records.force_state', { record_id: held.id, state: 'past_due' });
       const whileOverdue = await overdue();
       // That an overdue plan matches is this rule's too, proven in listings.ts; here it is the premise.
-      t.precondition('while overdue, the plan matches the past_due filter', () => expect(whileOverdue).toEqual([held!.id]));
-      await t.control.call('records.force_state', { record_id: held!.id, state: 'active' });
+      t.precondition('while overdue, the plan matches the past_due filter', () => expect(whileOverdue).toEqual([held.id]));
+      await t.control.call('records.force_state', { record_id: held.id, state: 'active' });
       const settled = await overdue();
       t.check('LIST-STATUSES-PAST-DUE', () => expect(settled, 'paid up, the plan is not overdue any more').toEqual([]));
     },
