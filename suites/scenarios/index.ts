@@ -13,6 +13,7 @@ import { licensesGapScenarios } from './licenses-gaps.ts';
 import { listingsScenarios } from './listings.ts';
 import { listingsGapScenarios } from './listings-gaps.ts';
 import { plansScenarios } from './plans.ts';
+import { plansMutantScenarios } from './plans-mutants.ts';
 import { previewScenarios } from './preview.ts';
 import { referralsScenarios } from './referrals.ts';
 
@@ -35,6 +36,7 @@ export const SCENARIOS_BY_FILE = {
   referrals: referralsScenarios,
   'balances-mutants': balancesMutantScenarios,
   'entities-mutants': entitiesMutantScenarios,
+  'plans-mutants': plansMutantScenarios,
 } as const satisfies Record<string, readonly AnyScenario[]>;
 
 export type ScenarioFile = keyof typeof SCENARIOS_BY_FILE;
