@@ -3,7 +3,12 @@
  * testing"): behaviour of the fake's plans that could be changed without any other scenario noticing.
  */
 import { expect } from 'vitest';
+import type { z } from 'zod';
+import type { PlansCreateRequest } from '../../spec/plans.ts';
 import { attach, createCustomer, createFeature, createPlan, scenario, type T } from '../support.ts';
+
+/** A plans.create body without its id and name. */
+type PlanBody = Omit<z.input<typeof PlansCreateRequest>, 'plan_id' | 'name'>;
 
 /** The plan ids among `planIds` that a customer holds as active customer-level subscriptions, sorted (subscriptions.list, a read). */
 async function heldAmong(t: T, customerId: string, planIds: readonly string[]): Promise<string[]> {
@@ -124,6 +129,84 @@ export const plansMutantScenarios = [
       await attach(t, customer.id, pack.id, { feature_quantities: [{ feature_id: seats.id, quantity: 2 }] });
       const { list } = t.setup(await t.client.call('purchases.list', { customer_id: customer.id, limit: 200 }), ['list']);
       t.check('LIST-PURCHASES-ONE-OFF', () => expect(list.map((row) => row.plan_id), 'the pack bought once is a purchase').toContain(pack.id));
+    },
+  ),
+
+  scenario(
+    {
+      id: 'plans.auto-enable-needs-free',
+      title: 'auto_enable is refused on a plan with a base price or an item price, and accepted on a priced plan whose free trial needs no card',
+      rules: ['PLAN-AUTO-ENABLE-FREE'],
+      // The accepted plan reaches every new customer of the tenant until it is turned off.
+      needs: ['exclusive-tenant'],
+    },
+    async (t) => {
+      const [flag, units] = [await createFeature(t, 'boolean'), await createFeature(t, 'consumable')];
+      const basePriced: PlanBody = { price: { amount: 10, interval: 'month' }, items: [{ feature_id: flag.id }] };
+      const itemPriced: PlanBody = { items: [{ feature_id: units.id, included: 5, reset: { interval: 'month' }, price: { amount: 0.1, interval: 'month', billing_method: 'usage_based' } }] };
+      // The nearest valid requests: the same plans without auto_enable.
+      await createPlan(t, basePriced);
+      await createPlan(t, itemPriced);
+      const defaults: string[] = [];
+      const createAutoEnabled = async (body: PlanBody) => {
+        const planId = t.ns.id('plan');
+        const result = await t.client.call('plans.create', { plan_id: planId, name: `Plan ${planId}`, group: t.ns.id('grp'), auto_enable: true, ...body });
+        if (result.ok) defaults.push(planId);
+        return result;
+      };
+      try {
+        t.expectError(await createAutoEnabled(basePriced), { rule: 'PLAN-AUTO-ENABLE-FREE', status: 400 });
+        t.expectError(await createAutoEnabled(itemPriced), { rule: 'PLAN-AUTO-ENABLE-FREE', status: 400 });
+        const trial = { duration_length: 7, duration_type: 'day' } as const;
+        t.expectError(await createAutoEnabled({ ...basePriced, free_trial: { ...trial, card_required: true } }), { rule: 'PLAN-AUTO-ENABLE-FREE', status: 400 });
+        t.expectOk(await createAutoEnabled({ ...basePriced, free_trial: { ...trial, card_required: false } }), 'PLAN-AUTO-ENABLE-FREE');
+      } finally {
+        await turnOffAutoEnable(t, defaults);
+      }
+    },
+  ),
+
+  scenario(
+    {
+      id: 'plans.free-trial-on-one-off-refused',
+      title: 'a free trial is refused on a one-off plan (a one-off base price, or only a one-off item price) and accepted on the same plan billed monthly',
+      rules: ['PLAN-FREE-TRIAL-RECURRING'],
+    },
+    async (t) => {
+      const seats = await createFeature(t, 'allocated');
+      const free_trial = { duration_length: 7, duration_type: 'day', card_required: true } as const;
+      // The nearest valid request: the same trial on a monthly plan.
+      await createPlan(t, { price: { amount: 10, interval: 'month' }, free_trial });
+      const refused = async (body: PlanBody) => {
+        const planId = t.ns.id('plan');
+        t.expectError(await t.client.call('plans.create', { plan_id: planId, name: `Plan ${planId}`, free_trial, ...body }), { rule: 'PLAN-FREE-TRIAL-RECURRING', status: 400 });
+      };
+      await refused({ price: { amount: 10, interval: 'one_off' } });
+      await refused({ items: [{ feature_id: seats.id, included: 0, price: { amount: 3, interval: 'one_off', billing_method: 'prepaid' } }] });
+    },
+  ),
+
+  scenario(
+    {
+      id: 'plans.license-links-refused',
+      title: 'license links naming the plan itself, one license plan twice, or an archived plan are refused; a link to a live plan is accepted',
+      rules: ['PLAN-LICENSE-LINKS-VALID'],
+    },
+    async (t) => {
+      const seat = await createFeature(t, 'allocated');
+      const licensePlan = await createPlan(t, { items: [{ feature_id: seat.id, included: 1 }] });
+      const archived = await createPlan(t, { items: [{ feature_id: seat.id, included: 1 }] });
+      t.setup(await t.client.call('plans.update', { plan_id: archived.id, archived: true }));
+      // The nearest valid request: one link to a live plan.
+      const parent = await createPlan(t, { licenses: [{ license_plan_id: licensePlan.id, included: 2 }] });
+      const create = async (licenses: { license_plan_id: string; included: number }[]) => {
+        const planId = t.ns.id('plan');
+        return t.client.call('plans.create', { plan_id: planId, name: `Plan ${planId}`, licenses });
+      };
+      t.expectError(await create([{ license_plan_id: licensePlan.id, included: 2 }, { license_plan_id: licensePlan.id, included: 1 }]), { rule: 'PLAN-LICENSE-LINKS-VALID', status: 400 });
+      t.expectError(await create([{ license_plan_id: archived.id, included: 2 }]), { rule: 'PLAN-LICENSE-LINKS-VALID', status: 400 });
+      // The plan itself: through plans.update, where the plan already exists.
+      t.expectError(await t.client.call('plans.update', { plan_id: parent.id, licenses: [{ license_plan_id: parent.id, included: 2 }] }), { rule: 'PLAN-LICENSE-LINKS-VALID', status: 400 });
     },
   ),
 ];
