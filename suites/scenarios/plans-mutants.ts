@@ -144,9 +144,12 @@ export const plansMutantScenarios = [
       const [flag, units] = [await createFeature(t, 'boolean'), await createFeature(t, 'consumable')];
       const basePriced: PlanBody = { price: { amount: 10, interval: 'month' }, items: [{ feature_id: flag.id }] };
       const itemPriced: PlanBody = { items: [{ feature_id: units.id, included: 5, reset: { interval: 'month' }, price: { amount: 0.1, interval: 'month', billing_method: 'usage_based' } }] };
-      // The nearest valid requests: the same plans without auto_enable.
+      const trial = { duration_length: 7, duration_type: 'day' } as const;
+      // The nearest valid requests: the same plans without auto_enable; the free trial is read at all (PLAN-FREE-TRIAL-WIRE's).
       await createPlan(t, basePriced);
       await createPlan(t, itemPriced);
+      const withTrial = await createPlan(t, { ...basePriced, free_trial: { ...trial, card_required: false } });
+      t.precondition('a plan created with a free trial has one', () => expect(withTrial.free_trial).toBeDefined());
       const defaults: string[] = [];
       const createAutoEnabled = async (body: PlanBody) => {
         const planId = t.ns.id('plan');
@@ -157,7 +160,6 @@ export const plansMutantScenarios = [
       try {
         t.expectError(await createAutoEnabled(basePriced), { rule: 'PLAN-AUTO-ENABLE-FREE', status: 400 });
         t.expectError(await createAutoEnabled(itemPriced), { rule: 'PLAN-AUTO-ENABLE-FREE', status: 400 });
-        const trial = { duration_length: 7, duration_type: 'day' } as const;
         t.expectError(await createAutoEnabled({ ...basePriced, free_trial: { ...trial, card_required: true } }), { rule: 'PLAN-AUTO-ENABLE-FREE', status: 400 });
         t.expectOk(await createAutoEnabled({ ...basePriced, free_trial: { ...trial, card_required: false } }), 'PLAN-AUTO-ENABLE-FREE');
       } finally {
@@ -176,7 +178,9 @@ export const plansMutantScenarios = [
       const seats = await createFeature(t, 'allocated');
       const free_trial = { duration_length: 7, duration_type: 'day', card_required: true } as const;
       // The nearest valid request: the same trial on a monthly plan.
-      await createPlan(t, { price: { amount: 10, interval: 'month' }, free_trial });
+      const monthly = await createPlan(t, { price: { amount: 10, interval: 'month' }, free_trial });
+      // The free trial is read at all (PLAN-FREE-TRIAL-WIRE's): else a refusal could not show.
+      t.precondition('the monthly plan has the free trial', () => expect(monthly.free_trial).toBeDefined());
       const refused = async (body: PlanBody) => {
         const planId = t.ns.id('plan');
         t.expectError(await t.client.call('plans.create', { plan_id: planId, name: `Plan ${planId}`, free_trial, ...body }), { rule: 'PLAN-FREE-TRIAL-RECURRING', status: 400 });
@@ -199,6 +203,8 @@ export const plansMutantScenarios = [
       t.setup(await t.client.call('plans.update', { plan_id: archived.id, archived: true }));
       // The nearest valid request: one link to a live plan.
       const parent = await createPlan(t, { licenses: [{ license_plan_id: licensePlan.id, included: 2 }] });
+      // Links are read at all (PLAN-LICENSE-LINKS-OFFER's, under the PLAN-LICENSES-WIRE name): else a refusal could not show.
+      t.precondition('the parent plan offers the license plan', () => expect((parent.licenses ?? []).map((link) => link.license_plan_id)).toEqual([licensePlan.id]));
       const create = async (licenses: { license_plan_id: string; included: number }[]) => {
         const planId = t.ns.id('plan');
         return t.client.call('plans.create', { plan_id: planId, name: `Plan ${planId}`, licenses });
