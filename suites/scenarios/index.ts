@@ -15,6 +15,7 @@ import { listingsGapScenarios } from './listings-gaps.ts';
 import { plansScenarios } from './plans.ts';
 import { plansMutantScenarios } from './plans-mutants.ts';
 import { previewScenarios } from './preview.ts';
+import { previewMutantScenarios } from './preview-mutants.ts';
 import { referralsScenarios } from './referrals.ts';
 
 type AnyScenario = ReturnType<typeof scenario>;
@@ -37,6 +38,7 @@ export const SCENARIOS_BY_FILE = {
   'balances-mutants': balancesMutantScenarios,
   'entities-mutants': entitiesMutantScenarios,
   'plans-mutants': plansMutantScenarios,
+  'preview-mutants': previewMutantScenarios,
 } as const satisfies Record<string, readonly AnyScenario[]>;
 
 export type ScenarioFile = keyof typeof SCENARIOS_BY_FILE;
