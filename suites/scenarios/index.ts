@@ -8,6 +8,7 @@ import { entitiesScenarios } from './entities.ts';
 import { entitiesMutantScenarios } from './entities-mutants.ts';
 import { envelopeScenarios } from './envelope.ts';
 import { featuresScenarios } from './features.ts';
+import { featuresMutantScenarios } from './features-mutants.ts';
 import { licenseScenarios } from './licenses.ts';
 import { licensesGapScenarios } from './licenses-gaps.ts';
 import { listingsScenarios } from './listings.ts';
@@ -39,6 +40,7 @@ export const SCENARIOS_BY_FILE = {
   'entities-mutants': entitiesMutantScenarios,
   'plans-mutants': plansMutantScenarios,
   'preview-mutants': previewMutantScenarios,
+  'features-mutants': featuresMutantScenarios,
 } as const satisfies Record<string, readonly AnyScenario[]>;
 
 export type ScenarioFile = keyof typeof SCENARIOS_BY_FILE;
