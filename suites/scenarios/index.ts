@@ -18,6 +18,7 @@ import { plansMutantScenarios } from './plans-mutants.ts';
 import { previewScenarios } from './preview.ts';
 import { previewMutantScenarios } from './preview-mutants.ts';
 import { referralsScenarios } from './referrals.ts';
+import { subjectsMutantScenarios } from './subjects-mutants.ts';
 
 type AnyScenario = ReturnType<typeof scenario>;
 
@@ -41,6 +42,7 @@ export const SCENARIOS_BY_FILE = {
   'plans-mutants': plansMutantScenarios,
   'preview-mutants': previewMutantScenarios,
   'features-mutants': featuresMutantScenarios,
+  'subjects-mutants': subjectsMutantScenarios,
 } as const satisfies Record<string, readonly AnyScenario[]>;
 
 export type ScenarioFile = keyof typeof SCENARIOS_BY_FILE;
