@@ -18,6 +18,7 @@ import { plansMutantScenarios } from './plans-mutants.ts';
 import { previewScenarios } from './preview.ts';
 import { previewMutantScenarios } from './preview-mutants.ts';
 import { referralsScenarios } from './referrals.ts';
+import { storeQueueMutantScenarios } from './store-queue-mutants.ts';
 import { subjectsMutantScenarios } from './subjects-mutants.ts';
 
 type AnyScenario = ReturnType<typeof scenario>;
@@ -43,6 +44,7 @@ export const SCENARIOS_BY_FILE = {
   'preview-mutants': previewMutantScenarios,
   'features-mutants': featuresMutantScenarios,
   'subjects-mutants': subjectsMutantScenarios,
+  'store-queue-mutants': storeQueueMutantScenarios,
 } as const satisfies Record<string, readonly AnyScenario[]>;
 
 export type ScenarioFile = keyof typeof SCENARIOS_BY_FILE;
