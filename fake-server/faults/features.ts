@@ -98,6 +98,23 @@ export const featuresFaults: readonly Fault[] = [
     },
   },
   {
+    rule: 'FEAT-CREDIT-SCHEMA-VALID',
+    breaks: 'credit schema entries naming a feature twice, or a feature that is not consumable and metered, are dropped instead of refused',
+    handlers: {
+      'features.create': (real) => (ctx, input) => {
+        if (input.credit_schema === undefined) return real(ctx, input);
+        const seen = new Set<string>();
+        const credit_schema = input.credit_schema.filter(({ metered_feature_id: id }) => {
+          const known = ctx.store.features.get(id);
+          const valid = !seen.has(id) && (known === undefined || (known.type === 'metered' && known.consumable));
+          seen.add(id);
+          return valid;
+        });
+        return real(ctx, { ...input, credit_schema });
+      },
+    },
+  },
+  {
     rule: 'FEAT-AI-MARKUP-WIRE',
     breaks: 'the provider markups are not answered',
     output: featureAnswer(({ provider_markups: _markups, ...rest }) => rest),

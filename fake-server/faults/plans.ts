@@ -57,6 +57,16 @@ function afterAttachGrants(change: (ctx: DomainContext, grant: GrantRow) => Gran
   };
 }
 
+/** The license links a plan may offer: not itself, each license plan once, none archived (unknown plans stay, for the real 404). */
+function validLinks<L extends { license_plan_id: string }>(ctx: DomainContext, planId: string, links: readonly L[]): L[] {
+  const seen = new Set<string>();
+  return links.filter((link) => {
+    const fresh = link.license_plan_id !== planId && !seen.has(link.license_plan_id) && ctx.store.plans.get(link.license_plan_id)?.some((plan) => plan.archived) !== true;
+    seen.add(link.license_plan_id);
+    return fresh;
+  });
+}
+
 export const plansFaults: readonly Fault[] = [
   // ── The Plan resource ─────────────────────────────────────────────────────
   {
@@ -289,6 +299,42 @@ export const plansFaults: readonly Fault[] = [
         ctx.store.plans.delete(input.plan_id);
         return real(ctx, input);
       },
+    },
+  },
+  {
+    rule: 'PLAN-AUTO-ENABLE-FREE',
+    breaks: 'plans.create accepts auto_enable on a plan with prices and no card-free trial',
+    handlers: {
+      'plans.create': (real) => (ctx, input) => {
+        const priced = input.price !== undefined || input.items.some((item) => item.price !== undefined);
+        const defaultTrial = input.free_trial !== undefined && !input.free_trial.card_required;
+        if (!input.auto_enable || !priced || defaultTrial) return real(ctx, input);
+        const plan = real(ctx, { ...input, auto_enable: false });
+        plan.auto_enable = true;
+        return plan;
+      },
+    },
+  },
+  {
+    // Not for auto-enable plans: their trial decides whether prices are allowed (PLAN-AUTO-ENABLE-FREE's).
+    rule: 'PLAN-FREE-TRIAL-RECURRING',
+    breaks: 'plans.create sets the free trial after validating the plan, so a one-off plan keeps it',
+    handlers: {
+      'plans.create': (real) => (ctx, input) => {
+        const { free_trial: trial, ...withoutTrial } = input;
+        if (trial === undefined || input.auto_enable) return real(ctx, input);
+        const plan = real(ctx, withoutTrial);
+        plan.free_trial = { ...trial, on_end: null };
+        return plan;
+      },
+    },
+  },
+  {
+    rule: 'PLAN-LICENSE-LINKS-VALID',
+    breaks: 'license links naming the plan itself, a license plan twice or an archived plan are dropped instead of refused',
+    handlers: {
+      'plans.create': (real) => (ctx, input) => real(ctx, { ...input, ...(input.licenses && { licenses: validLinks(ctx, input.plan_id, input.licenses) }) }),
+      'plans.update': (real) => (ctx, input) => real(ctx, { ...input, ...(input.licenses && { licenses: validLinks(ctx, input.plan_id, input.licenses) }) }),
     },
   },
 

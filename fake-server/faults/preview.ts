@@ -1,12 +1,14 @@
 /** Broken variants of the preview rules. */
 import type { OperationName } from '../../spec/operations.ts';
 import { endRecord } from '../domain/billing.ts';
-import { fail, type OutputOf } from '../domain/context.ts';
+import { type DomainContext, fail, type InputOf, type OutputOf } from '../domain/context.ts';
 import { resolveTargets } from '../domain/preview.ts';
+import type { RecordRow } from '../store/tenant-store.ts';
 import type { Fault } from './fault.ts';
 
 type Body = Record<string, unknown>;
 type Result = OutputOf<'billing.preview_multi_update'>;
+type Input = InputOf<'billing.preview_multi_update'>;
 
 const OPERATION: OperationName = 'billing.preview_multi_update';
 const CANCEL_ACTIONS: readonly unknown[] = ['cancel_immediately', 'cancel_end_of_cycle', 'uncancel'];
@@ -44,6 +46,12 @@ function emptyPreviewWhen(applies: (updates: unknown) => boolean): Pick<Fault, '
 
 function withoutEntity<U extends { entity_id?: string }>({ entity_id: _entityId, ...rest }: U): Omit<U, 'entity_id'> {
   return rest;
+}
+
+/** The records of the plan an update names, held by its subject (the update's entity, else the request's, else the customer). */
+function recordsOfUpdate(ctx: DomainContext, input: Input, update: Input['updates'][number]): RecordRow[] {
+  const entityId = update.entity_id ?? input.entity_id ?? null;
+  return ctx.store.recordsOf(input.customer_id).filter((record) => record.planId === update.plan_id && record.entityId === entityId);
 }
 
 export const previewFaults: readonly Fault[] = [
@@ -160,5 +168,51 @@ export const previewFaults: readonly Fault[] = [
     rule: 'PREV-CANCEL-ACTION-ENUM',
     breaks: 'a cancel_action outside the enum is taken as cancel_immediately',
     input: eachUpdate((update) => ('cancel_action' in update && !CANCEL_ACTIONS.includes(update['cancel_action']) ? { ...update, cancel_action: 'cancel_immediately' } : update)),
+  },
+  {
+    rule: 'PREV-TARGET-HELD',
+    breaks: 'an update naming a plan the customer no longer holds previews the cancellation of its last, expired record',
+    handlers: {
+      'billing.preview_multi_update': (real) => (ctx, input) => {
+        const revived = input.updates.flatMap((update) => {
+          const records = recordsOfUpdate(ctx, input, update);
+          const last = records.at(-1);
+          return records.some((record) => record.status === 'active') || last === undefined ? [] : [{ record: last, status: last.status }];
+        });
+        for (const { record } of revived) record.status = 'active';
+        try {
+          return real(ctx, input);
+        } finally {
+          for (const { record, status } of revived) record.status = status;
+        }
+      },
+    },
+  },
+  {
+    rule: 'PREV-END-OF-CYCLE-NEEDS-CYCLE',
+    breaks: 'cancel_end_of_cycle of a plan without a billing cycle is previewed as an immediate cancellation (no entry)',
+    handlers: {
+      'billing.preview_multi_update': (real) => (ctx, input) => {
+        const withoutCycle = (update: Input['updates'][number]) =>
+          update.cancel_action === 'cancel_end_of_cycle' && recordsOfUpdate(ctx, input, update).some((record) => record.status === 'active' && record.processorSubscriptionId === null);
+        return real(ctx, { ...input, updates: input.updates.map((update) => (withoutCycle(update) ? { ...update, cancel_action: 'cancel_immediately' as const } : update)) });
+      },
+    },
+  },
+  {
+    rule: 'PREV-ONE-UPDATE-PER-PLAN',
+    breaks: 'a second update of the same plan is dropped instead of refused',
+    handlers: {
+      'billing.preview_multi_update': (real) => (ctx, input) => {
+        const seen = new Set<string>();
+        const updates = input.updates.filter((update) => {
+          const key = JSON.stringify([update.plan_id, update.entity_id ?? input.entity_id ?? null]);
+          const first = !seen.has(key);
+          seen.add(key);
+          return first;
+        });
+        return real(ctx, { ...input, updates });
+      },
+    },
   },
 ];

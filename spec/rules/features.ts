@@ -179,6 +179,16 @@ export const featuresRules = [
     operations: ['features.create', 'features.get'],
   },
   {
+    id: 'FEAT-CREDIT-SCHEMA-VALID',
+    level: 'SHOULD',
+    provenance: 'reference',
+    part: 'features',
+    section: CREATE,
+    quote: 'A credit schema that names one metered feature twice, or names an existing feature that is not a consumable metered feature (an allocated or boolean feature, another credit system), is refused with 400 `invalid_feature`.',
+    source: 'observed-behaviour §3.8',
+    operations: ['features.create'],
+  },
+  {
     id: 'FEAT-EVENT-NAMES-WIRE',
     level: 'SHOULD',
     provenance: 'reference',

@@ -276,6 +276,36 @@ export const plansRules = [
     source: 'exchanges/019-plans.create-duplicate-id.json',
     operations: ['plans.create'],
   },
+  {
+    id: 'PLAN-AUTO-ENABLE-FREE',
+    level: 'SHOULD',
+    provenance: 'reference',
+    part: 'plans',
+    section: CREATE,
+    quote: '`auto_enable: true` on a plan with prices (a base price or an item price) is refused with 400, unless the plan has a free trial that needs no card (`card_required: false`).',
+    source: 'observed-behaviour §3.7',
+    operations: ['plans.create'],
+  },
+  {
+    id: 'PLAN-FREE-TRIAL-RECURRING',
+    level: 'SHOULD',
+    provenance: 'reference',
+    part: 'plans',
+    section: CREATE,
+    quote: 'A free trial on a one-off plan (every price of the plan one-off) is refused with 400.',
+    source: 'observed-behaviour §3.7',
+    operations: ['plans.create'],
+  },
+  {
+    id: 'PLAN-LICENSE-LINKS-VALID',
+    level: 'SHOULD',
+    provenance: 'reference',
+    part: 'plans',
+    section: ENDPOINTS,
+    quote: 'License links that name the plan itself, name one license plan twice, or name an archived plan are refused with 400.',
+    source: 'observed-behaviour §3.7',
+    operations: ['plans.create', 'plans.update'],
+  },
 
   // --- plans.get ---
   {

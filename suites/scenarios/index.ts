@@ -10,15 +10,20 @@ import { entitiesScenarios } from './entities.ts';
 import { entitiesMutantScenarios } from './entities-mutants.ts';
 import { envelopeScenarios } from './envelope.ts';
 import { featuresScenarios } from './features.ts';
+import { featuresMutantScenarios } from './features-mutants.ts';
 import { licenseScenarios } from './licenses.ts';
 import { lifecycleMutantScenarios } from './lifecycle-mutants.ts';
 import { licensesGapScenarios } from './licenses-gaps.ts';
 import { listingsScenarios } from './listings.ts';
 import { listingsGapScenarios } from './listings-gaps.ts';
 import { plansScenarios } from './plans.ts';
+import { plansMutantScenarios } from './plans-mutants.ts';
 import { previewScenarios } from './preview.ts';
+import { previewMutantScenarios } from './preview-mutants.ts';
 import { referralsScenarios } from './referrals.ts';
 import { referralsMutantScenarios } from './referrals-mutants.ts';
+import { storeQueueMutantScenarios } from './store-queue-mutants.ts';
+import { subjectsMutantScenarios } from './subjects-mutants.ts';
 
 type AnyScenario = ReturnType<typeof scenario>;
 
@@ -43,6 +48,11 @@ export const SCENARIOS_BY_FILE = {
   'lifecycle-mutants': lifecycleMutantScenarios,
   'customers-mutants': customersMutantScenarios,
   'referrals-mutants': referralsMutantScenarios,
+  'plans-mutants': plansMutantScenarios,
+  'preview-mutants': previewMutantScenarios,
+  'features-mutants': featuresMutantScenarios,
+  'subjects-mutants': subjectsMutantScenarios,
+  'store-queue-mutants': storeQueueMutantScenarios,
 } as const satisfies Record<string, readonly AnyScenario[]>;
 
 export type ScenarioFile = keyof typeof SCENARIOS_BY_FILE;
