@@ -57,6 +57,10 @@ describe('triage of a mutation report', () => {
     expect(triage(report([{ ...minus, status: 'Killed' }]), [listed]).stale.map((s) => s.why)).toEqual(['no such mutant any more']);
   });
 
+  it('keeps an entry whose mutant did not compile, was ignored or timed out (a same-text copy elsewhere, or a slow run)', () => {
+    for (const status of ['CompileError', 'Ignored', 'Timeout'] as const) expect(triage(report([{ ...lessThan, status }]), [listed]).stale, status).toEqual([]);
+  });
+
   it('counts per file, and merges the reports of batches by file', () => {
     const signs = report([{ ...lessThan, status: 'Killed' }]);
     const other: MutationTestResult = { ...signs, files: { 'other.ts': { ...signs.files['sign.ts']!, mutants: [{ ...signs.files['sign.ts']!.mutants[0]!, status: 'Survived' }] } } };

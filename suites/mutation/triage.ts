@@ -49,8 +49,10 @@ export function triage(report: MutationTestResult, equivalents: readonly Equival
     .flatMap((entry) => {
       const matches = sites.filter((site) => sameMutant(entry, site));
       if (matches.length === 0) return [{ entry, why: 'no such mutant any more' }];
-      const detected = matches.filter((site) => !UNDETECTED.has(site.status));
-      return detected.length > 0 ? [{ entry, why: `now ${detected.map((s) => `${s.status} (line ${s.line})`).join(', ')}` }] : [];
+      // Only a kill makes an entry stale: a same-text mutant elsewhere that does not compile or is
+      // ignored says nothing of the listed one, and a timeout on a loaded machine may be a slow run.
+      const killed = matches.filter((site) => site.status === 'Killed');
+      return killed.length > 0 ? [{ entry, why: `now ${killed.map((s) => `${s.status} (line ${s.line})`).join(', ')}` }] : [];
     });
   return { counts, byFile, score: scoreOf(counts), untriaged, stale };
 }

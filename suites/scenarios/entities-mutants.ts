@@ -102,5 +102,55 @@ export const entitiesMutantScenarios = [
       t.check('LIC-ATTACH-SKIP-ASSIGNED', () => expect(again, 'the entity left still holds its seat, so attaching it again is skipped').toBe(1));
     },
   ),
-];
 
+  scenario(
+    {
+      id: 'entities.scheduled-plan-grants-nothing-yet',
+      title: "an entity's balances hold the features of its active plans, not those of a plan that is only scheduled",
+      rules: ['ENT-OWN-PLANS-BALANCES'],
+      needs: ['control-plane'],
+    },
+    async (t) => {
+      const seat = await createFeature(t, 'allocated');
+      const [now, later] = [await createFeature(t, 'consumable'), await createFeature(t, 'consumable')];
+      const active = await createPlan(t, { add_on: true, items: [{ feature_id: now.id, included: 5, reset: MONTHLY }] });
+      const scheduled = await createPlan(t, { add_on: true, items: [{ feature_id: later.id, included: 5, reset: MONTHLY }] });
+      const customer = await createCustomer(t);
+      const entity = await createEntity(t, customer.id, seat.id);
+      for (const plan of [active, scheduled]) await attach(t, customer.id, plan.id, { entity_id: entity.id });
+      const { list: records } = t.setup(await t.client.call('subscriptions.list', { customer_id: customer.id, entity_id: entity.id, plan_id: scheduled.id }), ['list']);
+      t.precondition(`the entity holds ${scheduled.id}`, () => expect(records).toHaveLength(1));
+      const forced = await t.control.call('records.force_state', { record_id: records[0]!.id, state: 'scheduled' });
+      t.precondition(`the record of ${scheduled.id} is scheduled`, () => expect(forced.status).toBe('scheduled'));
+      const { list } = t.setup(await t.client.call('entities.list', { customer_id: customer.id }), ['list']);
+      const listed = list.find((candidate) => candidate.id === entity.id);
+      t.precondition('entities.list of the customer lists the entity', () => expect(listed).toBeDefined());
+      t.check('ENT-OWN-PLANS-BALANCES', () => {
+        expect(listed!.balances[now.id]?.granted, "the active plan's feature is in the entity's balances").toBe(5);
+        expect(listed!.balances[later.id] ?? null, "the scheduled plan's feature is not, yet").toBeNull();
+      });
+    },
+  ),
+
+  scenario(
+    {
+      id: 'entities.list-order-by-time-first',
+      title: 'entities.list lists a later entity first even when its id sorts lower: created_at decides before id',
+      rules: ['ENT-LIST-ORDER'],
+    },
+    async (t) => {
+      const seat = await createFeature(t, 'allocated');
+      const customer = await createCustomer(t);
+      const base = t.ns.id('ent');
+      const create = async (entityId: string) =>
+        t.setup(await t.client.call('entities.create', { customer_id: customer.id, entity_id: entityId, feature_id: seat.id, name: `Entity ${entityId}` }), ['id', 'created_at']);
+      const earlier = await create(`${base}b`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const later = await create(`${base}a`);
+      t.precondition('the second entity was created later', () => expect(later.created_at).toBeGreaterThan(earlier.created_at));
+      const { list } = t.setup(await t.client.call('entities.list', { customer_id: customer.id }), ['list']);
+      t.precondition('entities.list lists both', () => expect(list.map((entity) => entity.id).sort()).toEqual([later.id, earlier.id].sort()));
+      t.check('ENT-LIST-ORDER', () => expect(list.map((entity) => entity.id), 'the newer entity first, though its id sorts lower').toEqual([later.id, earlier.id]));
+    },
+  ),
+];

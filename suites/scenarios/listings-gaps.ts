@@ -28,4 +28,25 @@ export const listingsGapScenarios = [
       t.check('LIST-SUB-PLAN-FLAGS', () => expect(list[0]!.add_on, 'the record of the customer attached after the change is an add-on').toBe(true));
     },
   ),
+
+  scenario(
+    {
+      id: 'listings.cursor-near-miss',
+      title: 'a next_cursor of the service with a character outside base64url before or after it is refused with 400 invalid_cursor; the cursor itself is accepted',
+      rules: ['ERR-INVALID-CURSOR'],
+    },
+    async (t) => {
+      const feature = await createFeature(t, 'boolean');
+      const customer = await createCustomer(t);
+      for (let i = 0; i < 2; i++) await attach(t, customer.id, (await createPlan(t, { add_on: true, items: [{ feature_id: feature.id }] })).id);
+      const first = t.setup(await t.client.call('subscriptions.list', { customer_id: customer.id, limit: 1 }), ['next_cursor']);
+      const cursor = first.next_cursor;
+      t.precondition('a first page of one of two records has a next_cursor', () => expect(typeof cursor).toBe('string'));
+      // The nearest valid request: the cursor as the service gave it.
+      t.setup(await t.client.call('subscriptions.list', { customer_id: customer.id, limit: 1, start_cursor: cursor! }));
+      for (const start_cursor of [`!${cursor}`, `${cursor}!`]) {
+        t.expectError(await t.client.call('subscriptions.list', { customer_id: customer.id, limit: 1, start_cursor }), { status: 400, code: 'invalid_cursor', rule: 'ERR-INVALID-CURSOR' });
+      }
+    },
+  ),
 ];
