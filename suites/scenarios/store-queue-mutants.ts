@@ -43,4 +43,50 @@ export const storeQueueMutantScenarios = [
       });
     },
   ),
+
+  scenario(
+    {
+      id: 'store.reset-exactly-at-next-reset',
+      title: 'a reset happens exactly at next_reset_at: one millisecond before it the units are still used, at it they are back',
+      rules: ['PLAN-CONSUMABLE-RESET'],
+      needs: ['control-plane'],
+    },
+    async (t) => {
+      const units = await createFeature(t, 'consumable');
+      const plan = await createPlan(t, { add_on: true, items: [{ feature_id: units.id, included: 5, reset: { interval: 'day' } }] });
+      const customer = await createCustomer(t);
+      await attach(t, customer.id, plan.id);
+      t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: units.id, required_balance: 3, send_event: true }));
+      // A frozen clock, so that "now" stays put between the reads and the advances; given back as it was found.
+      const before = await t.control.call('clock.get', {});
+      await t.control.call('clock.set', { frozen: true });
+      try {
+        const { balance } = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: units.id, required_balance: 0 }), ['balance']);
+        const { now } = await t.control.call('clock.get', {});
+        const nextReset = balance?.next_reset_at;
+        t.precondition('3 units are used and the daily reset is due within a day', () => {
+          expect(balance?.usage).toBe(3);
+          expect(nextReset).toBeGreaterThan(now);
+          expect(nextReset).toBeLessThanOrEqual(now + 86_400_000);
+        });
+        /** The balance read with the clock at `at` exactly (another run moving the shared clock meanwhile blocks, it does not fail). */
+        const balanceAt = async (at: number) => {
+          const read = await balanceOf(t, customer.id, units.id);
+          const clock = await t.control.call('clock.get', {});
+          t.precondition(`the clock stood at ${at} while the balance was read`, () => expect(clock.now).toBe(at));
+          return read;
+        };
+        await t.control.call('clock.advance', { ms: nextReset! - now - 1 });
+        const justBefore = await balanceAt(nextReset! - 1);
+        await t.control.call('clock.advance', { ms: 1 });
+        const atIt = await balanceAt(nextReset!);
+        t.check('PLAN-CONSUMABLE-RESET', () => {
+          expect(justBefore, 'one millisecond before next_reset_at the 3 units are still used').toEqual({ remaining: 2, usage: 3 });
+          expect(atIt, 'at next_reset_at exactly the balance is back to its 5 included units').toEqual({ remaining: 5, usage: 0 });
+        });
+      } finally {
+        if (!before.frozen) await t.control.call('clock.set', { frozen: false });
+      }
+    },
+  ),
 ];
