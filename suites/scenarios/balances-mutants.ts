@@ -3,9 +3,19 @@
  * testing"): behaviour of the fake's balances that could be changed without any other scenario noticing.
  */
 import { expect } from 'vitest';
-import { attach, createCustomer, createFeature, createPlan, scenario } from '../support.ts';
+import { attach, createCustomer, createFeature, createPlan, scenario, type T } from '../support.ts';
 
 const MONTHLY = { interval: 'month' } as const;
+
+/** A customer on a plan of 5 included units a month and a usage price capped at 10 more (max_purchase). */
+async function cappedUsagePrice(t: T) {
+  const feature = await createFeature(t, 'consumable');
+  const price = { amount: 0.1, interval: 'month', billing_method: 'usage_based', max_purchase: 10 } as const;
+  const plan = await createPlan(t, { items: [{ feature_id: feature.id, included: 5, reset: MONTHLY, price }] });
+  const customer = await createCustomer(t);
+  await attach(t, customer.id, plan.id);
+  return { feature, customer };
+}
 
 export const balancesMutantScenarios = [
   scenario(
@@ -120,11 +130,7 @@ export const balancesMutantScenarios = [
       needs: ['paid-attach'],
     },
     async (t) => {
-      const feature = await createFeature(t, 'consumable');
-      const price = { amount: 0.1, interval: 'month', billing_method: 'usage_based', max_purchase: 10 } as const;
-      const plan = await createPlan(t, { items: [{ feature_id: feature.id, included: 5, reset: MONTHLY, price }] });
-      const customer = await createCustomer(t);
-      await attach(t, customer.id, plan.id);
+      const { feature, customer } = await cappedUsagePrice(t);
       const result = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id, required_balance: 12 }), ['allowed']);
       t.check('PLAN-USAGE-PRICE-OVERAGE', () => expect(result.allowed, '12 units: 5 included and 7 beyond, within the cap of 10').toBe(true));
     },
@@ -138,11 +144,7 @@ export const balancesMutantScenarios = [
       needs: ['paid-attach'],
     },
     async (t) => {
-      const feature = await createFeature(t, 'consumable');
-      const price = { amount: 0.1, interval: 'month', billing_method: 'usage_based', max_purchase: 10 } as const;
-      const plan = await createPlan(t, { items: [{ feature_id: feature.id, included: 5, reset: MONTHLY, price }] });
-      const customer = await createCustomer(t);
-      await attach(t, customer.id, plan.id);
+      const { feature, customer } = await cappedUsagePrice(t);
       const check = async (required: number, sendEvent = false) =>
         t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id, required_balance: required, send_event: sendEvent }), ['allowed']).allowed;
       const usedSoFar = async (units: number) => {
