@@ -89,4 +89,35 @@ export const storeQueueMutantScenarios = [
       }
     },
   ),
+
+  scenario(
+    {
+      id: 'store.resets-of-three-intervals-over-eight-days',
+      title: 'daily, weekly and monthly resets of one customer over one advance of eight days: the daily and weekly balances are back, the monthly one is not',
+      rules: ['PLAN-CONSUMABLE-RESET'],
+      needs: ['control-plane'],
+    },
+    async (t) => {
+      const intervals = ['day', 'week', 'month'] as const;
+      const features = await Promise.all(intervals.map(() => createFeature(t, 'consumable')));
+      const customer = await createCustomer(t);
+      // One add-on per interval, attached in that order, so the heap of resets holds several entries that fall due one after another.
+      for (const [i, interval] of intervals.entries()) {
+        const plan = await createPlan(t, { add_on: true, items: [{ feature_id: features[i]!.id, included: 5, reset: { interval } }] });
+        await attach(t, customer.id, plan.id);
+      }
+      for (const feature of features) t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id, required_balance: 3, send_event: true }));
+      await t.precondition('3 units of each are used', async () => {
+        for (const feature of features) expect(await balanceOf(t, customer.id, feature.id)).toEqual({ remaining: 2, usage: 3 });
+      });
+      await t.control.call('clock.advance', { ms: 8 * 86_400_000 });
+      const after: Awaited<ReturnType<typeof balanceOf>>[] = [];
+      for (const feature of features) after.push(await balanceOf(t, customer.id, feature.id));
+      t.check('PLAN-CONSUMABLE-RESET', () => {
+        expect(after[0], 'eight days later the daily balance is back to 5').toEqual({ remaining: 5, usage: 0 });
+        expect(after[1], 'and the weekly one too').toEqual({ remaining: 5, usage: 0 });
+        expect(after[2], 'the monthly one has not reset yet').toEqual({ remaining: 2, usage: 3 });
+      });
+    },
+  ),
 ];
