@@ -64,8 +64,8 @@ export const storeQueueMutantScenarios = [
         const { balance } = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: units.id, required_balance: 0 }), ['balance']);
         const { now } = await t.control.call('clock.get', {});
         const nextReset = balance?.next_reset_at;
-        t.precondition('3 units are used and the daily reset is due within a day', () => {
-          expect(balance?.usage).toBe(3);
+        t.precondition('3 of the 5 units are used and the daily reset is due within a day', () => {
+          expect({ remaining: balance?.remaining, usage: balance?.usage }).toEqual({ remaining: 2, usage: 3 });
           expect(nextReset).toBeGreaterThan(now);
           expect(nextReset).toBeLessThanOrEqual(now + 86_400_000);
         });
