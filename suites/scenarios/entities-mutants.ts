@@ -125,10 +125,9 @@ export const entitiesMutantScenarios = [
       const { list } = t.setup(await t.client.call('entities.list', { customer_id: customer.id }), ['list']);
       const listed = list.find((candidate) => candidate.id === entity.id);
       t.precondition('entities.list of the customer lists the entity', () => expect(listed).toBeDefined());
-      t.check('ENT-OWN-PLANS-BALANCES', () => {
-        expect(listed!.balances[now.id]?.granted, "the active plan's feature is in the entity's balances").toBe(5);
-        expect(listed!.balances[later.id] ?? null, "the scheduled plan's feature is not, yet").toBeNull();
-      });
+      // The map keyed by feature_id is ENT-BALANCES-MAP's: a premise here.
+      t.precondition("the active plan's feature is in the entity's balances, under its id", () => expect(listed!.balances[now.id]?.granted).toBe(5));
+      t.check('ENT-OWN-PLANS-BALANCES', () => expect(listed!.balances[later.id] ?? null, "the scheduled plan's feature is not, yet").toBeNull());
     },
   ),
 
