@@ -136,6 +136,9 @@ describe('state snapshots', () => {
     await populate(tenant.apiKey);
     await tenant.control.advance(2 * DAY);
     const exported = await tenant.control.call('state.export', {});
+    const due = (exported.tenants[0] as { tables: { due: { at: number; kind: string }[] } }).tables.due;
+    expect(due.map(({ kind }) => kind).sort(), 'what is still to fall due: the lock expiry, the monthly reset and period end').toEqual(['billing.period_end', 'grant.reset', 'lock.expire']);
+    expect(due.map(({ at }) => at), 'in the order it falls due').toEqual(due.map(({ at }) => at).sort((a, b) => a - b));
     const text = JSON.stringify(exported);
     await tenant.control.reset();
     expect((await call('/v1/customers.get', { customer_id: 'acme' }, tenant.apiKey)).status).toBe(404);

@@ -56,12 +56,6 @@ export class DueQueue {
   readonly #heaps = new Map<DueKind, DueEntry[]>(DUE_KINDS.map((kind) => [kind, []]));
   #seq = 0;
 
-  get size(): number {
-    let size = 0;
-    for (const heap of this.#heaps.values()) size += heap.length;
-    return size;
-  }
-
   schedule(at: number, kind: DueKind, id: string): void {
     push(this.#heaps.get(kind)!, { at, kind, id, seq: this.#seq++ });
   }

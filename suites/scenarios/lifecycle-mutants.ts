@@ -60,6 +60,46 @@ export const lifecycleMutantScenarios = [
 
   scenario(
     {
+      id: 'lifecycle.expired-keeps-its-last-period',
+      title: 'monthly plans that expire halfway through their second period, and exactly at the end of their first, report after a clock move of months the period they expired in',
+      rules: ['LIST-CURRENT-PERIOD'],
+      needs: ['control-plane', 'paid-attach'],
+    },
+    async (t) => {
+      const plan = await createPlan(t, { group: t.ns.id('grp'), price: { amount: 20, interval: 'month' } });
+      /** A customer's record of the plan, due to expire at `firstEnd + offset` (its first period's end plus an offset). */
+      const expiring = async (offset: number) => {
+        const customer = await createCustomer(t);
+        await attach(t, customer.id, plan.id);
+        const first = await recordOf(t, customer.id, plan.id);
+        const firstEnd = first?.current_period_end;
+        t.precondition('the paid plan reports its first billing period', () => expect(firstEnd).toEqual(expect.any(Number)));
+        const expiresAt = firstEnd! + offset;
+        await t.control.call('records.force_state', { record_id: first!.id, state: 'expired', at: expiresAt });
+        return { customer, record: first!, firstStart: first!.current_period_start, firstEnd: firstEnd!, expiresAt };
+      };
+      // Each period is at least 28 days long, so 14 days after the first one ends is halfway through the second.
+      const [midway, atTheEnd] = [await expiring(14 * DAY), await expiring(0)];
+      // One clock move, past both expiries and three more periods.
+      await t.control.call('clock.advance', { ms: midway.expiresAt - (await now(t)) + 100 * DAY });
+      const listed = async ({ customer, record, expiresAt }: typeof midway) => {
+        const { list } = t.setup(await t.client.call('subscriptions.list', { customer_id: customer.id, plan_id: plan.id, statuses: ['expired'] }), ['list']);
+        const expired = list.find((row) => row.id === record.id);
+        t.precondition('the record is listed as expired, at its expiry time', () => expect(expired).toMatchObject({ status: 'expired', expires_at: expiresAt }));
+        return { start: expired!.current_period_start, end: expired!.current_period_end };
+      };
+      const [midwayPeriod, atTheEndPeriod] = [await listed(midway), await listed(atTheEnd)];
+      t.check('LIST-CURRENT-PERIOD', () => {
+        expect(midwayPeriod.start, 'expired midway, its last period started when the first one ended').toBe(midway.firstEnd);
+        expect(midwayPeriod.end!, 'and had not ended when it expired').toBeGreaterThan(midway.expiresAt);
+        expect(midwayPeriod.end! - midwayPeriod.start!, 'one month long').toBeLessThanOrEqual(31 * DAY);
+        expect(atTheEndPeriod, 'expired the very millisecond its first period ended, it never lived in the second').toEqual({ start: atTheEnd.firstStart, end: atTheEnd.firstEnd });
+      });
+    },
+  ),
+
+  scenario(
+    {
       id: 'lifecycle.trial-over',
       title: "once a plan's 7-day trial is over, its record's trial_ends_at reads null",
       rules: ['LIST-TRIAL-ENDS-WHILE-TRIALING'],

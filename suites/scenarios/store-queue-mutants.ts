@@ -120,4 +120,41 @@ export const storeQueueMutantScenarios = [
       });
     },
   ),
+
+  scenario(
+    {
+      id: 'store.resets-of-four-grants-over-two-hours',
+      title: 'four balances resetting every minute, week, minute and day, used between two clock moves of an hour: after each move exactly the minute ones are back',
+      rules: ['PLAN-CONSUMABLE-RESET'],
+      needs: ['control-plane'],
+    },
+    async (t) => {
+      // This order of intervals, in one attach, is one the due queue has to keep in heap order across pops and reschedules.
+      const intervals = ['minute', 'week', 'minute', 'day'] as const;
+      const features = await Promise.all(intervals.map(() => createFeature(t, 'consumable')));
+      const plan = await createPlan(t, { add_on: true, items: intervals.map((interval, i) => ({ feature_id: features[i]!.id, included: 10, reset: { interval } })) });
+      const customer = await createCustomer(t);
+      await attach(t, customer.id, plan.id);
+      const useThreeOfEach = async () => {
+        for (const feature of features) t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id, required_balance: 3, send_event: true }));
+      };
+      const usages = async () => {
+        const read: (number | undefined)[] = [];
+        for (const feature of features) read.push((await balanceOf(t, customer.id, feature.id)).usage);
+        return read;
+      };
+      await useThreeOfEach();
+      const start = await usages();
+      t.precondition('3 units of each are used', () => expect(start).toEqual([3, 3, 3, 3]));
+      await t.control.call('clock.advance', { ms: 61 * 60_000 });
+      const afterAnHour = await usages();
+      await useThreeOfEach();
+      await t.control.call('clock.advance', { ms: 60 * 60_000 });
+      const afterTwoHours = await usages();
+      t.check('PLAN-CONSUMABLE-RESET', () => {
+        expect(afterAnHour, 'an hour later the minute balances are back, the weekly and daily ones are not').toEqual([0, 3, 0, 3]);
+        expect(afterTwoHours, 'after 3 more units each and another hour, the minute balances are back again').toEqual([0, 6, 0, 6]);
+      });
+    },
+  ),
 ];
