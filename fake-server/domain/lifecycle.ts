@@ -91,8 +91,8 @@ function apply(ctx: DomainContext, entry: DueEntry, now: number): DueRun | null 
     case 'billing.period_end': {
       const billing = store.processorSubscriptions.get(entry.id);
       if (!billing || billing.currentPeriodEnd !== entry.at) return null;
-      // A record expiring at this very end keeps the period it ends with: it never lives in the next one.
-      const live = billing.recordIds.map((id) => store.records.get(id)!).filter((record) => record.status !== 'expired' && (record.expiresAt === null || record.expiresAt > entry.at));
+      // The records that live on past this end: an expired record has its expiry set, and one expiring at this very end keeps the period it ends with.
+      const live = billing.recordIds.map((id) => store.records.get(id)!).filter((record) => record.expiresAt === null || record.expiresAt > entry.at);
       if (live.length === 0) return null;
       // Periods count from the first one, so a month-end cycle keeps its day after a short month.
       const run = collapse({ anchor: billing.anchor, interval: billing.interval, count: billing.intervalCount }, entry.at, horizon());

@@ -10,7 +10,7 @@ const entries = loadEquivalentMutants();
 
 describe('equivalent-mutants.json', () => {
   it('lists each mutant once, with its reason', () => {
-    const keys = entries.map((e) => JSON.stringify([e.file, e.mutator, e.original, e.replacement]));
+    const keys = entries.map((e) => JSON.stringify([e.file, e.mutator, e.original, e.replacement, e.line_contains]));
     expect(keys.filter((key, i) => keys.indexOf(key) !== i)).toEqual([]);
   });
 

@@ -2,7 +2,8 @@
  * Mutants of the fake as Stryker generates them, and the checked-in list of those that are
  * equivalent or unobservable through the interface (equivalent-mutants.json). An entry names a
  * mutant by file, mutator, original code and replacement (not by line, so it survives edits); it
- * covers every mutant of the file with that mutator, original and replacement.
+ * covers every mutant of the file with that mutator, original and replacement, or, with
+ * `line_contains`, only those on a line containing that text.
  */
 import { readFileSync } from 'node:fs';
 import { Instrumenter } from '@stryker-mutator/instrumenter';
@@ -20,6 +21,11 @@ const EquivalentMutant = z.strictObject({
   /** The source text the mutant replaces, exactly. */
   original: z.string().min(1),
   replacement: z.string(),
+  /**
+   * A piece of the mutant's (first) source line, for when the same original and replacement occur
+   * elsewhere in the file and are killed there: the entry covers only the mutants on a line containing it.
+   */
+  line_contains: z.string().min(1).optional(),
   /** Why no conformance scenario can tell the mutant from the original. */
   reason: z.string().min(20),
 });
@@ -38,6 +44,8 @@ export interface MutantSite {
   readonly original: string;
   readonly replacement: string;
   readonly line: number;
+  /** The source line the mutant starts on. */
+  readonly lineText: string;
 }
 
 export interface Position {
@@ -53,8 +61,19 @@ export function textAt(source: string, start: Position, end: Position, base: 0 |
   return source.slice(offset(start), offset(end));
 }
 
+/** The whole source line at a position (`base` as for textAt). */
+export function lineAt(source: string, position: Position, base: 0 | 1): string {
+  return source.split('\n')[position.line - base] ?? '';
+}
+
 export function sameMutant(entry: EquivalentMutant, site: MutantSite): boolean {
-  return entry.file === site.file && entry.mutator === site.mutator && entry.original === site.original && entry.replacement === site.replacement;
+  return (
+    entry.file === site.file &&
+    entry.mutator === site.mutator &&
+    entry.original === site.original &&
+    entry.replacement === site.replacement &&
+    (entry.line_contains === undefined || site.lineText.includes(entry.line_contains))
+  );
 }
 
 const silent: Logger = {
@@ -87,5 +106,6 @@ export async function generateMutants(files: readonly string[]): Promise<MutantS
       original: textAt(sources.get(m.fileName)!, m.location.start, m.location.end, 0),
       replacement: m.replacement,
       line: m.location.start.line + 1,
+      lineText: lineAt(sources.get(m.fileName)!, m.location.start, 0),
     }));
 }

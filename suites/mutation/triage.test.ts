@@ -46,6 +46,12 @@ describe('triage of a mutation report', () => {
     expect(result.stale).toEqual([]);
   });
 
+  it('with line_contains, counts as equivalent only a survivor on a line containing that text', () => {
+    const survivor = report([{ ...lessThan, status: 'Survived' }]);
+    expect(triage(survivor, [{ ...listed, line_contains: "return 'minus'" }]).counts).toMatchObject({ Equivalent: 1 });
+    expect(triage(survivor, [{ ...listed, line_contains: "return 'plus'" }]).untriaged.map((s) => s.lineText)).toEqual(["  if (n < 0) return 'minus';"]);
+  });
+
   it('scores killed mutants over those not listed as equivalent', () => {
     const result = triage(report([{ ...lessThan, status: 'Survived' }, { ...minus, status: 'Killed' }]), [listed]);
     expect(result.score).toBe(1);

@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { MutationTestResult } from 'mutation-testing-report-schema';
-import { loadEquivalentMutants, sameMutant, textAt, type EquivalentMutant, type MutantSite } from './mutants.ts';
+import { lineAt, loadEquivalentMutants, sameMutant, textAt, type EquivalentMutant, type MutantSite } from './mutants.ts';
 
 export const REPORT_FILE = 'reports/mutation/mutation.json';
 
@@ -31,7 +31,7 @@ export function triage(report: MutationTestResult, equivalents: readonly Equival
   for (const [file, { source, mutants }] of Object.entries(report.files)) {
     for (const m of mutants) {
       const original = textAt(source, m.location.start, m.location.end, 1);
-      sites.push({ file, mutator: m.mutatorName, original, replacement: m.replacement ?? '', line: m.location.start.line, status: m.status });
+      sites.push({ file, mutator: m.mutatorName, original, replacement: m.replacement ?? '', line: m.location.start.line, lineText: lineAt(source, m.location.start, 1), status: m.status });
     }
   }
   const untriaged: (MutantSite & { status: string })[] = [];
@@ -78,7 +78,7 @@ function countsText(counts: Readonly<Record<string, number>>): string {
     .join(', ');
 }
 
-function describe(site: MutantSite): string {
+function describe(site: Omit<MutantSite, 'lineText'>): string {
   return `${site.file}:${site.line} ${site.mutator}: ${JSON.stringify(site.original)} -> ${JSON.stringify(site.replacement)}`;
 }
 
@@ -95,7 +95,7 @@ export function format(result: Triage): string {
   }
   if (result.stale.length > 0) {
     lines.push(`\n${result.stale.length} stale entries in suites/mutation/equivalent-mutants.json:`);
-    lines.push(...result.stale.map(({ entry, why }) => `  ${describe({ ...entry, line: 0 })}: ${why}`));
+    lines.push(...result.stale.map(({ entry, why }) => `  ${describe({ ...entry, line: 0 })}${entry.line_contains === undefined ? '' : ` on a line containing ${JSON.stringify(entry.line_contains)}`}: ${why}`));
   }
   return lines.join('\n');
 }

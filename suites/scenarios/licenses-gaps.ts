@@ -3,7 +3,7 @@
  * testing"): behaviour of the fake that could be changed without any other scenario noticing.
  */
 import { expect } from 'vitest';
-import { attach, createCustomer, createEntity, createFeature, createLicensePool, createPlan, scenario, type T } from '../support.ts';
+import { activeLicensePlansOf, attach, createCustomer, createEntity, createFeature, createLicensePool, createPlan, createSeatHolder, requireLicenseLinks, scenario, type T } from '../support.ts';
 import { licenseHolders } from './licenses.ts';
 
 /**
@@ -33,6 +33,26 @@ async function assignmentPairs(t: T, filter: { customer_id: string; entity_id?: 
     .filter((assignment) => assignment.ended_at == null)
     .map((assignment) => [assignment.entity_id, assignment.license_plan_id])
     .sort((a, b) => a.join().localeCompare(b.join()));
+}
+
+/**
+ * An entity whose seat came from a parent plan that was then replaced by another plan offering the
+ * same license, and that was assigned again from the successor's pool: the customer's first pool is
+ * gone, its second one holds the seat (setup; each step taking effect is a premise).
+ */
+async function seatFromSuccessor(t: T) {
+  const setup = await createSeatHolder(t, 2);
+  const successor = await createPlan(t, { group: setup.parentPlan.group ?? undefined, licenses: [{ license_plan_id: setup.licensePlan.id, included: 2 }] });
+  requireLicenseLinks(t, successor, [setup.licensePlan.id]);
+  await attach(t, setup.customerId, successor.id);
+  const revoked = await activeLicensePlansOf(t, setup, setup.member.id);
+  // That the seat went with the replaced parent is LIC-PARENT-END-REVOKES-SEATS'.
+  t.precondition('the replaced parent took its seat with it', () => expect(revoked).toEqual([]));
+  const attachMember = () => t.client.call('licenses.attach', { customer_id: setup.customerId, plan_id: setup.licensePlan.id, entities: [{ entity_id: setup.member.id, name: setup.member.id }] });
+  t.setup(await attachMember());
+  const pool = await poolOf(t, setup.customerId, setup.licensePlan.id);
+  t.precondition("the entity holds a seat of the successor's pool", () => expect(pool).toMatchObject({ parent_plan_id: successor.id, usage: 1 }));
+  return { ...setup, successor, attachMember };
 }
 
 export const licensesGapScenarios = [
@@ -155,6 +175,38 @@ export const licensesGapScenarios = [
       t.check('LIC-LIST-CUSTOMER-POOLS', () =>
         expect(list.map((p) => p.parent_plan_id), `the pool of ${setup.parentPlan.id}, replaced by ${successor.id}, is no longer the customer's`).not.toContain(setup.parentPlan.id),
       );
+    },
+  ),
+
+  scenario(
+    {
+      id: 'licenses.assigned-again-after-parent-replaced',
+      title: "an entity assigned from a replacing parent plan's pool, after the replaced parent's pool took its first seat, is skipped when attached once more",
+      rules: ['LIC-ATTACH-SKIP-ASSIGNED'],
+    },
+    async (t) => {
+      const { customerId, licensePlan, attachMember } = await seatFromSuccessor(t);
+      t.expectOk(await attachMember(), 'LIC-ATTACH-SKIP-ASSIGNED');
+      const pool = await poolOf(t, customerId, licensePlan.id);
+      const holders = await assignedUnder(t, customerId, licensePlan.id);
+      t.check('LIC-ATTACH-SKIP-ASSIGNED', () => {
+        expect(pool?.usage, 'the entity already holding a seat was skipped: still one seat used').toBe(1);
+        expect(holders, 'and it holds one assignment').toHaveLength(1);
+      });
+    },
+  ),
+
+  scenario(
+    {
+      id: 'licenses.released-after-parent-replaced',
+      title: "an entity assigned from a replacing parent plan's pool, after the replaced parent's pool took its first seat, can be released",
+      rules: ['LIC-RELEASE-FREES-SEAT'],
+    },
+    async (t) => {
+      const { customerId, licensePlan, member } = await seatFromSuccessor(t);
+      t.expectOk(await t.client.call('licenses.release', { customer_id: customerId, license_plan_id: licensePlan.id, entity_ids: [member.id] }), 'LIC-RELEASE-FREES-SEAT');
+      const pool = await poolOf(t, customerId, licensePlan.id);
+      t.check('LIC-RELEASE-FREES-SEAT', () => expect(pool, 'the seat is back in the pool').toMatchObject({ usage: 0, remaining: 2 }));
     },
   ),
 ];

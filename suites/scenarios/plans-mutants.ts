@@ -136,7 +136,7 @@ export const plansMutantScenarios = [
   scenario(
     {
       id: 'plans.auto-enable-needs-free',
-      title: 'auto_enable is refused on a plan with a base price or an item price, and accepted on a priced plan whose free trial needs no card',
+      title: 'auto_enable is refused on a plan with a base price or an item price (even one among free items), and accepted on a priced plan whose free trial needs no card',
       rules: ['PLAN-AUTO-ENABLE-FREE'],
       // The accepted plan reaches every new customer of the tenant until it is turned off.
       needs: ['exclusive-tenant'],
@@ -145,10 +145,13 @@ export const plansMutantScenarios = [
       const [flag, units] = [await createFeature(t, 'boolean'), await createFeature(t, 'consumable')];
       const basePriced: PlanBody = { price: { amount: 10, interval: 'month' }, items: [{ feature_id: flag.id }] };
       const itemPriced: PlanBody = { items: [{ feature_id: units.id, included: 5, reset: { interval: 'month' }, price: { amount: 0.1, interval: 'month', billing_method: 'usage_based' } }] };
+      // One priced item among free ones prices the plan too.
+      const oneItemPriced: PlanBody = { items: [{ feature_id: flag.id }, ...itemPriced.items!] };
       const trial = { duration_length: 7, duration_type: 'day' } as const;
       // The nearest valid requests: the same plans without auto_enable; the free trial is read at all (PLAN-FREE-TRIAL-WIRE's).
       await createPlan(t, basePriced);
       await createPlan(t, itemPriced);
+      await createPlan(t, oneItemPriced);
       const withTrial = await createPlan(t, { ...basePriced, free_trial: { ...trial, card_required: false } });
       t.precondition('a plan created with a free trial has one', () => expect(withTrial.free_trial).toBeDefined());
       const defaults: string[] = [];
@@ -161,6 +164,7 @@ export const plansMutantScenarios = [
       try {
         t.expectError(await createAutoEnabled(basePriced), { rule: 'PLAN-AUTO-ENABLE-FREE', status: 400 });
         t.expectError(await createAutoEnabled(itemPriced), { rule: 'PLAN-AUTO-ENABLE-FREE', status: 400 });
+        t.expectError(await createAutoEnabled(oneItemPriced), { rule: 'PLAN-AUTO-ENABLE-FREE', status: 400 });
         t.expectError(await createAutoEnabled({ ...basePriced, free_trial: { ...trial, card_required: true } }), { rule: 'PLAN-AUTO-ENABLE-FREE', status: 400 });
         t.expectOk(await createAutoEnabled({ ...basePriced, free_trial: { ...trial, card_required: false } }), 'PLAN-AUTO-ENABLE-FREE');
       } finally {
