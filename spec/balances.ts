@@ -167,4 +167,4 @@ export const BalancesFinalizeRequest = fromReference(
   'openapi-2.3.0 /v1/balances.finalize',
 );
 
-export const BalancesFinalizeResult = fromReference(z.object({ success: z.boolean() }), 'openapi-2.3.0 /v1/balances.finalize');
+export const BalancesFinalizeResult = fromReference(z.object({ success: z.literal(true) }), 'openapi-2.3.0 /v1/balances.finalize');

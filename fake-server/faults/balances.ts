@@ -299,6 +299,14 @@ export const balancesFaults: readonly Fault[] = [
     handlers: { 'balances.track': (real) => (ctx, input) => real(ctx, input.feature_id === undefined ? input : { ...input, value: 1 }) },
   },
   {
+    rule: 'BAL-TRACK-OVERAGE-BEHAVIOR',
+    breaks: 'balances.track treats overage_behavior "overflow" as the default "cap"',
+    input: (operation, body) =>
+      operation === 'balances.track' && typeof body === 'object' && body !== null && 'overage_behavior' in body && body.overage_behavior === 'overflow'
+        ? { ...body, overage_behavior: 'cap' }
+        : body,
+  },
+  {
     rule: 'BAL-TRACK-SHAPE',
     breaks: 'balances.track answers without value',
     output: rewriteOutput('balances.track', ({ value: _value, ...rest }) => rest),

@@ -380,6 +380,17 @@ export const balancesRules = [
     operations: ['balances.track', 'balances.check'],
   },
   {
+    id: 'BAL-TRACK-OVERAGE-BEHAVIOR',
+    level: 'SHOULD',
+    provenance: 'reference',
+    part: 'balances',
+    section: ENDPOINTS,
+    quote:
+      '`balances.track` `overage_behavior`: "cap" (default) deducts only what fits, stopping at zero; "overflow" deducts the full value, so usage goes past the balance (`remaining` stays at its minimum of 0).',
+    source: 'openapi-2.3.0 /v1/balances.track',
+    operations: ['balances.track', 'balances.check'],
+  },
+  {
     id: 'BAL-TRACK-SHAPE',
     level: 'SHOULD',
     provenance: 'reference',

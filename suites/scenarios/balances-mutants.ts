@@ -367,4 +367,58 @@ export const balancesMutantScenarios = [
       t.check('FEAT-CREDIT-SCHEMA-WIRE', () => expect(confirmed, '3 units at 2 credits each').toBe(6));
     },
   ),
+
+  scenario(
+    {
+      id: 'balances.cap-of-the-priced-source',
+      title: "a balance fed by an unpriced grant and a usage-priced one capped at 10 reports the priced grant's max_purchase, whichever was attached first",
+      rules: ['CHECK-BALANCE-FLAGS'],
+      needs: ['paid-attach'],
+    },
+    async (t) => {
+      const feature = await createFeature(t, 'consumable');
+      const price = { amount: 0.1, interval: 'month', billing_method: 'usage_based', max_purchase: 10 } as const;
+      const unpriced = await createPlan(t, { items: [{ feature_id: feature.id, included: 5, reset: MONTHLY }] });
+      const priced = await createPlan(t, { add_on: true, items: [{ feature_id: feature.id, included: 5, reset: MONTHLY, price }] });
+      const customer = await createCustomer(t);
+      // The unpriced grant first: the only cap there is comes second.
+      await attach(t, customer.id, unpriced.id);
+      await attach(t, customer.id, priced.id);
+      const { balance } = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id, required_balance: 0 }), ['balance']);
+      // That a usage price beside an unpriced grant allows overage is PLAN-USAGE-PRICE-OVERAGE's.
+      t.precondition('the balance sums both grants and allows overage', () => expect(balance).toMatchObject({ granted: 10, overage_allowed: true }));
+      t.check('CHECK-BALANCE-FLAGS', () => expect(balance!.max_purchase, 'the overage it allows is capped at the priced item\'s 10').toBe(10));
+    },
+  ),
+
+  scenario(
+    {
+      id: 'balances.track-overflow-past-balance',
+      title: 'balances.track with overage_behavior "overflow" uses the full amount past the balance; the default "cap" stops at it',
+      rules: ['BAL-TRACK-OVERAGE-BEHAVIOR'],
+    },
+    async (t) => {
+      const feature = await createFeature(t, 'consumable');
+      const plan = await createPlan(t, { items: [{ feature_id: feature.id, included: 5, reset: MONTHLY }] });
+      const [overflowing, capped] = [await createCustomer(t), await createCustomer(t)];
+      const balanceOf = async (customerId: string) => {
+        const { balance } = t.setup(await t.client.call('balances.check', { customer_id: customerId, feature_id: feature.id, required_balance: 0 }), ['balance']);
+        return { granted: balance?.granted, usage: balance?.usage, remaining: balance?.remaining };
+      };
+      for (const customer of [overflowing, capped]) {
+        await attach(t, customer.id, plan.id);
+        t.setup(await t.client.call('balances.track', { customer_id: customer.id, feature_id: feature.id, value: 2 }));
+        const start = await balanceOf(customer.id);
+        // That a track within the balance uses its value is BAL-TRACK-DEDUCTS'.
+        t.precondition('a track of 2 of the 5 units used 2', () => expect(start).toEqual({ granted: 5, usage: 2, remaining: 3 }));
+      }
+      t.expectOk(await t.client.call('balances.track', { customer_id: overflowing.id, feature_id: feature.id, value: 5, overage_behavior: 'overflow' }), 'BAL-TRACK-OVERAGE-BEHAVIOR');
+      t.expectOk(await t.client.call('balances.track', { customer_id: capped.id, feature_id: feature.id, value: 5 }), 'BAL-TRACK-OVERAGE-BEHAVIOR');
+      const [overflowed, stopped] = [await balanceOf(overflowing.id), await balanceOf(capped.id)];
+      t.check('BAL-TRACK-OVERAGE-BEHAVIOR', () => {
+        expect(overflowed, 'overflow: all 5 more are used, 2 past the balance').toEqual({ granted: 5, usage: 7, remaining: 0 });
+        expect(stopped, 'cap: only the 3 that fit are used').toEqual({ granted: 5, usage: 5, remaining: 0 });
+      });
+    },
+  ),
 ];

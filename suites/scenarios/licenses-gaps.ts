@@ -51,8 +51,20 @@ async function seatFromSuccessor(t: T) {
   const attachMember = () => t.client.call('licenses.attach', { customer_id: setup.customerId, plan_id: setup.licensePlan.id, entities: [{ entity_id: setup.member.id, name: setup.member.id }] });
   t.setup(await attachMember());
   const pool = await poolOf(t, setup.customerId, setup.licensePlan.id);
-  t.precondition("the entity holds a seat of the successor's pool", () => expect(pool).toMatchObject({ parent_plan_id: successor.id, usage: 1 }));
+  t.precondition("the entity holds a seat of the successor's pool", () => {
+    expect(pool?.parent_plan_id).toBe(successor.id);
+    expect(seatsUsed(pool, 1)).toBe(true);
+  });
   return { ...setup, successor, attachMember };
+}
+
+/**
+ * Whether a pool of 2 seats has `used` of them taken, by its usage or by its remaining: either counter
+ * right is enough, so a pool whose counter is broken (LIC-POOL-USAGE, LIC-POOL-REMAINING) fails that
+ * counter's rule only.
+ */
+function seatsUsed(pool: { usage: number; remaining: number } | undefined, used: number): boolean {
+  return pool !== undefined && (pool.usage === used || pool.remaining === 2 - used);
 }
 
 export const licensesGapScenarios = [
@@ -182,15 +194,16 @@ export const licensesGapScenarios = [
     {
       id: 'licenses.assigned-again-after-parent-replaced',
       title: "an entity assigned from a replacing parent plan's pool, after the replaced parent's pool took its first seat, is skipped when attached once more",
-      rules: ['LIC-ATTACH-SKIP-ASSIGNED'],
+      rules: ['LIC-ATTACH-SKIP-ASSIGNED', 'LIC-ATTACH-ALL-ASSIGNED-OK'],
     },
     async (t) => {
       const { customerId, licensePlan, attachMember } = await seatFromSuccessor(t);
-      t.expectOk(await attachMember(), 'LIC-ATTACH-SKIP-ASSIGNED');
+      // That a batch of only assigned entities is answered 200 is LIC-ATTACH-ALL-ASSIGNED-OK's.
+      t.expectOk(await attachMember(), 'LIC-ATTACH-ALL-ASSIGNED-OK');
       const pool = await poolOf(t, customerId, licensePlan.id);
       const holders = await assignedUnder(t, customerId, licensePlan.id);
       t.check('LIC-ATTACH-SKIP-ASSIGNED', () => {
-        expect(pool?.usage, 'the entity already holding a seat was skipped: still one seat used').toBe(1);
+        expect(seatsUsed(pool, 1), `the entity already holding a seat was skipped: still one seat used (usage ${pool?.usage}, remaining ${pool?.remaining})`).toBe(true);
         expect(holders, 'and it holds one assignment').toHaveLength(1);
       });
     },
@@ -206,7 +219,7 @@ export const licensesGapScenarios = [
       const { customerId, licensePlan, member } = await seatFromSuccessor(t);
       t.expectOk(await t.client.call('licenses.release', { customer_id: customerId, license_plan_id: licensePlan.id, entity_ids: [member.id] }), 'LIC-RELEASE-FREES-SEAT');
       const pool = await poolOf(t, customerId, licensePlan.id);
-      t.check('LIC-RELEASE-FREES-SEAT', () => expect(pool, 'the seat is back in the pool').toMatchObject({ usage: 0, remaining: 2 }));
+      t.check('LIC-RELEASE-FREES-SEAT', () => expect(seatsUsed(pool, 0), `the seat is back in the pool (usage ${pool?.usage}, remaining ${pool?.remaining})`).toBe(true));
     },
   ),
 ];
