@@ -28,6 +28,16 @@ async function holdFreePlan(t: T) {
   return { customer, plan, held: held! };
 }
 
+/** A customer holding a monthly paid plan, and its record's first billing period (setup; that the record reports one is a premise). */
+async function firstPeriodOf(t: T, planId: string) {
+  const customer = await createCustomer(t);
+  await attach(t, customer.id, planId);
+  const first = await recordOf(t, customer.id, planId);
+  const firstEnd = first?.current_period_end;
+  t.precondition('the paid plan reports its first billing period', () => expect(firstEnd).toEqual(expect.any(Number)));
+  return { customer, first: first!, firstEnd: firstEnd! };
+}
+
 export const lifecycleMutantScenarios = [
   scenario(
     {
@@ -38,19 +48,15 @@ export const lifecycleMutantScenarios = [
     },
     async (t) => {
       const plan = await createPlan(t, { group: t.ns.id('grp'), price: { amount: 20, interval: 'month' } });
-      const customer = await createCustomer(t);
-      await attach(t, customer.id, plan.id);
-      const first = await recordOf(t, customer.id, plan.id);
-      const firstEnd = first?.current_period_end;
-      t.precondition('the paid plan reports its first billing period', () => expect(firstEnd).toEqual(expect.any(Number)));
+      const { customer, firstEnd } = await firstPeriodOf(t, plan.id);
       // Past the first period's end and the next one's (at most 31 days later).
-      await t.control.call('clock.advance', { ms: firstEnd! - (await now(t)) + 40 * DAY });
+      await t.control.call('clock.advance', { ms: firstEnd - (await now(t)) + 40 * DAY });
       const later = await recordOf(t, customer.id, plan.id);
       const at = await now(t);
       t.precondition('the plan is still held', () => expect(later?.status).toBe('active'));
       const [start, end] = [later!.current_period_start, later!.current_period_end];
       t.check('LIST-CURRENT-PERIOD', () => {
-        expect(start, 'the current period started after the first one ended').toBeGreaterThan(firstEnd!);
+        expect(start, 'the current period started after the first one ended').toBeGreaterThan(firstEnd);
         expect(start!, 'the current period has started').toBeLessThanOrEqual(at);
         expect(end!, 'and not ended').toBeGreaterThan(at);
         expect(end! - start!, 'it is one month long').toBeLessThanOrEqual(31 * DAY);
@@ -69,14 +75,10 @@ export const lifecycleMutantScenarios = [
       const plan = await createPlan(t, { group: t.ns.id('grp'), price: { amount: 20, interval: 'month' } });
       /** A customer's record of the plan, due to expire at `firstEnd + offset` (its first period's end plus an offset). */
       const expiring = async (offset: number) => {
-        const customer = await createCustomer(t);
-        await attach(t, customer.id, plan.id);
-        const first = await recordOf(t, customer.id, plan.id);
-        const firstEnd = first?.current_period_end;
-        t.precondition('the paid plan reports its first billing period', () => expect(firstEnd).toEqual(expect.any(Number)));
-        const expiresAt = firstEnd! + offset;
-        await t.control.call('records.force_state', { record_id: first!.id, state: 'expired', at: expiresAt });
-        return { customer, record: first!, firstStart: first!.current_period_start, firstEnd: firstEnd!, expiresAt };
+        const { customer, first, firstEnd } = await firstPeriodOf(t, plan.id);
+        const expiresAt = firstEnd + offset;
+        await t.control.call('records.force_state', { record_id: first.id, state: 'expired', at: expiresAt });
+        return { customer, record: first, firstStart: first.current_period_start, firstEnd, expiresAt };
       };
       // Each period is at least 28 days long, so 14 days after the first one ends is halfway through the second.
       const [midway, atTheEnd] = [await expiring(14 * DAY), await expiring(0)];
