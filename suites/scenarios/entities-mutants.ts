@@ -152,4 +152,28 @@ export const entitiesMutantScenarios = [
       t.check('ENT-LIST-ORDER', () => expect(list.map((entity) => entity.id), 'the newer entity first, though its id sorts lower').toEqual([later.id, earlier.id]));
     },
   ),
+
+  scenario(
+    {
+      id: 'entities.create-leaves-other-balances',
+      title: "creating an entity for a seat feature the customer holds no balance of leaves the customer's balance of another feature untouched (as exchange 037 shows)",
+      rules: ['ENT-CREATE'],
+    },
+    async (t) => {
+      const [messages, seats] = [await createFeature(t, 'consumable'), await createFeature(t, 'allocated')];
+      const plan = await createPlan(t, { items: [{ feature_id: messages.id, included: 120, reset: MONTHLY }] });
+      const customer = await createCustomer(t);
+      await attach(t, customer.id, plan.id);
+      const messagesBalance = async () => {
+        const { balance } = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: messages.id, required_balance: 0 }), ['balance']);
+        return { granted: balance?.granted, usage: balance?.usage, remaining: balance?.remaining };
+      };
+      const before = await messagesBalance();
+      t.precondition('the customer holds 120 unused messages', () => expect(before).toEqual({ granted: 120, usage: 0, remaining: 120 }));
+      const entityId = t.ns.id('ent');
+      t.expectOk(await t.client.call('entities.create', { customer_id: customer.id, entity_id: entityId, feature_id: seats.id, name: 'Alpha' }), 'ENT-CREATE');
+      const after = await messagesBalance();
+      t.check('ENT-CREATE', () => expect(after, "the customer's messages are untouched").toEqual(before));
+    },
+  ),
 ];
