@@ -400,6 +400,15 @@ export const plansFaults: readonly Fault[] = [
 
   // ── plans.update, plans.list and versions ──────────────────────────────────────
   {
+    rule: 'PLAN-UPDATE-IN-PLACE',
+    breaks: 'plans.update ignores a new description',
+    input: (operation, body) => {
+      if (operation !== 'plans.update' || typeof body !== 'object' || body === null || !('description' in body)) return body;
+      const { description: _description, ...rest } = body;
+      return rest;
+    },
+  },
+  {
     rule: 'PLAN-UPDATE-NEW-VERSION',
     breaks: 'customers on the plan are moved to the new version, their grants taking its items',
     handlers: {

@@ -412,6 +412,17 @@ export const plansRules = [
     operations: ['plans.update', 'plans.get', 'customers.get'],
   },
   {
+    id: 'PLAN-UPDATE-IN-PLACE',
+    level: 'SHOULD',
+    provenance: 'reference',
+    part: 'plans',
+    section: ENDPOINTS,
+    quote:
+      '`plans.update` that changes neither items, free trial, licenses nor billing controls updates the plan in place: the version stays, the fields sent read back, and what was not sent (a free trial) is kept.',
+    source: 'observed-behaviour §3.7',
+    operations: ['plans.update', 'plans.get'],
+  },
+  {
     id: 'PLAN-LIST',
     level: 'SHOULD',
     provenance: 'reference',

@@ -220,4 +220,35 @@ export const plansMutantScenarios = [
       t.expectError(await t.client.call('plans.update', { plan_id: parent.id, licenses: [{ license_plan_id: parent.id, included: 2 }] }), { rule: 'PLAN-LICENSE-LINKS-VALID', status: 400 });
     },
   ),
+
+  scenario(
+    {
+      id: 'plans.update-description-in-place',
+      title: "plans.update of a plan's description changes it in place: same version, the new description reads back, and the plan's free trial is kept",
+      rules: ['PLAN-UPDATE-IN-PLACE'],
+    },
+    async (t) => {
+      const feature = await createFeature(t, 'consumable');
+      const created = await createPlan(t, {
+        description: 'First description',
+        price: { amount: 10, interval: 'month' },
+        items: [{ feature_id: feature.id, included: 5, reset: { interval: 'month' } }],
+        free_trial: { duration_length: 7, duration_type: 'day', card_required: false },
+      });
+      // That both read back from plans.create is PLAN-FREE-TRIAL-WIRE's and the plan shape's.
+      t.precondition('the plan was created with its description and free trial', () => {
+        expect(created.description).toBe('First description');
+        expect(created.free_trial).toMatchObject({ duration_length: 7, duration_type: 'day' });
+      });
+      const updated = t.expectOk(await t.client.call('plans.update', { plan_id: created.id, description: 'Second description' }), 'PLAN-UPDATE-IN-PLACE');
+      const got = t.expectOk(await t.client.call('plans.get', { plan_id: created.id }), 'PLAN-UPDATE-IN-PLACE');
+      t.check('PLAN-UPDATE-IN-PLACE', () => {
+        for (const [label, plan] of [['the update', updated], ['plans.get after it', got]] as const) {
+          expect(plan.version, `${label}: the same version`).toBe(created.version);
+          expect(plan.description, `${label}: the new description`).toBe('Second description');
+          expect(plan.free_trial, `${label}: the free trial kept`).toMatchObject({ duration_length: 7, duration_type: 'day' });
+        }
+      });
+    },
+  ),
 ];
