@@ -326,9 +326,12 @@ export const balancesFaults: readonly Fault[] = [
   // ── Events ──
   {
     rule: 'EVT-ONLY-WITH-SEND-EVENT',
-    // Metered features only: a boolean feature refuses send_event (CHECK-SEND-EVENT-BOOLEAN), which would fail every flag check instead.
+    // Metered features and amounts of 0 or more only: a boolean feature refuses send_event (CHECK-SEND-EVENT-BOOLEAN), and so does a
+    // negative amount (CHECK-REQUIRED-BALANCE-NEGATIVE), which would fail those plain checks instead.
     breaks: 'a plain check of a metered feature records usage as if send_event were set',
-    handlers: onCheck((real, ctx, input) => real(ctx, input.lock || ctx.store.features.get(input.feature_id)?.type === 'boolean' ? input : { ...input, send_event: true })),
+    handlers: onCheck((real, ctx, input) =>
+      real(ctx, input.lock || input.required_balance < 0 || ctx.store.features.get(input.feature_id)?.type === 'boolean' ? input : { ...input, send_event: true }),
+    ),
   },
   {
     rule: 'EVT-AMOUNT-IS-REQUIRED-BALANCE',

@@ -201,11 +201,9 @@ export const licensesGapScenarios = [
       // That a batch of only assigned entities is answered 200 is LIC-ATTACH-ALL-ASSIGNED-OK's.
       t.expectOk(await attachMember(), 'LIC-ATTACH-ALL-ASSIGNED-OK');
       const pool = await poolOf(t, customerId, licensePlan.id);
-      const holders = await assignedUnder(t, customerId, licensePlan.id);
-      t.check('LIC-ATTACH-SKIP-ASSIGNED', () => {
-        expect(seatsUsed(pool, 1), `the entity already holding a seat was skipped: still one seat used (usage ${pool?.usage}, remaining ${pool?.remaining})`).toBe(true);
-        expect(holders, 'and it holds one assignment').toHaveLength(1);
-      });
+      t.check('LIC-ATTACH-SKIP-ASSIGNED', () =>
+        expect(seatsUsed(pool, 1), `the entity already holding a seat was skipped: still one seat used (usage ${pool?.usage}, remaining ${pool?.remaining})`).toBe(true),
+      );
     },
   ),
 
