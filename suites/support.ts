@@ -183,6 +183,15 @@ export async function createLicensePool(t: T, seats: number, options: { totalSea
   return { customerId: customer.id, licensePlan, parentPlan, seatFeature, flag };
 }
 
+/**
+ * A subject's balance of a feature, read through balances.check with required_balance 0, which uses
+ * and requires nothing (setup read; undefined when the target shows none).
+ */
+export async function readBalance(t: T, customerId: string, featureId: string) {
+  const { balance } = t.setup(await t.client.call('balances.check', { customer_id: customerId, feature_id: featureId, required_balance: 0 }), ['balance']);
+  return balance ?? undefined;
+}
+
 /** The plan IDs of the setup's license plan an entity holds, active, as entities.list (documented) shows them (setup read). */
 export async function activeLicensePlansOf(t: T, setup: LicenseSetup, entityId: string): Promise<string[]> {
   const { list } = t.setup(await t.client.call('entities.list', { customer_id: setup.customerId, limit: 200 }), ['list']);

@@ -3,7 +3,7 @@
  * testing"): behaviour of the fake's balances that could be changed without any other scenario noticing.
  */
 import { expect } from 'vitest';
-import { attach, createCustomer, createFeature, createPlan, scenario, type T } from '../support.ts';
+import { attach, createCustomer, createFeature, createPlan, readBalance, scenario, type T } from '../support.ts';
 
 const MONTHLY = { interval: 'month' } as const;
 
@@ -384,7 +384,7 @@ export const balancesMutantScenarios = [
       // The unpriced grant first: the only cap there is comes second.
       await attach(t, customer.id, unpriced.id);
       await attach(t, customer.id, priced.id);
-      const { balance } = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id, required_balance: 0 }), ['balance']);
+      const balance = await readBalance(t, customer.id, feature.id);
       // That a usage price beside an unpriced grant allows overage is PLAN-USAGE-PRICE-OVERAGE's.
       t.precondition('the balance sums both grants and allows overage', () => expect(balance).toMatchObject({ granted: 10, overage_allowed: true }));
       t.check('CHECK-BALANCE-FLAGS', () => expect(balance!.max_purchase, 'the overage it allows is capped at the priced item\'s 10').toBe(10));
@@ -402,7 +402,7 @@ export const balancesMutantScenarios = [
       const plan = await createPlan(t, { items: [{ feature_id: feature.id, included: 5, reset: MONTHLY }] });
       const [overflowing, capped] = [await createCustomer(t), await createCustomer(t)];
       const balanceOf = async (customerId: string) => {
-        const { balance } = t.setup(await t.client.call('balances.check', { customer_id: customerId, feature_id: feature.id, required_balance: 0 }), ['balance']);
+        const balance = await readBalance(t, customerId, feature.id);
         return { granted: balance?.granted, usage: balance?.usage, remaining: balance?.remaining };
       };
       for (const customer of [overflowing, capped]) {

@@ -3,7 +3,7 @@
  * testing"): behaviour of the fake's entities that could be changed without any other scenario noticing.
  */
 import { expect } from 'vitest';
-import { attach, createCustomer, createEntity, createFeature, createLicensePool, createPlan, scenario } from '../support.ts';
+import { attach, createCustomer, createEntity, createFeature, createLicensePool, createPlan, readBalance, scenario } from '../support.ts';
 
 const MONTHLY = { interval: 'month' } as const;
 
@@ -165,7 +165,7 @@ export const entitiesMutantScenarios = [
       const customer = await createCustomer(t);
       await attach(t, customer.id, plan.id);
       const messagesBalance = async () => {
-        const { balance } = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: messages.id, required_balance: 0 }), ['balance']);
+        const balance = await readBalance(t, customer.id, messages.id);
         return { granted: balance?.granted, usage: balance?.usage, remaining: balance?.remaining };
       };
       const before = await messagesBalance();

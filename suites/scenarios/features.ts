@@ -8,7 +8,7 @@ import { expect } from 'vitest';
 import type { z } from 'zod';
 import type { Feature } from '../../spec/features.ts';
 import type { RuleId } from '../../spec/rules/catalogue.ts';
-import { attach, createCustomer, createFeature, createPlan, type Ops, scenario, type T } from '../support.ts';
+import { attach, createCustomer, createFeature, createPlan, type Ops, readBalance, scenario, type T } from '../support.ts';
 
 type CreateBody = z.input<Ops['features.create']['request']>;
 
@@ -41,11 +41,6 @@ async function readFeature(t: T, featureId: string): Promise<Feature> {
 async function expectRefusedAndAbsent(t: T, rule: RuleId, body: Record<string, unknown>): Promise<void> {
   t.expectError(await t.client.call('features.create', body as CreateBody), { rule });
   await create(t, rule, { feature_id: String(body['feature_id']), name: 'Valid', type: 'boolean' });
-}
-
-/** The balance of a feature as balances.check reports it (a read; required_balance 0 consumes and requires nothing). */
-async function balanceOf(t: T, customerId: string, featureId: string) {
-  return t.setup(await t.client.call('balances.check', { customer_id: customerId, feature_id: featureId, required_balance: 0 })).balance ?? undefined;
 }
 
 /** Whether balances.check allows `required` units (a read here; the caller's check inspects it). */
@@ -187,27 +182,27 @@ export const featuresScenarios = [
       });
       const customer = await createCustomer(t);
       await attach(t, customer.id, plan.id);
-      const initial = await balanceOf(t, customer.id, credits.id);
+      const initial = await readBalance(t, customer.id, credits.id);
       t.precondition('the plan grants 100 credits', () => expect(initial).toMatchObject({ granted: 100, usage: 0, remaining: 100 }));
 
       // The balance rules the steps below rest on, shown first on a plain feature of the same plan: a
       // check with send_event records required_balance units, balances.track records its value, a
       // check allows exactly what is left and records nothing without send_event.
       t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: plain.id, required_balance: 2, send_event: true }));
-      const plainSent = await balanceOf(t, customer.id, plain.id);
+      const plainSent = await readBalance(t, customer.id, plain.id);
       t.precondition('a check with send_event of 2 units of a plain feature records 2', () => expect(plainSent).toMatchObject({ usage: 2, remaining: 98 }));
       t.setup(await t.client.call('balances.track', { customer_id: customer.id, feature_id: plain.id, value: 5 }));
-      const plainTracked = await balanceOf(t, customer.id, plain.id);
+      const plainTracked = await readBalance(t, customer.id, plain.id);
       t.precondition('tracking 5 units of a plain feature records 5', () => expect(plainTracked).toMatchObject({ usage: 7, remaining: 93 }));
       const plainFits = [await allowed(t, customer.id, plain.id, 93), await allowed(t, customer.id, plain.id, 94)];
-      const plainAfter = await balanceOf(t, customer.id, plain.id);
+      const plainAfter = await readBalance(t, customer.id, plain.id);
       t.precondition('a plain feature with 93 left allows 93, not 94, and plain checks record nothing', () => {
         expect(plainFits).toEqual([true, false]);
         expect(plainAfter).toMatchObject({ usage: 7, remaining: 93 });
       });
 
       const sent = t.expectOk(await t.client.call('balances.check', { customer_id: customer.id, feature_id: messages.id, required_balance: 2, send_event: true }), 'FEAT-CREDIT-SYSTEM');
-      const afterMessages = await balanceOf(t, customer.id, credits.id);
+      const afterMessages = await readBalance(t, customer.id, credits.id);
       t.check('FEAT-CREDIT-SYSTEM', () => {
         expect(sent.allowed, '2 messages at 3 credits each fit in 100 credits').toBe(true);
         expect(afterMessages, '2 messages drew 2 × 3 credits').toMatchObject({ usage: 6, remaining: 94 });
@@ -215,12 +210,12 @@ export const featuresScenarios = [
 
       // balances.track is the reference's call: the documented balances.check shows what it drew.
       t.setup(await t.client.call('balances.track', { customer_id: customer.id, feature_id: images.id, value: 5 }));
-      const afterImages = await balanceOf(t, customer.id, credits.id);
+      const afterImages = await readBalance(t, customer.id, credits.id);
       t.check('FEAT-CREDIT-SYSTEM', () => expect(afterImages, '5 images drew 5 × 2 credits').toMatchObject({ usage: 16, remaining: 84 }));
 
       // 84 credits left: 28 messages (84 credits) fit exactly, 29 (87) do not; 42 images (84) fit, 43 (86) do not.
       const fits = [await allowed(t, customer.id, messages.id, 28), await allowed(t, customer.id, messages.id, 29), await allowed(t, customer.id, images.id, 42), await allowed(t, customer.id, images.id, 43)];
-      const untouched = await balanceOf(t, customer.id, credits.id);
+      const untouched = await readBalance(t, customer.id, credits.id);
       t.check('FEAT-CREDIT-SYSTEM', () => {
         expect(fits, '28 messages and 42 images cost the 84 credits left; 29 messages and 43 images cost more').toEqual([true, false, true, false]);
         expect(untouched, 'checks without send_event draw nothing').toMatchObject({ usage: 16, remaining: 84 });

@@ -14,7 +14,7 @@ import { expect } from 'vitest';
 import type { z } from 'zod';
 import { PLAN_ID_PATTERN, type Plan, type PlanItemInput, type PlansUpdateRequest } from '../../spec/plans.ts';
 import type { RuleId } from '../../spec/rules/catalogue.ts';
-import { attach, checkProperty, createCustomer, createFeature, createPlan, scenario, type T } from '../support.ts';
+import { attach, checkProperty, createCustomer, createFeature, createPlan, readBalance, scenario, type T } from '../support.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -41,13 +41,6 @@ async function activeSubscriptions(t: T, customerId: string) {
 /** The plan ids of a customer's active customer-level subscriptions, sorted. */
 async function activePlanIds(t: T, customerId: string): Promise<string[]> {
   return (await activeSubscriptions(t, customerId)).map((sub) => sub.plan_id).sort();
-}
-
-/** The customer's balance of a metered feature (a check that consumes nothing, as a read); undefined when none is shown. */
-async function balanceOf(t: T, customerId: string, featureId: string) {
-  // required_balance 0: the read uses nothing, whatever the target does with checks without send_event.
-  const result = t.setup(await t.client.call('balances.check', { customer_id: customerId, feature_id: featureId, required_balance: 0 }));
-  return result.balance ?? undefined;
 }
 
 /** Whether balances.check allows `required` units (a read here; the caller's check inspects it). */
@@ -586,7 +579,7 @@ export const plansScenarios = [
       }
       t.check('VER-PLAN-ONE-ACTIVE', () => expect(versions.map((plan) => plan.active), 'exactly one version, the latest, is active').toEqual([false, false, true]));
 
-      const granted = [(await balanceOf(t, first.id, feature.id))?.granted, (await balanceOf(t, second.id, feature.id))?.granted];
+      const granted = [(await readBalance(t, first.id, feature.id))?.granted, (await readBalance(t, second.id, feature.id))?.granted];
       const held = await activePlanIds(t, first.id);
       t.check('PLAN-UPDATE-NEW-VERSION', () => {
         expect(granted, 'the first customer stays on version 1, the second on version 2').toEqual([100, 200]);
@@ -594,7 +587,7 @@ export const plansScenarios = [
       });
       const third = await createCustomer(t);
       await attach(t, third.id, v1.id);
-      const newest = await balanceOf(t, third.id, feature.id);
+      const newest = await readBalance(t, third.id, feature.id);
       t.check('PLAN-UPDATE-NEW-VERSION', () => expect(newest?.granted, 'a new attach gets the active version').toBe(300));
     },
   ),
@@ -833,14 +826,14 @@ export const plansScenarios = [
       await attach(t, customer.id, plan.id);
       await track(t, customer.id, messages.id, 7);
       await track(t, customer.id, seats.id, 3);
-      const [used, seated] = [await balanceOf(t, customer.id, messages.id), await balanceOf(t, customer.id, seats.id)];
+      const [used, seated] = [await readBalance(t, customer.id, messages.id), await readBalance(t, customer.id, seats.id)];
       t.precondition('the tracked usage shows in both balances', () => {
         expect(used).toMatchObject({ granted: 10, usage: 7, remaining: 3 });
         expect(seated).toMatchObject({ granted: 5, usage: 3, remaining: 2 });
       });
 
       for (const cycle of [1, 2]) {
-        const before = await balanceOf(t, customer.id, messages.id);
+        const before = await readBalance(t, customer.id, messages.id);
         t.check('PLAN-CONSUMABLE-RESET', () => expect(before?.next_reset_at, 'a consumable balance has a next reset').toEqual(expect.any(Number)));
         const now = await targetNow(t);
         // A monthly reset lies at most 31 days ahead.
@@ -849,12 +842,12 @@ export const plansScenarios = [
           ...Object.fromEntries((before!.breakdown ?? []).map((entry, i) => [`breakdown[${i}].reset.resets_at`, entry.reset?.resets_at])),
         });
         await advancePast(t, before!.next_reset_at!);
-        const after = await balanceOf(t, customer.id, messages.id);
+        const after = await readBalance(t, customer.id, messages.id);
         t.check('PLAN-CONSUMABLE-RESET', () => {
           expect(after, `after reset ${cycle} the consumable balance is back to its included amount`).toMatchObject({ granted: 10, usage: 0, remaining: 10 });
           expect(after!.next_reset_at, 'the next reset moved ahead').toBeGreaterThan(before!.next_reset_at!);
         });
-        const persisted = await balanceOf(t, customer.id, seats.id);
+        const persisted = await readBalance(t, customer.id, seats.id);
         t.check('PLAN-ALLOCATED-PERSISTS', () => expect(persisted, `after reset ${cycle} the allocated usage is still there`).toMatchObject({ granted: 5, usage: 3, remaining: 2 }));
         await track(t, customer.id, messages.id, 4);
       }
@@ -885,7 +878,7 @@ export const plansScenarios = [
       const pricedAllows = await allowed(t, payer.id, feature.id, 8);
       t.check('PLAN-USAGE-PRICE-OVERAGE', () => expect(pricedAllows, 'with a usage price, 8 units are allowed beyond the 5 included').toBe(true));
       await track(t, payer.id, feature.id, 8);
-      const balance = await balanceOf(t, payer.id, feature.id);
+      const balance = await readBalance(t, payer.id, feature.id);
       t.precondition('the 8 units tracked, and they alone, are recorded', () => expect(balance?.usage).toBe(8));
       const more = await allowed(t, payer.id, feature.id, 1);
       t.check('PLAN-USAGE-PRICE-OVERAGE', () => {
@@ -916,7 +909,7 @@ export const plansScenarios = [
       });
       const customer = await createCustomer(t);
       await attach(t, customer.id, plan.id, { feature_quantities: [{ feature_id: seats.id, quantity: 10 }] });
-      const balance = await balanceOf(t, customer.id, seats.id);
+      const balance = await readBalance(t, customer.id, seats.id);
       t.check('PLAN-PREPAID-UPFRONT', () => {
         expect(balance, 'the 10 units bought are granted upfront').toMatchObject({ granted: 10, remaining: 10 });
         expect((balance?.breakdown ?? []).reduce((sum, entry) => sum + entry.prepaid_grant, 0), 'as a prepaid grant').toBe(10);

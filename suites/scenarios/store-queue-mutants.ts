@@ -4,11 +4,11 @@
  * scenario noticing.
  */
 import { expect } from 'vitest';
-import { attach, createCustomer, createFeature, createPlan, scenario, type T } from '../support.ts';
+import { attach, createCustomer, createFeature, createPlan, readBalance, scenario, type T } from '../support.ts';
 
 /** The remaining and usage of a customer's balance, read through a check of 0 units. */
 async function balanceOf(t: T, customerId: string, featureId: string) {
-  const { balance } = t.setup(await t.client.call('balances.check', { customer_id: customerId, feature_id: featureId, required_balance: 0 }), ['balance']);
+  const balance = await readBalance(t, customerId, featureId);
   return { remaining: balance?.remaining, usage: balance?.usage };
 }
 
@@ -61,7 +61,7 @@ export const storeQueueMutantScenarios = [
       const before = await t.control.call('clock.get', {});
       await t.control.call('clock.set', { frozen: true });
       try {
-        const { balance } = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: units.id, required_balance: 0 }), ['balance']);
+        const balance = await readBalance(t, customer.id, units.id);
         const { now } = await t.control.call('clock.get', {});
         const nextReset = balance?.next_reset_at;
         t.precondition('3 of the 5 units are used and the daily reset is due within a day', () => {
