@@ -33,16 +33,16 @@ function readSeed(path: string): Seed {
   return parsed.data;
 }
 
+/** The version in the package's package.json: the nearest one above this module named besi-conformance (source, dist/bin/, npm run fake's cache). */
 function packageVersion(): string {
-  // ../package.json from the source, ../../package.json from dist/.
-  for (const up of ['../package.json', '../../package.json']) {
-    const url = new URL(up, import.meta.url);
+  for (let dir = new URL('./', import.meta.url); ; dir = new URL('../', dir)) {
+    const url = new URL('package.json', dir);
     if (existsSync(url)) {
       const manifest = JSON.parse(readFileSync(url, 'utf8')) as { name?: string; version?: string };
       if (manifest.name === 'besi-conformance') return manifest.version ?? 'unknown';
     }
+    if (dir.pathname === '/') return 'unknown';
   }
-  return 'unknown';
 }
 
 /** Saves the configured organisations' tenants (created ones die with the process, and their keys with them), atomically. */

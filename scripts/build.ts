@@ -20,7 +20,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { build } from 'esbuild';
+import { bundleFakeCli } from './fake.mjs';
 
 const root = new URL('../', import.meta.url);
 const at = (path: string) => new URL(path, root).pathname;
@@ -62,17 +62,4 @@ mkdirSync(at('dist/suites/profiles'), { recursive: true });
 cpSync(at('suites/profiles'), at('dist/suites/profiles'), { recursive: true });
 cpSync(at('spec/openapi.json'), at('dist/spec/openapi.json'));
 
-await build({
-  entryPoints: { 'besi-fake': at('fake-server/cli.ts') },
-  outdir: at('dist/bin'),
-  bundle: true,
-  // Chunks, so the fault and rule catalogues load only for --fault and --list-faults.
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  // Less to parse at start; identifiers are kept, so a stack trace still names the fake's functions.
-  minifyWhitespace: true,
-  minifySyntax: true,
-  logLevel: 'warning',
-});
+await bundleFakeCli(at('dist/bin'));
