@@ -8,13 +8,13 @@
  * tests; the app-team project also its plain Node scripts (CommonJS with require(esm) off, as on
  * Node 20 before 20.19) and the `besi-fake` bin, directly and through npx, stopped by signals.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFake, stopFake } from './cli/testing.ts';
 
 const run = promisify(execFile);
 const ROOT = new URL('..', import.meta.url).pathname;
@@ -89,47 +89,7 @@ afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-/** Whether nothing listens at the URL's port any more. */
-function portFree(url: string): Promise<boolean> {
-  const { port, hostname } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = connect(Number(port), hostname).once('connect', () => resolve(socket.destroy() && false)).once('error', () => resolve(true));
-  });
-}
-
-/** Starts the fake through `command` in the app-team project; resolves once it printed its ready line. */
-async function startFake(command: string, args: readonly string[], options: { detached?: boolean } = {}) {
-  const child = spawn(command, args, { cwd: projects['app-team'], stdio: ['ignore', 'pipe', 'pipe'], detached: options.detached ?? false, env: { ...process.env, npm_config_offline: 'true', npm_config_update_notifier: 'false' } });
-  let output = '';
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  const ready = await new Promise<{ url: string; keys: { key: string }[]; control_url: string }>((resolve, reject) => {
-    let line = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      line += chunk;
-      if (line.includes('\n')) resolve(JSON.parse(line.slice(0, line.indexOf('\n'))));
-    });
-    void exited.then(({ code }) => reject(new Error(`${command} ${args.join(' ')} exited with ${code} before it was ready: ${line}${output}`)));
-  });
-  return { child, ready, exited };
-}
-
-/**
- * Sends `signal` to the process, or to its whole process group as a terminal's Ctrl-C does; resolves
- * with the milliseconds until it exited and the port was released (a fake under npx may outlive npx
- * by its parent-watch interval). Fails if the port is still taken 10 s on.
- */
-async function stopFake(fake: { child: ChildProcess; ready: { url: string }; exited: Promise<unknown> }, signal: NodeJS.Signals, to: 'process' | 'group' = 'process') {
-  const sent = performance.now();
-  if (to === 'group') process.kill(-fake.child.pid!, signal);
-  else fake.child.kill(signal);
-  await fake.exited;
-  while (!(await portFree(fake.ready.url))) {
-    if (performance.now() - sent > 10_000) throw new Error(`the port of ${fake.ready.url} is still taken 10 s after ${signal}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return performance.now() - sent;
-}
+const startInApp = (command: string, args: readonly string[], options: { detached?: boolean } = {}) => startFake(command, args, { cwd: projects['app-team'], ...options });
 
 describe('the packed package', () => {
   it('holds the compiled code in both formats, its declarations, README and LICENSE, and no sources or tests but the scenario files', async () => {
@@ -198,7 +158,7 @@ describe('an app team project: plain Node, tsc, vitest, the bin', () => {
   }, 3 * MINUTE);
 
   it.each(['SIGTERM', 'SIGINT'] as const)('the besi-fake bin answers once ready and stops on %s with the port released', async (signal) => {
-    const fake = await startFake(join(projects['app-team'], 'node_modules/.bin/besi-fake'), ['--port', '0', '--ready-json']);
+    const fake = await startInApp(join(projects['app-team'], 'node_modules/.bin/besi-fake'), ['--port', '0', '--ready-json']);
     expect(fake.ready.control_url).toBe(`${fake.ready.url}/_fake`);
     const response = await fetch(`${fake.ready.url}/v1/features.list`, { method: 'POST', headers: { authorization: `Bearer ${fake.ready.keys[0]!.key}`, 'content-type': 'application/json' }, body: '{}' });
     expect(response.status).toBe(200);
@@ -228,15 +188,15 @@ describe('an app team project: plain Node, tsc, vitest, the bin', () => {
   // its child exits, so a SIGINT must reach the fake itself: Ctrl-C signals the whole process group,
   // and `npx -c 'exec besi-fake …'` leaves no shell in between.
   it('npx besi-fake: SIGTERM to npx stops the fake (its shell dies, the fake sees it), SIGINT to the process group too', async () => {
-    const terminated = await startFake('npx', ['besi-fake', '--port', '0', '--ready-json']);
+    const terminated = await startInApp('npx', ['besi-fake', '--port', '0', '--ready-json']);
     const afterTerm = await stopFake(terminated, 'SIGTERM');
-    const interrupted = await startFake('npx', ['besi-fake', '--port', '0', '--ready-json'], { detached: true });
+    const interrupted = await startInApp('npx', ['besi-fake', '--port', '0', '--ready-json'], { detached: true });
     const afterInt = await stopFake(interrupted, 'SIGINT', 'group');
     console.info(`npx besi-fake: port released ${Math.round(afterTerm)} ms after SIGTERM to npx, ${Math.round(afterInt)} ms after SIGINT to its process group`);
   }, 2 * MINUTE);
 
   it.each(['SIGTERM', 'SIGINT'] as const)("npx -c 'exec besi-fake …': %s to npx reaches the fake", async (signal) => {
-    const fake = await startFake('npx', ['-c', 'exec besi-fake --port 0 --ready-json']);
+    const fake = await startInApp('npx', ['-c', 'exec besi-fake --port 0 --ready-json']);
     await stopFake(fake, signal);
   }, MINUTE);
 });
