@@ -75,10 +75,8 @@ function banner(fake: FakeServer, options: CliOptions): string {
  * passes signals on: it dies of SIGTERM, leaving the fake orphaned, and holds SIGINT until the fake
  * exits. So under npm the fake also stops when its parent is gone.
  */
-function stopWhenOrphaned(stop: () => void): void {
+function stopWhenOrphaned(parent: number, stop: () => void): void {
   if (process.env['npm_command'] === undefined) return;
-  // process.ppid is read once at start; whether that process is still there is asked each time.
-  const parent = process.ppid;
   const watch = setInterval(() => {
     try {
       process.kill(parent, 0);
@@ -117,6 +115,8 @@ async function start(options: CliOptions, seed: Seed | undefined): Promise<FakeS
 }
 
 async function serve(options: CliOptions): Promise<void> {
+  // Read before anything else: by the time the fake is ready, the shell that started it may already have died of a SIGTERM.
+  const parent = process.ppid;
   if (options.faults.length > 0) (await import('./cli/faults.ts')).checkFaults(options.faults);
   const seed = options.seed === undefined ? undefined : readSeed(options.seed);
   const fake = await start(options, seed);
@@ -128,13 +128,6 @@ async function serve(options: CliOptions): Promise<void> {
       await fake.close();
       throw error instanceof UsageError ? error : new UsageError(`--state ${options.state}: ${(error as Error).message}`);
     }
-  }
-
-  if (options.readyJson) {
-    const keys = fake.keys.map(({ key, org }) => ({ key, org, env: envOfKey(key) }));
-    console.log(JSON.stringify({ url: fake.url, keys, control_url: `${fake.url}${CONTROL_PREFIX}` }));
-  } else {
-    console.log(banner(fake, options));
   }
 
   let stopping = false;
@@ -153,9 +146,17 @@ async function serve(options: CliOptions): Promise<void> {
         process.exit(1);
       });
   };
+  // Before the ready line: whoever reads it may signal at once.
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
-  stopWhenOrphaned(stop);
+  stopWhenOrphaned(parent, stop);
+
+  if (options.readyJson) {
+    const keys = fake.keys.map(({ key, org }) => ({ key, org, env: envOfKey(key) }));
+    console.log(JSON.stringify({ url: fake.url, keys, control_url: `${fake.url}${CONTROL_PREFIX}` }));
+  } else {
+    console.log(banner(fake, options));
+  }
 }
 
 async function main(args: readonly string[]): Promise<void> {
