@@ -19,8 +19,8 @@ Options:
   --seed <file>            start state, restored on every reset: a JSON array of calls
                            [{"operation", "body", "key"?}], or a state snapshot
   --state <file>           load the tenants' state from <file> at start (if it exists) and
-                           save it there on exit (SIGTERM/SIGINT, or npm gone when started
-                           through npx or npm run)
+                           save it there on exit (SIGTERM, SIGINT; started by npx or npm
+                           run, also when the shell npm started it under is gone)
   --client-compat <mode>   where a published client differs from interface.md: auto (the
                            default) answers autumn-js, recognised by its User-Agent, as it
                            expects; autumn-js answers every client so; none follows
