@@ -18,6 +18,13 @@ export interface ApiKeyConfig {
   readonly org: string;
 }
 
+/** A tenant made for one test file: an organisation of its own, with a sandbox key and a live key. */
+export interface CreatedTenant {
+  readonly org: string;
+  readonly sandboxKey: string;
+  readonly liveKey: string;
+}
+
 /** The keys a fake accepts when none are configured (printed by the CLI). */
 export const DEFAULT_KEYS: readonly ApiKeyConfig[] = [
   { key: 'am_sk_test_fake0000000000000000000000000000000000000000', org: 'org_fake' },
@@ -138,7 +145,7 @@ export class Tenants {
    * A new organisation with an unguessable sandbox key and live key. Throws TenantLimitError when
    * the cap of created organisations not yet deleted is reached.
    */
-  createOrganisation(): { readonly org: string; readonly sandboxKey: string; readonly liveKey: string } {
+  createOrganisation(): CreatedTenant {
     const max = this.#options.maxOrganisations ?? DEFAULT_MAX_ORGANISATIONS;
     if (this.#created.size >= max) {
       throw new TenantLimitError(`This fake holds ${max} created organisations already; delete the ones you are done with (tenants.delete) or raise the limit (maxOrganisations, --max-tenants).`);
