@@ -57,13 +57,13 @@ export function exactNames(names: readonly string[]): RegExp {
 
 /**
  * Scenario ID → its test file, by the suite's layout: `suites/scenarios/<part>.test.ts` registers
- * the scenarios that `<part>.ts` exports. Scenarios found in no such module map to no file (the
- * run then keeps every file, so nothing is missed).
+ * the scenarios that `<part>/index.ts` exports. Scenarios found in no such module map to no file
+ * (the run then keeps every file, so nothing is missed).
  */
 export async function scenarioFiles(scenarioDir: string, testFiles: readonly string[]): Promise<Map<string, string>> {
   const files = new Map<string, string>();
   for (const file of testFiles) {
-    const module = join(scenarioDir, basename(file).replace(/\.test\.([jt]s)$/, '.$1'));
+    const module = join(scenarioDir, basename(file).replace(/\.test\.([jt]s)$/, '/index.$1'));
     if (!existsSync(module)) continue;
     const exported = (await import(pathToFileURL(module).href)) as Record<string, unknown>;
     for (const value of Object.values(exported)) {
