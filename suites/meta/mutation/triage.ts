@@ -90,11 +90,11 @@ export function format(result: Triage): string {
     `mutation score over the mutants not listed as equivalent: ${percent(result.score)}`,
   ];
   if (result.untriaged.length > 0) {
-    lines.push(`\n${result.untriaged.length} surviving mutants need a scenario or an entry in suites/mutation/equivalent-mutants.json:`);
+    lines.push(`\n${result.untriaged.length} surviving mutants need a scenario or an entry in suites/meta/mutation/equivalent-mutants.json:`);
     lines.push(...result.untriaged.map((site) => `  ${site.status} ${describe(site)}`));
   }
   if (result.stale.length > 0) {
-    lines.push(`\n${result.stale.length} stale entries in suites/mutation/equivalent-mutants.json:`);
+    lines.push(`\n${result.stale.length} stale entries in suites/meta/mutation/equivalent-mutants.json:`);
     lines.push(...result.stale.map(({ entry, why }) => `  ${describe({ ...entry, line: 0 })}${entry.line_contains === undefined ? '' : ` on a line containing ${JSON.stringify(entry.line_contains)}`}: ${why}`));
   }
   return lines.join('\n');

@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     name: 'mutation',
-    root: new URL('../..', import.meta.url).pathname,
-    include: ['suites/mutation/scenarios.mutation.ts'],
+    root: new URL('../../..', import.meta.url).pathname,
+    include: ['suites/meta/mutation/scenarios.mutation.ts'],
   },
 });

@@ -2,14 +2,14 @@
  * The conformance scenarios as the tests of a mutation run (`npm run mutation`, see
  * stryker.config.mjs): one vitest test per scenario, each against a fresh in-process fake, so that
  * Stryker's per-test coverage runs only the scenarios that reach a mutant, each in milliseconds,
- * in any order and any subset. Not part of `npm test`: only suites/mutation/vitest.config.ts
+ * in any order and any subset. Not part of `npm test`: only suites/meta/mutation/vitest.config.ts
  * includes this file.
  */
 import { expect, it } from 'vitest';
-import { createFakeServer } from '../../fake-server/index.ts';
-import { runScenario } from '../framework/index.ts';
-import { SCENARIOS } from '../scenarios/index.ts';
-import { inProcessTarget } from '../support.ts';
+import { createFakeServer } from '../../../fake-server/index.ts';
+import { runScenario } from '../../framework/index.ts';
+import { SCENARIOS } from '../../scenarios/index.ts';
+import { inProcessTarget } from '../../support.ts';
 
 const SCENARIO_TIMEOUT_MS = 30_000;
 

@@ -1,7 +1,7 @@
 /**
  * equivalent-mutants.json stays current: every entry names a mutant Stryker still generates (file,
  * mutator, original code, replacement). Whether a listed mutant is still undetected is judged
- * after a mutation run (`npm run mutation`, suites/mutation/triage.ts), which is too slow for `npm test`.
+ * after a mutation run (`npm run mutation`, suites/meta/mutation/triage.ts), which is too slow for `npm test`.
  */
 import { describe, expect, it } from 'vitest';
 import { generateMutants, loadEquivalentMutants, sameMutant } from './mutants.ts';
