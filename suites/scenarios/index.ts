@@ -36,4 +36,7 @@ export const SCENARIOS_BY_PART = {
 
 export type ScenarioPart = keyof typeof SCENARIOS_BY_PART;
 
-export const SCENARIOS: readonly AnyScenario[] = Object.values(SCENARIOS_BY_PART).flat();
+/** Every scenario, with its area (its folder), which `--only` selects by. */
+export const SCENARIOS: readonly (AnyScenario & { readonly area: ScenarioPart })[] = Object.entries(SCENARIOS_BY_PART).flatMap(([area, list]) =>
+  list.map((s) => ({ ...s, area: area as ScenarioPart })),
+);
