@@ -10,9 +10,9 @@
  * main plan of the same group replaces (expires) the one held.
  */
 import { recordsScenarios } from './records.ts';
-import { pagesScenarios } from './pages.ts';
 import { statusesScenarios } from './statuses.ts';
+import { pagesScenarios } from './pages.ts';
 import { periodsScenarios } from './periods.ts';
 import { modelScenarios } from './model.ts';
 
-export const listingsScenarios = [...recordsScenarios, ...pagesScenarios, ...statusesScenarios, ...periodsScenarios, ...modelScenarios];
+export const listingsScenarios = [...recordsScenarios, ...statusesScenarios, ...pagesScenarios, ...periodsScenarios, ...modelScenarios];
