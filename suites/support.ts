@@ -112,7 +112,7 @@ export async function createFeature(t: T, kind: FeatureKind, extra: Partial<z.in
       : { feature_id: featureId, name: `Units ${featureId}`, type: 'metered', consumable: kind === 'consumable', display: { singular: 'unit', plural: 'units' } };
   const feature = t.setup(await t.client.call('features.create', { ...body, ...extra }), ['id']);
   if (kind !== 'boolean' && extra.consumable === undefined) {
-    // A metered feature of the wrong kind would change what every scenario using it sees (FEAT-CONSUMABLE-METERED is proven in features.ts).
+    // A metered feature of the wrong kind would change what every scenario using it sees (FEAT-CONSUMABLE-METERED is proven in scenarios/features/create.ts).
     t.precondition(`the ${kind} feature ${featureId} is ${kind}`, () => expect(feature.consumable, 'consumable').toBe(kind === 'consumable'));
   }
   return feature;
@@ -123,6 +123,9 @@ export async function createPlan(t: T, body: Omit<z.input<typeof PlansCreateRequ
   const planId = body.plan_id ?? t.ns.id('plan');
   return t.setup(await t.client.call('plans.create', { name: `Plan ${planId}`, ...body, plan_id: planId }), ['id']);
 }
+
+/** The `reset` of a plan item whose balance resets every month. */
+export const MONTHLY = { interval: 'month' } as const;
 
 type CustomerBody = z.input<Ops['customers.get_or_create']['request']>;
 
@@ -192,6 +195,16 @@ export async function readBalance(t: T, customerId: string, featureId: string) {
   return balance ?? undefined;
 }
 
+/** A customer on a plan of 5 included units a month and a usage price capped at 10 more (max_purchase). */
+export async function cappedUsagePrice(t: T) {
+  const feature = await createFeature(t, 'consumable');
+  const price = { amount: 0.1, interval: 'month', billing_method: 'usage_based', max_purchase: 10 } as const;
+  const plan = await createPlan(t, { items: [{ feature_id: feature.id, included: 5, reset: MONTHLY, price }] });
+  const customer = await createCustomer(t);
+  await attach(t, customer.id, plan.id);
+  return { feature, customer };
+}
+
 /** The plan IDs of the setup's license plan an entity holds, active, as entities.list (documented) shows them (setup read). */
 export async function activeLicensePlansOf(t: T, setup: LicenseSetup, entityId: string): Promise<string[]> {
   const { list } = t.setup(await t.client.call('entities.list', { customer_id: setup.customerId, limit: 200 }), ['list']);
@@ -211,7 +224,7 @@ export async function createSeatHolder(t: T, seats: number): Promise<LicenseSetu
 
 /**
  * Precondition: the answer of plans.create of a parent plan carries the license links sent, so a
- * target that drops them (PLAN-LICENSE-LINKS-OFFER, proven in plans.ts) blocks the license
+ * target that drops them (PLAN-LICENSE-LINKS-OFFER, proven in scenarios/plans/license-links.ts) blocks the license
  * scenarios rather than failing their rules.
  */
 export function requireLicenseLinks(t: T, parentPlan: Plan, licensePlanIds: readonly string[]): void {

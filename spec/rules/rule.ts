@@ -5,28 +5,12 @@
  */
 import type { Provenance, ReferenceSource } from '../meta.ts';
 import type { OperationName } from '../operations.ts';
+import type { Part } from '../part.ts';
+
+export type { Part } from '../part.ts';
 
 /** MUST: stated explicitly by interface.md. SHOULD: inferred from it, or taken only from the reference. */
 export type RuleLevel = 'MUST' | 'SHOULD';
-
-/** The part of the interface a rule belongs to; the fake and the suite have one module per part. */
-export type Part =
-  | 'conventions'
-  | 'auth'
-  | 'versioning'
-  | 'errors'
-  | 'states'
-  | 'licenses'
-  | 'listings'
-  | 'entities'
-  | 'preview'
-  | 'plans'
-  | 'features'
-  | 'balances'
-  | 'referrals'
-  | 'customers'
-  | 'billing'
-  | 'events';
 
 export interface RuleDef {
   /** Stable ID, upper-case words joined by hyphens, prefixed by the part (e.g. `LIC-ATTACH-SKIP-ASSIGNED`). Never reused. */

@@ -12,7 +12,6 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { ConformanceConfig } from './config.ts';
-import type { TransportOptions } from './http.ts';
 import type { RetryPolicy } from './retry.ts';
 import type { RunInfo } from './run.ts';
 
@@ -112,6 +111,15 @@ export function runGuardFor(config: Pick<ConformanceConfig, 'runTimeoutMs' | 'ma
   });
 }
 
+/** What bounds a transport (http.ts): the options of TransportOptions that the configuration sets. */
+export interface TransportLimits {
+  /** A response body longer than this is not read past it: the request fails with kind `oversize`. Default 1 MiB. */
+  readonly maxBodyBytes: number;
+  /** The run's deadline and fail-fast count; none: neither applies. */
+  readonly guard: RunGuard;
+  readonly retry: Partial<RetryPolicy> | false;
+}
+
 /**
  * What the configuration bounds in a target's transport: the body cap, the run guard, and the retry
  * budget (a caller's own retry settings win; `false` disables retries).
@@ -120,7 +128,7 @@ export function transportLimits(
   config: Pick<ConformanceConfig, 'runTimeoutMs' | 'maxNetworkFailures' | 'maxBodyBytes' | 'retryBudgetMs'>,
   run: Pick<RunInfo, 'deadline' | 'guardFile'> | undefined,
   retry?: Partial<RetryPolicy> | false,
-): Required<Pick<TransportOptions, 'maxBodyBytes' | 'guard' | 'retry'>> {
+): TransportLimits {
   return {
     maxBodyBytes: config.maxBodyBytes,
     guard: runGuardFor(config, run),

@@ -18,7 +18,7 @@ import {
   type Redactor,
   type RetriedAttempt,
 } from './evidence.ts';
-import type { RunGuard } from './guard.ts';
+import type { TransportLimits } from './guard.ts';
 import {
   backoffDelay,
   isConnectionReset,
@@ -28,18 +28,14 @@ import {
   type RetryPolicy,
 } from './retry.ts';
 
-export interface TransportOptions {
+/** The target, its key and version, the evidence log, and the limits of guard.ts (each optional: 1 MiB bodies, the default retry policy, no guard). */
+export interface TransportOptions extends Partial<TransportLimits> {
   readonly baseUrl: string;
   readonly apiKey: string;
   readonly apiVersion: string;
   /** Per attempt: connect, send, headers and body must all complete within this. */
   readonly timeoutMs: number;
-  readonly retry?: Partial<RetryPolicy> | false;
   readonly evidence: EvidenceLog;
-  /** A response body longer than this is not read past it: the request fails with kind `oversize`. Default 1 MiB. */
-  readonly maxBodyBytes?: number;
-  /** The run's deadline and fail-fast count; none: neither applies. */
-  readonly guard?: RunGuard;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;

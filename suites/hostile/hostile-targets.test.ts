@@ -26,7 +26,7 @@ const WALL_LIMIT_MS = 60_000;
  * holds every rule to the rule.
  */
 const AWAITING_VERDICTS = {
-  /** Checks of raw answers (envelope.ts's expectRefused, the version scenarios) that take a 5xx or an HTML 200 where they expect a 4xx as a FAIL, not an ERROR. */
+  /** Checks of raw answers (scenarios/envelope/support.ts's expectRefusal, the version scenarios) that take a 5xx or an HTML 200 where they expect a 4xx as a FAIL, not an ERROR. */
   outageReadAsFail: [] as string[],
   /** Rejection checks without a positive control: a target refusing everything passes them. */
   passWithoutPositiveControl: [] as string[],

@@ -132,18 +132,22 @@ describe('selection', () => {
     { id: 'plans.a', title: 'a (x)', rules: ['PLAN-A'] },
     { id: 'licenses.b', title: 'b', rules: ['LIC-B', 'PLAN-A'] },
     { id: 'envelope.c', title: 'c', rules: ['AUTH-C'] },
+    { id: 'balances.d', title: 'd', rules: ['CONV-D'], area: 'envelope' },
   ];
   const rules = [
     { id: 'PLAN-A', part: 'plans' },
     { id: 'LIC-B', part: 'licenses' },
     { id: 'AUTH-C', part: 'auth' },
+    { id: 'CONV-D', part: 'conventions' },
   ];
 
   it('takes rule IDs, areas and scenario IDs, and names what it does not know', () => {
     expect(selectScenarios(scenarios, rules, ['PLAN-A']).scenarios.map((s) => s.id)).toEqual(['plans.a', 'licenses.b']);
     expect(selectScenarios(scenarios, rules, ['auth', 'plans.a']).scenarios.map((s) => s.id)).toEqual(['plans.a', 'envelope.c']);
     expect(selectScenarios(scenarios, rules, ['NOPE']).unknown).toEqual(['NOPE']);
-    expect(selectScenarios(scenarios, rules, ['envelope']).scenarios.map((s) => s.id)).toEqual(['envelope.c']);
+    // An area is a scenario's folder where it has one, else its ID's prefix.
+    expect(selectScenarios(scenarios, rules, ['envelope']).scenarios.map((s) => s.id)).toEqual(['envelope.c', 'balances.d']);
+    expect(selectScenarios(scenarios, rules, ['balances']).unknown).toEqual(['balances']);
   });
 
   it('matches exact test names only, and finds the scenarios behind failing rules', () => {
