@@ -16,6 +16,7 @@ import type { Reporter, TestCase, TestModule, TestRunEndReason, Vitest } from 'v
 import type { RuleDef } from '../../spec/rules/rule.ts';
 import { applyBaseline } from '../report/baseline.ts';
 import { curlOf } from '../report/curl.ts';
+import { replayScript } from '../report/replay.ts';
 import { formatProgress, ProgressPrinter } from '../report/progress.ts';
 import { REPORT_FORMAT, type Baseline, type ConformanceReport, type ReportedExchange, type RuleReport, type RuleScenario, type RuleStatus, type ScenarioStatus } from '../report/schema.ts';
 import { suiteVersion } from '../report/version.ts';
@@ -39,6 +40,7 @@ export interface FinishedTest {
   readonly note?: string;
   readonly errors: readonly { readonly name?: string; readonly message: string; readonly expected?: string; readonly actual?: string }[];
   readonly meta: ScenarioMeta | undefined;
+  readonly durationMs?: number;
 }
 
 export interface ReportInput {
@@ -61,6 +63,8 @@ export interface ReportInput {
 /** Exchanges shown with a failure when the scenario does not say which ones it was about. */
 const FALLBACK_EXCHANGES = 3;
 const MAX_MESSAGE_CHARS = 4_000;
+/** Failing scenarios of one rule that carry a replay script: the first few say it all, and a shape rule can fail in a hundred. */
+export const REPLAYS_PER_RULE = 3;
 
 export function buildReport(input: ReportInput): ConformanceReport {
   const secrets = input.secrets ?? [];
@@ -73,13 +77,33 @@ export function buildReport(input: ReportInput): ConformanceReport {
     if (!meta || !ran(test)) continue;
     if (meta.target) targets.push(meta.target);
     const status = scenarioStatus(test);
-    const base = { scenario: meta.scenario, title: meta.title, test: test.fullName, file: test.file, scenarioStatus: status };
+    const base = {
+      scenario: meta.scenario,
+      title: meta.title,
+      test: test.fullName,
+      file: test.file,
+      scenarioStatus: status,
+      ...(test.durationMs === undefined ? {} : { durationMs: Math.round(test.durationMs) }),
+    };
     const evidence = meta.evidence ?? [];
-    for (const rule of meta.rules) add(rule, { ...base, via: 'declared', ...declaredResult(test, status, rule, evidence, secrets) });
+    const withReplay = (rule: string, outcome: RuleOutcome): RuleOutcome => {
+      if ((outcome.status !== 'FAIL' && outcome.status !== 'ERROR') || !meta.calls) return outcome;
+      const replay = replayScript(meta.calls, {
+        rule,
+        status: outcome.status,
+        scenario: meta.scenario,
+        title: meta.title,
+        ...(meta.target ? { baseUrl: meta.target.baseUrl, seed: meta.target.seed } : {}),
+        ...(outcome.message === undefined ? {} : { message: outcome.message }),
+        behind: (outcome.exchanges ?? []).map((e) => e.seq),
+      });
+      return replay === undefined ? outcome : { ...outcome, replay: redactSecrets(replay, secrets) };
+    };
+    for (const rule of meta.rules) add(rule, { ...base, via: 'declared', ...withReplay(rule, declaredResult(test, status, rule, evidence, secrets)) });
     for (const [rule, check] of Object.entries(meta.shapeChecks ?? {})) {
       if (meta.rules.includes(rule)) continue;
       // The scenario's rule results hold the shape rule's verdict with its message; shapeChecks says only pass or fail.
-      add(rule, { ...base, via: 'wire-schema', ...(recordedResult(test, rule, evidence, secrets) ?? { status: check === 'pass' ? 'PASS' : 'FAIL' }) });
+      add(rule, { ...base, via: 'wire-schema', ...withReplay(rule, recordedResult(test, rule, evidence, secrets) ?? { status: check === 'pass' ? 'PASS' : 'FAIL' }) });
     }
   }
   return assembleReport(byRule, targets, input);
@@ -101,7 +125,7 @@ export function assembleReport(byRule: ReadonlyMap<string, readonly RuleScenario
   let mustFailures = 0;
   let known = 0;
   for (const id of ruleIds) {
-    const entries = [...(byRule.get(id) ?? [])].sort((a, b) => a.scenario.localeCompare(b.scenario) || a.via.localeCompare(b.via));
+    const entries = withReplaysBounded([...(byRule.get(id) ?? [])].sort((a, b) => a.scenario.localeCompare(b.scenario) || a.via.localeCompare(b.via)));
     for (const e of entries) scenarios.set(e.scenario, e.scenarioStatus);
     const status = statuses[id]!.status;
     const def = catalogue.get(id);
@@ -147,6 +171,17 @@ export function assembleReport(byRule: ReadonlyMap<string, readonly RuleScenario
     cleanup: input.cleanup.map((c) => ({ ...c, left: [...c.left], failed: [...c.failed] })),
   };
   return redactSecrets(report, secrets);
+}
+
+/** The replay scripts of the first REPLAYS_PER_RULE failing entries are kept; later ones go (report.json stays readable). */
+function withReplaysBounded(entries: readonly RuleScenario[]): RuleScenario[] {
+  let kept = 0;
+  return entries.map((entry) => {
+    if (entry.replay === undefined) return entry;
+    if (kept++ < REPLAYS_PER_RULE) return entry;
+    const { replay: _dropped, ...rest } = entry;
+    return rest;
+  });
 }
 
 /** False for tests that are not scenarios, and for scenarios the run filtered out (they have no outcome). */
@@ -371,6 +406,7 @@ function finished(test: TestCase, file: string): FinishedTest {
       ...(e.actual === undefined ? {} : { actual: e.actual }),
     })),
     meta: test.meta().conformance,
+    ...(test.diagnostic()?.duration === undefined ? {} : { durationMs: test.diagnostic()!.duration }),
   };
 }
 
