@@ -79,7 +79,7 @@ ${all.map(ruleRow).join('\n')}
 <h2>Failures (${failing.length})</h2>
 ${failing.length === 0 ? '<p>No rule failed.</p>' : failing.map(failureBlock).join('\n')}
 </section>
-${report.errors.length > 0 ? `<section id="errors"><h2>Errors outside scenarios</h2>${report.errors.map((e) => `<pre>${h(`${e.file ? `${e.file}: ` : ''}${e.message}`)}</pre>`).join('')}</section>` : ''}
+${report.errors.length > 0 && stopped === undefined ? `<section id="errors"><h2>Errors outside scenarios</h2>${report.errors.map((e) => `<pre>${h(`${e.file ? `${e.file}: ` : ''}${e.message}`)}</pre>`).join('')}</section>` : ''}
 <script>${SCRIPT}</script>
 </body>
 </html>

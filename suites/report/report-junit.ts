@@ -40,7 +40,8 @@ export function renderJunit(report: ConformanceReport): string {
     suites.push(
       `  <testsuite name="run" tests="${report.errors.length}" failures="0" errors="${report.errors.length}" skipped="0" time="0" timestamp="${timestamp}" hostname="${hostname}">`,
       ...propertiesXml,
-      ...report.errors.map((e, i) => `    <testcase classname="run" name="${x(name(e, i))}" time="0">\n      <error message="${x(firstLine({ message: e.message, status: 'ERROR' }))}" type="ERROR">${x(e.message)}</error>\n    </testcase>`),
+      // A preflight stop took the run's whole time.
+      ...report.errors.map((e, i) => `    <testcase classname="run" name="${x(name(e, i))}" time="${report.run.stopped && i === 0 ? seconds : '0'}">\n      <error message="${x(firstLine({ message: e.message, status: 'ERROR' }))}" type="ERROR">${x(e.message)}</error>\n    </testcase>`),
       '  </testsuite>',
     );
   }

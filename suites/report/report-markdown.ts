@@ -63,7 +63,8 @@ export function renderMarkdown(report: ConformanceReport): string {
     for (const e of stale) out.push(`- ${markdownCode(e.rule)} passes now: remove it from the baseline (it said: ${md(e.reason)})`);
     out.push('');
   }
-  if (report.errors.length > 0) {
+  // A stopped run's one error is its stop, already said at the top.
+  if (report.errors.length > 0 && stopped === undefined) {
     out.push('## Errors outside scenarios', '');
     for (const e of report.errors) out.push(`- ${e.file ? `${markdownCode(e.file)}: ` : ''}${md(firstLine({ message: e.message, status: 'ERROR' }))}`);
     out.push('');
