@@ -96,7 +96,6 @@ async function allScenarios() {
 }
 
 async function run(options: RunOptions): Promise<number> {
-  const all = await allScenarios();
   const rerunPath = options.rerunFailed === undefined ? undefined : resolve(options.rerunFailed === true ? join(options.reportDir ?? loadConfig().reportDir, 'report.json') : options.rerunFailed);
   const previous = rerunPath === undefined ? undefined : readReport(rerunPath);
   if (options.merge && previous === undefined) throw new UsageError('--merge merges a re-run into the report it re-ran; it needs --rerun-failed');
@@ -107,6 +106,9 @@ async function run(options: RunOptions): Promise<number> {
   applyToEnvironment({ ...options, reportDir, seed: options.seed ?? previous?.run.seed });
   const config = configNaming(options);
   const baseline = options.baseline === undefined ? undefined : { path: options.baseline, baseline: readBaseline(resolve(options.baseline)) };
+  ensureWritable(config.reportDir, options.reportDir === undefined ? ENV_VARS.reportDir : '--report-dir');
+  // Loaded once the options hold: a mistake in them is told at once, not after every scenario module loaded.
+  const all = await allScenarios();
 
   let selected: readonly (typeof all)[number][] | undefined;
   if (previous !== undefined) {
@@ -123,7 +125,6 @@ async function run(options: RunOptions): Promise<number> {
     selected = selection.scenarios;
   }
   if (selected !== undefined && selected.length === 0) throw new UsageError('the selection holds no scenario');
-  ensureWritable(config.reportDir, options.reportDir === undefined ? ENV_VARS.reportDir : '--report-dir');
 
   const startedAt = new Date();
   const checked = await preflight(config, { allowLiveKey: options.allowLive === true });
