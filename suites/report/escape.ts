@@ -58,10 +58,14 @@ export function markdownCellCode(text: string): string {
   return markdownCode(text).replaceAll('|', '\\|');
 }
 
-/** A sentence of interface.md as Markdown: its `code spans` as code, the rest escaped text. Safe in a table cell. */
+/**
+ * A sentence of interface.md as Markdown text (not in a table cell): its `code spans` as code, the
+ * rest escaped. Backticks that do not pair up as single-backtick spans are all shown as text.
+ */
 export function markdownSentence(text: string): string {
+  if (/``/.test(text) || (text.match(/`/g) ?? []).length % 2 === 1) return escapeMarkdown(text);
   const parts = text.split(/`([^`\r\n]+)`/);
-  return parts.map((part, i) => (i % 2 === 1 ? markdownCellCode(part) : escapeMarkdown(part))).join('');
+  return parts.map((part, i) => (i % 2 === 0 ? escapeMarkdown(part) : markdownCode(part))).join('');
 }
 
 /** HTML element text (not attribute values): only `&`, `<` and `>` need escaping there. */

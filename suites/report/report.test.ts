@@ -3,6 +3,8 @@
  * the selection of scenarios, and renderers fed with hostile text.
  */
 import { execFileSync } from 'node:child_process';
+import { micromark } from 'micromark';
+import { gfm, gfmHtml } from 'micromark-extension-gfm';
 import { describe, expect, it } from 'vitest';
 import { closestMatches, didYouMean } from '../framework/closest.ts';
 import { XMLValidator } from 'fast-xml-parser';
@@ -222,8 +224,22 @@ function bigReport(): ConformanceReport {
   });
 }
 
+/** Entities as a browser shows them. */
+function decodeEntities(html: string): string {
+  return html.replace(/&(lt|gt|amp|quot|#\d+);/g, (_, e: string) => ({ lt: '<', gt: '>', amp: '&', quot: '"' })[e] ?? String.fromCharCode(Number(e.slice(1))));
+}
+
+/** Markdown as GitHub and GitLab render it: CommonMark with the GFM extensions (tables, autolinks, …), HTML blocks kept. */
+function renderGfm(md: string): string {
+  return micromark(md, { allowDangerousHtml: true, extensions: [gfm()], htmlExtensions: [gfmHtml()] });
+}
+
 describe('the digest of a report with many failures', () => {
   const big = bigReport();
+  const hostile = report({
+    'PLAN-A': { status: 'FAIL', level: 'MUST', area: 'plans', section: HOSTILE, quote: `${HOSTILE} \`a|b\` \`x\``, scenarios: [entry('s1', 'FAIL', { message: HOSTILE, exchanges: [exchange] })] },
+    'PLAN-B': { status: 'SKIP', level: 'MUST', area: 'plans', scenarios: [entry('s2', 'SKIP', { reason: HOSTILE })] },
+  });
 
   it('summary.md: one row per failing rule (first message, how many more, a link into the HTML), causes, what was left behind', () => {
     const md = renderMarkdown(big);
@@ -232,7 +248,7 @@ describe('the digest of a report with many failures', () => {
     // The 129 messages differ only in their IDs: one group.
     expect(md).toContain('Failed the same way in 128 more scenario(s).');
     // interface.md's code spans stay code, a pipe inside one escaped for the table-safe form.
-    expect(md).toContain('> Response 200: `{list: [Plan], a \\| b}`.');
+    expect(md).toContain('> Response 200: `{list: [Plan], a | b}`.');
     expect(md).toMatch(/^\| BLOCKED \| precondition: entities\.list answers next\\_cursor \| 2: \[`ENT-LIST`\]\(report\.html#rule-ENT-LIST\) \(MUST\), \[`ENT-ORDER`\]\(report\.html#rule-ENT-ORDER\) \|$/m);
     expect(md).toMatch(/^\| BLOCKED \| \[`PLAN-SHAPE`\]\(report\.html#failure-PLAN-SHAPE\) failed first \| 1: /m);
     expect(md).toMatch(/^\| SKIP \| needs the fake's control plane, which profile staging does not grant \| 2: \[`STATE-PAST-DUE`\]\(report\.html#rule-STATE-PAST-DUE\) \(MUST\), /m);
@@ -241,6 +257,30 @@ describe('the digest of a report with many failures', () => {
     expect(md).toContain('- 1 × answered 500');
     expect(md).toContain('customer (2): conf_ab12cd_x0001_cus_1 conf_ab12cd_x0002_cus_1');
     expect(outsideCodeBlocks(md)).not.toMatch(/\\`/);
+  });
+
+  it('summary.md renders cleanly as GitHub Flavored Markdown: no markup or escape showing, every row in its columns, code spans whole', () => {
+    // The hostile text's own markup shows as the text it is, whole: in a cell, a quote and a heading line.
+    const shown = decodeEntities(renderGfm(renderMarkdown(hostile)));
+    expect(shown).toContain(`<td>${HOSTILE.replace(/[\u0000]/g, '\uFFFD')}</td>`);
+    expect(shown).toContain(`<p>${HOSTILE.replace(/[\u0000]/g, '\uFFFD')} \`a|b\` \`x\`</p>`);
+    for (const md of [renderMarkdown(big), renderMarkdown(hostile)]) {
+      const html = renderGfm(md);
+      expect(html).not.toMatch(/<script/i);
+      if (md === renderMarkdown(big)) {
+        const text = html.replace(/<pre>[\s\S]*?<\/pre>|<code>[\s\S]*?<\/code>/g, '');
+        expect(text).not.toMatch(/`/);
+        expect(text).not.toMatch(/\\[\\`*_[\]<>|~#]/);
+      }
+      for (const table of html.match(/<table>[\s\S]*?<\/table>/g) ?? []) {
+        const columns = (table.match(/<th[ >]/g) ?? []).length;
+        for (const row of table.match(/<tr>\s*<td[\s\S]*?<\/tr>/g) ?? []) expect((row.match(/<td[ >]/g) ?? []).length, row).toBe(columns);
+      }
+    }
+    const html = renderGfm(renderMarkdown(big));
+    expect(html).toContain('<blockquote>\n<p>Response 200: <code>{list: [Plan], a | b}</code>.</p>');
+    expect(html).toContain('<td><a href="report.html#failure-PLAN-SHAPE"><code>PLAN-SHAPE</code></a></td>');
+    expect(html).toMatch(/<details>\n<summary><code>PLAN-SHAPE<\/code> FAIL MUST: plans\.create: the 200 answer/);
   });
 
   it('report.html: the same rows, causes and leftovers, and the further failures folded by message', () => {
