@@ -12,15 +12,16 @@
  * could not decide (configuration, unreachable target, key or version refused, MUST rules in ERROR,
  * an interrupted run).
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { createVitest } from 'vitest/node';
 import { RULES } from '../spec/rules/catalogue.ts';
 import { CONFORMANCE_PROJECT, conformanceProject, PROJECT_ROOT } from './conformance-project.ts';
-import { ConfigError, loadConfig } from './framework/config.ts';
+import { didYouMean } from './framework/closest.ts';
+import { ConfigError, ENV_VARS, loadConfig, secretsOf } from './framework/config.ts';
 import { preflight } from './framework/preflight.ts';
-import { ConformanceReporter } from './framework/reporter.ts';
+import { ConformanceReporter, stoppedReport } from './framework/reporter.ts';
 import { needsOf, testName } from './framework/scenario.ts';
 import { baselineFrom, BaselineError, readBaseline } from './report/baseline.ts';
 import { mergeReports } from './report/merge.ts';
@@ -78,7 +79,13 @@ function runInvocation(): string {
 
 function readReport(path: string): ConformanceReport {
   if (!existsSync(path)) throw new UsageError(`no report at ${path}; run the suite first (or give the report's path)`);
-  const parsed = ConformanceReport.safeParse(JSON.parse(readFileSync(path, 'utf8')));
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new UsageError(`${path} is not a report: not JSON (${(error as Error).message.replace(/\s+/g, ' ')})`);
+  }
+  const parsed = ConformanceReport.safeParse(json);
   if (!parsed.success) throw new UsageError(`${path} is not a report this version can read: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
   return parsed.data;
 }
@@ -89,7 +96,6 @@ async function allScenarios() {
 }
 
 async function run(options: RunOptions): Promise<number> {
-  const all = await allScenarios();
   const rerunPath = options.rerunFailed === undefined ? undefined : resolve(options.rerunFailed === true ? join(options.reportDir ?? loadConfig().reportDir, 'report.json') : options.rerunFailed);
   const previous = rerunPath === undefined ? undefined : readReport(rerunPath);
   if (options.merge && previous === undefined) throw new UsageError('--merge merges a re-run into the report it re-ran; it needs --rerun-failed');
@@ -98,8 +104,11 @@ async function run(options: RunOptions): Promise<number> {
   const reportDir =
     options.reportDir ?? (rerunPath !== undefined ? join(dirname(rerunPath), 'rerun') : options.only !== undefined ? join(loadConfig().reportDir, 'only') : undefined);
   applyToEnvironment({ ...options, reportDir, seed: options.seed ?? previous?.run.seed });
-  const config = loadConfig();
+  const config = configNaming(options);
   const baseline = options.baseline === undefined ? undefined : { path: options.baseline, baseline: readBaseline(resolve(options.baseline)) };
+  ensureWritable(config.reportDir, options.reportDir === undefined ? ENV_VARS.reportDir : '--report-dir');
+  // Loaded once the options hold: a mistake in them is told at once, not after every scenario module loaded.
+  const all = await allScenarios();
 
   let selected: readonly (typeof all)[number][] | undefined;
   if (previous !== undefined) {
@@ -112,14 +121,30 @@ async function run(options: RunOptions): Promise<number> {
   }
   if (options.only !== undefined) {
     const selection = selectScenarios(selected ?? all, RULES, options.only);
-    if (selection.unknown.length > 0) throw new UsageError(`--only: not a rule ID, area or scenario: ${selection.unknown.join(', ')} (see \`conformance list\`)`);
+    if (selection.unknown.length > 0) throw unknownSelection(selection.unknown, all);
     selected = selection.scenarios;
   }
   if (selected !== undefined && selected.length === 0) throw new UsageError('the selection holds no scenario');
 
+  const startedAt = new Date();
   const checked = await preflight(config, { allowLiveKey: options.allowLive === true });
   if (!checked.ok) {
     console.error(`conformance: cannot run (${checked.kind}): ${checked.message}`);
+    // A nightly job's JUnit step and artifact upload still find the four files, saying why.
+    writeReportFiles(
+      config.reportDir,
+      stoppedReport({
+        target: { baseUrl: config.baseUrl ?? 'the embedded fake', kind: config.baseUrl === undefined ? 'fake' : 'deployment', apiVersion: config.apiVersion, seed: config.seed, profile: config.profile.name, readOnly: config.profile.readOnly },
+        stopped: { stage: 'preflight', kind: checked.kind, message: checked.message.replace(/^Preflight failed \([^)]*\): /, '') },
+        startedAt,
+        finishedAt: new Date(),
+        secrets: secretsOf(config),
+        ...(baseline ? { baseline } : {}),
+        ...(options.only ? { only: options.only } : {}),
+        ...(rerunPath === undefined ? {} : { rerunOf: rerunPath }),
+      }),
+    );
+    console.error(`conformance: exit ${UNDECIDED} (the run could not start); the report saying why is in ${shownPath(config.reportDir)}/`);
     return UNDECIDED;
   }
 
@@ -185,6 +210,42 @@ async function run(options: RunOptions): Promise<number> {
   return verdict.exitCode;
 }
 
+/** The configuration, a problem with a value given as an option named by the option (`--base-url: …`), not its variable. */
+function configNaming(options: RunOptions): ReturnType<typeof loadConfig> {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    const given: [string, unknown][] = [
+      [ENV_VARS.baseUrl, options.baseUrl],
+      [ENV_VARS.apiVersion, options.apiVersion],
+      [ENV_VARS.profile, options.profile],
+      [ENV_VARS.reportDir, options.reportDir],
+      [ENV_VARS.seed, options.seed],
+    ];
+    const flags: Record<string, string> = { [ENV_VARS.baseUrl]: '--base-url', [ENV_VARS.apiVersion]: '--api-version', [ENV_VARS.profile]: '--profile', [ENV_VARS.reportDir]: '--report-dir', [ENV_VARS.seed]: '--seed' };
+    let message = error.message;
+    for (const [variable, value] of given) if (value !== undefined) message = message.replaceAll(`${variable}:`, `${flags[variable]}:`);
+    throw new ConfigError(message);
+  }
+}
+
+/** The report directory can be made and written, checked before a run that would fail only at its end. */
+function ensureWritable(dir: string, name: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+    accessSync(dir, constants.W_OK);
+  } catch (error) {
+    throw new UsageError(`${name}: cannot write reports into ${dir} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+}
+
+/** An `--only` name that is no rule, area or scenario, with the closest valid names as a hint. */
+function unknownSelection(unknown: readonly string[], scenarios: readonly { id: string }[]): UsageError {
+  const names = [...RULES.map((r) => r.id), ...RULES.map((r) => r.part), ...scenarios.map((s) => s.id), ...scenarios.map((s) => s.id.split('.')[0]!)];
+  return new UsageError(`--only: not a rule ID, area or scenario: ${unknown.map((u) => `${u}${didYouMean(u, names)}`).join(', ')} (\`conformance list\` lists them)`);
+}
+
 /** The test files holding these scenarios; every file when one cannot be placed. */
 async function filesOf(scenarios: readonly { id: string }[]): Promise<string[] | undefined> {
   const scenarioDir = join(PROJECT_ROOT, 'suites/scenarios');
@@ -204,7 +265,7 @@ async function list(options: { only?: string[] }): Promise<number> {
   let scenarios = all;
   if (options.only !== undefined) {
     const selection = selectScenarios(all, RULES, options.only);
-    if (selection.unknown.length > 0) throw new UsageError(`--only: not a rule ID, area or scenario: ${selection.unknown.join(', ')}`);
+    if (selection.unknown.length > 0) throw unknownSelection(selection.unknown, all);
     scenarios = selection.scenarios;
   }
   const scenarioDir = join(PROJECT_ROOT, 'suites/scenarios');
@@ -243,7 +304,8 @@ function baselineCommand(options: { from: string; out: string }): number {
 function program(exit: (code: number) => void): Command {
   const cli = new Command('conformance')
     .description('Conformance suite of the Billing and Entitlements Service Interface. The API key is read from API_KEY only.')
-    .showHelpAfterError()
+    // A mistake in the options is one line naming it (commander's hint joined to it), not the whole help.
+    .configureOutput({ outputError: (text, write) => write(`conformance: ${text.trim().replace(/\s*\n\s*/g, ' ')} (--help lists the options)\n`) })
     .exitOverride();
   const act =
     <O,>(action: (options: O) => Promise<number> | number) =>
@@ -277,6 +339,12 @@ function program(exit: (code: number) => void): Command {
   return cli;
 }
 
+/** `invalid …:\n  - KEY: problem` with a single problem, as one line; several stay a list. */
+function oneProblemOnOneLine(message: string): string {
+  const items = message.split('\n  - ');
+  return items.length === 2 ? `${items[0]} ${items[1]}` : message;
+}
+
 async function main(): Promise<void> {
   try {
     await program((code) => {
@@ -290,11 +358,14 @@ async function main(): Promise<void> {
       return;
     }
     if (error instanceof ConfigError || error instanceof BaselineError || error instanceof UsageError) {
-      console.error(`conformance: ${error.message}`);
+      console.error(`conformance: ${oneProblemOnOneLine(error.message)}`);
       process.exitCode = UNDECIDED;
       return;
     }
-    throw error;
+    // Anything else is a fault of the harness: still exit 2 (1 would say a MUST rule fails), with the stack for the bug report.
+    console.error(`conformance: internal error: ${(error as Error).message ?? String(error)}`);
+    console.error((error as Error).stack ?? '');
+    process.exitCode = UNDECIDED;
   }
 }
 

@@ -6,11 +6,12 @@
  * may use on the target, and which pre-provisioned records stand in for states the public API
  * cannot create.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { DEFAULT_TEST_SEED } from '../../fixtures/random.ts';
+import { didYouMean } from './closest.ts';
 
 export const DEFAULT_API_VERSION = '2.4.0';
 export const DEFAULT_CONFIG_FILE = 'conformance.config.json';
@@ -68,7 +69,8 @@ export type Profile = z.infer<typeof Profile>;
 
 const fields = {
   baseUrl: z
-    .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+    // abort: the refinements below parse the URL, which throws on text that is none.
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL', abort: true })
     // Every call appends /v1/<operation> to it: a query or fragment would swallow that path, and
     // credentials in it would be written into every report.
     .refine((url) => !url.includes('?') && !url.includes('#'), 'must not have a query string or fragment (every call appends /v1/<operation> to it)')
@@ -348,7 +350,7 @@ export function loadProfile(nameOrPath: string, base: string): ResolvedProfile {
   const isName = /^[a-z0-9][a-z0-9._-]*$/i.test(nameOrPath) && !nameOrPath.endsWith('.json');
   const path = isName ? resolve(PROFILES_DIR, `${nameOrPath}.json`) : isAbsolute(nameOrPath) ? nameOrPath : resolve(base, nameOrPath);
   const label = `profile ${nameOrPath} (${path})`;
-  if (!existsSync(path)) throw new ConfigError(`${ENV_VARS.profile}: ${label} does not exist`);
+  if (!existsSync(path)) throw new ConfigError(`${ENV_VARS.profile}: ${label} does not exist${isName ? didYouMean(nameOrPath, profileNames()) : ''}`);
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));
@@ -366,6 +368,11 @@ export function loadProfile(nameOrPath: string, base: string): ResolvedProfile {
     throw new ConfigError(`invalid ${label}:\n${lines.map((l) => `  - ${l}`).join('\n')}`);
   }
   return { ...parsed.data, name: nameOrPath, path };
+}
+
+/** The profiles shipped in suites/profiles/, by name. */
+function profileNames(): string[] {
+  return existsSync(PROFILES_DIR) ? readdirSync(PROFILES_DIR).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -'.json'.length)) : [];
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

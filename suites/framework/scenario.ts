@@ -18,7 +18,7 @@ import { callMutates } from '../../spec/operation.ts';
 import type { CallFailure, CallSuccess, Client, OperationTable } from './client.ts';
 import type { FixtureName, Fixtures } from './config.ts';
 import type { ControlClient } from './control-client.ts';
-import { truncate, type EvidenceLog, type Exchange } from './evidence.ts';
+import { replayableCalls, truncate, type EvidenceLog, type Exchange, type ReplayCall } from './evidence.ts';
 import type { CleanupReport, ScenarioLedger } from './ledger.ts';
 import type { Namespace } from './namespace.ts';
 import { recordCreated, type Target, type TargetInfo } from './target.ts';
@@ -142,6 +142,8 @@ export interface ScenarioMeta {
   /** Scenarios with a verdict other than PASS: the exchanges behind the verdicts and the last ones, bodies truncated. */
   readonly evidence?: readonly Exchange[];
   readonly exchangeCount?: number;
+  /** Scenarios with a verdict other than PASS: their calls from the first, for the replay script of a failing rule. */
+  readonly calls?: readonly ReplayCall[];
 }
 
 export interface CleanupSummary {
@@ -436,7 +438,7 @@ export function scenarioMeta(scenario: Pick<Scenario, 'id' | 'title' | 'rules'>,
     shapeChecks,
     ruleResults: toRuleResults(outcome.verdicts, reported ?? []),
     exchangeCount: outcome.evidence.length,
-    ...(reported ? { evidence: reported } : {}),
+    ...(reported ? { evidence: reported, calls: replayableCalls(outcome.evidence) } : {}),
   };
 }
 
