@@ -126,6 +126,8 @@ export const ConformanceReport = z.object({
     /** `--rerun-failed`: the report whose failures this run re-ran. */
     rerunOf: z.string().optional(),
     baseline: z.string().optional(),
+    /** `should`: SHOULD failures fail the run too (`--fail-on should`); absent: `must`. */
+    failOn: z.enum(['must', 'should']).optional(),
   }),
   counts: z.object({
     rules: Counts,
