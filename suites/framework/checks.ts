@@ -300,6 +300,8 @@ export class RuleChecks {
   readonly #reliedOn = new Map<string, Set<string>>();
   readonly #missingReads: MissingRead[] = [];
   readonly #overreach: PreconditionOverreachFinding[] = [];
+  /** Rules SKIP because their own operation was not served: which operation. */
+  readonly #notServedOf = new Map<string, string>();
   /** SHOULD rules whose failed check the scenario went on from, in order. */
   readonly #wentOnFrom: string[] = [];
   /** Sequence number of the last exchange already behind a finished check. */
@@ -468,6 +470,7 @@ export class RuleChecks {
     const notServed = behind.find((e) => this.#isNotServed(e));
     if (notServed !== undefined) {
       const operation = this.#documentedOperation(notServed) ?? notServed.label;
+      if (this.#owns(rule, operation)) this.#notServedOf.set(rule, operation);
       return this.#owns(rule, operation)
         ? { status: 'SKIP', message: `${this.#notServedText(notServed)}, the operation ${rule} is about`, seqs: [notServed.seq] }
         : { status: 'BLOCKED', blockedBy: `${operation} not served`, message: `${this.#notServedText(notServed)}, which this check of ${rule} asked through`, seqs: [notServed.seq] };
@@ -571,10 +574,17 @@ export class RuleChecks {
     const ownRule = error !== null && typeof error === 'object' ? recorded.get(error) : undefined;
     if (ownRule !== undefined) {
       const own = this.#verdicts.get(ownRule)!;
-      if (own.status === 'BLOCKED' || own.status === 'SKIP') {
+      if (own.status === 'SKIP') {
+        // The rule's own operation is not served: the others were not reached because of it.
+        const operation = this.#notServedOf.get(ownRule) ?? 'its operation';
+        undecided({ status: 'BLOCKED', blockedBy: `${operation} not served`, message: `not reached: ${own.message ?? ''}`, ...(own.seqs ? { seqs: own.seqs } : {}) });
+        this.#verdicts.set(ownRule, own);
+        return { kind: 'skip', reason: own.message ?? 'not served' };
+      }
+      if (own.status === 'BLOCKED') {
         undecided({ ...own, message: `not reached: ${own.message ?? ''}` });
         this.#verdicts.set(ownRule, own);
-        return own.status === 'SKIP' ? { kind: 'skip', reason: own.message ?? 'not served' } : { kind: 'blocked' };
+        return { kind: 'blocked' };
       }
       undecided({ status: 'BLOCKED', blockedBy: ownRule, message: `not reached: ${ownRule} ${own.status === 'FAIL' ? 'failed' : 'could not be checked'} first` });
       return { kind: own.status === 'FAIL' ? 'fail' : 'error' };

@@ -159,7 +159,7 @@ export function inOwnWords(error: { readonly message: string; readonly actual?: 
   const hasOperands = 'actual' in error && 'expected' in error;
   const negated = /^expected .+ (?:not to|to not) /s.test(matcher);
   if (hasOperands && !negated) {
-    const equality = / to (?:be|equal|deeply equal|strictly equal|match object) /.test(matcher) && !/ to be (?:greater|less|above|below|null|undefined|defined|truthy|falsy|true|false|NaN|an? )/.test(matcher);
+    const equality = / to (?:be|equal|deeply equal|strictly equal|match object) /.test(matcher) && !/ to be (?:greater|less|above|below|defined|truthy|falsy|NaN|an? )/.test(matcher);
     if (equality) {
       const differences = differencesOf(error.actual, error.expected, / to match object /.test(matcher));
       if (differences.length > 0) return `${prefix}${listed(differences)}`;
