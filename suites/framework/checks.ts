@@ -403,12 +403,13 @@ export class RuleChecks {
    * rests on a documented operation a rule of the scenario owns, unless exempt (see above).
    */
   precondition<V>(what: string, assertion: () => V): V {
+    // Checked before (so a precondition that holds is refused too) and after: an async one may call the target itself.
     this.#refuseOverreach(what);
-    const fresh = this.#sinceMark();
     const readsBefore = this.#readsAtMark;
     const blocked = (error: unknown): never => {
+      this.#refuseOverreach(what);
       if (!isAssertion(error)) throw error;
-      const notServed = fresh.find((e) => this.#isNotServed(e));
+      const notServed = this.#sinceMark().find((e) => this.#isNotServed(e));
       if (notServed !== undefined) throw new SetupFailed(`${notServed.label} not served`, `${this.#notServedText(notServed)}, which precondition "${what}" reads`, notServed);
       const read = this.#missingReadBehind(error, readsBefore);
       if (read !== undefined) throw new SetupFailed(this.#shapeRuleOf(read), `${read.exchange.label} answered without ${read.path}, which precondition "${what}" reads: ${inOwnWords(error)}`, read.exchange);
@@ -421,6 +422,7 @@ export class RuleChecks {
         return value;
       }
       return value.then((resolved: unknown) => {
+        this.#refuseOverreach(what);
         this.settled();
         return resolved;
       }, blocked) as V;

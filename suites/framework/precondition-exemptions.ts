@@ -59,7 +59,7 @@ export const PRECONDITION_EXEMPTIONS: Readonly<Record<string, readonly string[]>
   'licenses.attach-all-or-nothing': ['licenses.attach'],
   'licenses.attach-duplicate-ids': ['licenses.attach'],
   'licenses.attach-duplicate-ids-code': ['licenses.attach'],
-  'licenses.attach-over-capacity': ['licenses.attach'],
+  'licenses.attach-over-capacity': ['licenses.attach', 'licenses.list'],
   'licenses.attach-unknown-entity-needs-feature': ['licenses.attach'],
   'licenses.capacity-code': ['licenses.attach'],
   'licenses.entity-holding-two-license-plans': ['licenses.attach', 'licenses.list', 'licenses.release'],
@@ -69,7 +69,7 @@ export const PRECONDITION_EXEMPTIONS: Readonly<Record<string, readonly string[]>
   'licenses.release-unassigned': ['licenses.release'],
   'licenses.released-after-parent-replaced': ['licenses.attach', 'licenses.list'],
   'licenses.replaced-parent-plan-pool-gone': ['licenses.list', 'plans.create'],
-  'licenses.skip-on-reassign': ['licenses.attach'],
+  'licenses.skip-on-reassign': ['licenses.attach', 'licenses.list'],
   'licenses.two-customers-one-parent-plan': ['entities.list', 'licenses.attach', 'licenses.list'],
   'lifecycle.current-period-after-two': ['subscriptions.list'],
   'lifecycle.expired-keeps-its-last-period': ['subscriptions.list'],
@@ -106,4 +106,5 @@ export const PRECONDITION_EXEMPTIONS: Readonly<Record<string, readonly string[]>
   'store.reset-exactly-at-next-reset': ['balances.check', 'plans.create'],
   'store.resets-of-four-grants-over-two-hours': ['balances.check', 'plans.create'],
   'store.resets-of-three-intervals-over-eight-days': ['balances.check', 'plans.create'],
+  'subjects.entity-of-another-customer-beside-own-balance': ['balances.check'],
 };

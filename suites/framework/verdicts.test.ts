@@ -71,6 +71,17 @@ describe('a precondition never asserts the behaviour under test', () => {
     }
   });
 
+  it('refuses an async precondition that reads an owned operation itself', async () => {
+    const outcome = await runScenario(
+      scenario({ id: 'P-4', title: 't', rules: ['MUST-GET'] }, async (ctx) => {
+        await ctx.precondition('the thing reads as a', async () => expect(ctx.expectOk(await get(ctx, 'a')).id).toBe('a'));
+      }),
+      t,
+      options,
+    );
+    expect(outcome.verdicts['MUST-GET']).toMatchObject({ status: 'ERROR', message: expect.stringMatching(/^suite defect: precondition "the thing reads as a" rests on things\.get/) });
+  });
+
   it('lets through a precondition over setup operations, over operations no rule of the scenario owns, and over a rule already reported', async () => {
     const outcome = await runScenario(
       scenario({ id: 'P-2', title: 't', rules: ['MUST-CHECK', 'SHOULD-GET'] }, async (ctx) => {
