@@ -18,9 +18,13 @@
  *
  * SHOULD failures. A failed check of a SHOULD rule records its FAIL and returns a stand-in for the
  * value the check would have returned: the scenario goes on, so a MUST check that does not need
- * that value still runs. Any use of the stand-in (a property read, a call, a conversion) throws
- * NeedsFailedCheck, which BLOCKS the rules not yet decided on that SHOULD rule: they needed its
- * result. A crash (a TypeError) after such a failure is taken as its knock-on too.
+ * that value still runs, and PASSes when it holds. Any use of the stand-in (a property read, a call,
+ * a conversion) throws NeedsFailedCheck, which BLOCKS the rules not yet decided on that SHOULD rule:
+ * they needed its result. A later check that fails is BLOCKED by the SHOULD rule too, its own
+ * failure quoted: the state the scenario built on may not be what it assumed (a model of balances
+ * after a track that deducted nothing), so it cannot be told from a knock-on; a MUST rule left so
+ * keeps the run from PASSED, and the deviation is in its message. A crash (a TypeError) after such
+ * a failure is taken as its knock-on too.
  *
  * Preconditions (`t.precondition`) may rest only on setup operations (the reference's), on
  * capabilities, and on rules already reported (FAILed) in the same scenario. A precondition rests
@@ -364,7 +368,9 @@ export class RuleChecks {
   #afterFailure(rule: string, error: unknown, asserted: Exchange | undefined): never {
     const thrown = this.#failed(rule, error, asserted);
     const verdict = this.#verdicts.get(rule);
-    const ownFailure = recorded.get(thrown as object) === rule && (verdict?.status === 'FAIL' || (verdict?.status === 'BLOCKED' && verdict.blockedBy !== undefined && this.#shapeRules.has(verdict.blockedBy)));
+    const blockedBy = verdict?.status === 'BLOCKED' ? verdict.blockedBy : undefined;
+    const goesOn = verdict?.status === 'FAIL' || (blockedBy !== undefined && (this.#shapeRules.has(blockedBy) || this.#wentOnFrom.includes(blockedBy)));
+    const ownFailure = recorded.get(thrown as object) === rule && goesOn;
     if (ownFailure && this.#level(rule) === 'SHOULD') {
       if (!this.#wentOnFrom.includes(rule)) this.#wentOnFrom.push(rule);
       return unusable(rule);
@@ -482,13 +488,17 @@ export class RuleChecks {
       const message = `${read.exchange.label} (exchange #${read.exchange.seq}) answered without ${read.path}, which this check of ${rule} compared: ${inOwnWords(error)}`;
       return { status: 'BLOCKED', blockedBy: this.#shapeRuleOf(read), message, seqs: [read.exchange.seq] };
     }
-    return {
-      status: 'FAIL',
-      message: inOwnWords(error),
+    const operands = {
       ...('expected' in error ? { expected: printable(error.expected) } : {}),
       ...('actual' in error ? { actual: printable(error.actual) } : {}),
       seqs: this.#recentSeqs(),
     };
+    // After a SHOULD failure the scenario went on from, what it set up may not be what later steps assume.
+    const earlierShould = this.#wentOnFrom.find((should) => should !== rule);
+    if (earlierShould !== undefined) {
+      return { status: 'BLOCKED', blockedBy: earlierShould, message: `after ${earlierShould} failed, this check of ${rule} failed too, maybe as its knock-on: ${inOwnWords(error)}`, ...operands };
+    }
+    return { status: 'FAIL', message: inOwnWords(error), ...operands };
   }
 
   #isNotServed(exchange: Exchange): boolean {
