@@ -44,11 +44,14 @@
  *
  * Missing fields. A 200 answer that left out a required field FAILs its shape rule (one missing
  * field, one FAIL). The scenario sees such an answer through a watch (missing-reads.ts) that notes
- * every read of a left-out path; a later check that fails only on missing values (every difference
- * is undefined or NaN) after it read such a path is BLOCKED by that answer's shape rule, naming the
- * answer and the path, unless the path is one of the rule's own fields (RuleDef.fields) of its own
- * operation: then it is the rule's own deviation and FAILs. A request built from a value read there
- * is not sent (it BLOCKS on the same answer).
+ * every read of a left-out path and every copy of an object lacking one; a later check is BLOCKED by
+ * that answer's shape rule, naming the answer and the path, only when the value it compared is the
+ * missing path or lies under it (see #missingReadBehind: the answer or a copy of it compared with
+ * its differences exactly at missing paths, or a missing path read since the previous check and
+ * every difference an absent value), unless the path is one of the rule's own fields (RuleDef.fields)
+ * of its own operation: then it is the rule's own deviation and FAILs. A list with an extra element
+ * compared with `[]` is never taken for a missing field. A request built from a value read there is
+ * not sent (it BLOCKS on the same answer).
  *
  * What a thrown error makes of the rules not yet decided (a rule is decided once it FAILed or was
  * ERROR; a rule whose checks passed so far is not decided until the scenario ends):
@@ -229,6 +232,11 @@ function firstLine(error: unknown): string {
 /** A value computed from a missing field: undefined itself, or NaN (arithmetic on it). */
 function fromMissing(value: unknown): boolean {
   return value === undefined || Number.isNaN(value);
+}
+
+/** What a default for a missing value gives (`?? null`, `?? []`): null, `''`, an empty array or object. */
+function isEmptyValue(value: unknown): boolean {
+  return value === null || value === '' || (typeof value === 'object' && Object.keys(value as object).length === 0);
 }
 
 /**
@@ -523,27 +531,39 @@ export class RuleChecks {
   }
 
   /**
-   * The left-out field that explains a failed assertion, if one does (the value it compared IS the
-   * missing path, or lies under it):
-   * - the assertion compared (part of) an answer that left fields out, and every difference lies at
-   *   or under one of that answer's missing paths (`expect(plan).toEqual({…, version_slug: 'v1'})`);
-   * - or the scenario read a missing path since `from` (the previous check) and every value the
-   *   assertion found different is missing, undefined or NaN (`expect(plan.version_slug).toBe('v1')`).
-   * chai's length and property assertions on an undefined target carry no operands.
+   * The left-out field that explains a failed assertion, if one does: the value it compared IS the
+   * missing path, or lies under it. Every value it found different must be absent on one side
+   * (undefined or NaN; on the side seen also null, `''`, `[]` or `{}`, what a default for a missing
+   * value gives), and:
+   * - it compared (part of) an answer that left fields out, or a copy of one (a spread, a rest
+   *   pattern), and every difference lies at or under one of that answer's missing paths
+   *   (`expect(plan).toEqual({…, version_slug: 'v1'})`);
+   * - or the scenario read a missing path since `from` (the previous check): `expect(plan.version_slug).toBe('v1')`,
+   *   `expect(plan.price?.additional_currencies ?? []).toEqual([…])`.
+   * An assertion without operands (`expect.fail`, chai on an undefined target) is explained by the
+   * latest read of a missing path in the scenario, when there is one: it has nothing else to go by.
    */
   #missingReadBehind(error: Error & { actual?: unknown; expected?: unknown }, from: number): MissingRead | undefined {
-    const read = this.#missingReads.slice(from).at(-1);
-    if (!('actual' in error)) return read !== undefined && /Target cannot be null or undefined/.test(error.message) ? read : undefined;
+    const reads = this.#missingReads.filter((r) => r.kind === 'read');
+    const operandless = !('actual' in error) || (error.actual === undefined && error.expected === undefined);
+    if (operandless) return reads.at(-1);
     const differences = differencesOf(error.actual, error.expected);
-    if (differences.length === 0) return undefined;
+    if (differences.length === 0 || !differences.every((d) => fromMissing(d.actual) || fromMissing(d.expected) || isEmptyValue(d.actual))) return undefined;
+    const under = (exchange: Exchange, at: string): MissingRead | undefined => {
+      const missing = missingPaths(exchange);
+      const paths = differences.map((d) => [at, dotPath(d.path)].filter((p) => p !== '').join('.'));
+      return paths.every((path) => missing.some((m) => path === m || path.startsWith(`${m}.`))) ? { kind: 'read', exchange, path: paths[0]! } : undefined;
+    };
     for (const side of [error.actual, error.expected]) {
       const place = watchedPlace(side);
-      if (place === undefined) continue;
-      const missing = missingPaths(place.exchange);
-      const at = differences.map((d) => [place.path, dotPath(d.path)].filter((p) => p !== '').join('.'));
-      if (at.every((path) => missing.some((m) => path === m || path.startsWith(`${m}.`)))) return { exchange: place.exchange, path: at[0]! };
+      const found = place && under(place.exchange, place.path);
+      if (found) return found;
     }
-    return read !== undefined && differences.every((d) => fromMissing(d.actual) || fromMissing(d.expected)) ? read : undefined;
+    for (const copy of this.#missingReads.filter((r) => r.kind === 'copy').reverse()) {
+      const found = under(copy.exchange, copy.path);
+      if (found) return found;
+    }
+    return this.#missingReads.slice(from).filter((r) => r.kind === 'read').at(-1);
   }
 
   /** A 200's body, watched for reads of the fields it left out (missing-reads.ts); other bodies as they are. */
@@ -558,7 +578,7 @@ export class RuleChecks {
    */
   refuseRequestBuiltFromMissingField(operation: string, request: unknown): void {
     const holes = pathsFromMissing(request);
-    const read = holes.length > 0 ? this.#missingReads.at(-1) : undefined;
+    const read = holes.length > 0 ? this.#missingReads.filter((r) => r.kind === 'read').at(-1) : undefined;
     if (read === undefined) return;
     throw new SetupFailed(this.#shapeRuleOf(read), `${operation} was not sent: its ${holes.join(', ')} would come from ${read.path}, which ${read.exchange.label} (exchange #${read.exchange.seq}) left out`, read.exchange);
   }
@@ -644,7 +664,7 @@ export class RuleChecks {
       }
       return { kind: 'fail' };
     }
-    const read = this.#missingReads.at(-1);
+    const read = this.#missingReads.filter((r) => r.kind === 'read').at(-1);
     if (read !== undefined) {
       undecided({ status: 'BLOCKED', blockedBy: this.#shapeRuleOf(read), message: `${read.exchange.label} (exchange #${read.exchange.seq}) answered without ${read.path}, which the scenario reads: ${firstLine(error)}`, seqs: [read.exchange.seq] });
       return { kind: 'blocked' };

@@ -4,15 +4,20 @@
  * field is BLOCKED by the shape rule, not failed a second time. Guessing from the failed values (any
  * `undefined` on either side) hid real deviations (an extra element in a list compared with `[]`) and
  * blamed the wrong answer, so the scenario's view of such an answer is watched instead: every read
- * of a left-out path (a property read, `in`, `hasOwnProperty`) is noted with the answer it came from.
+ * of a left-out path (a property read, `in`, `hasOwnProperty`) is noted with the answer it came from,
+ * and so is every copy of an object on the way to one (its keys enumerated).
  * Answers that match their schema are not wrapped at all.
  */
 import type { Exchange } from './evidence.ts';
 
-/** A read of a path some 200 answer left out. */
+/**
+ * A read of a path some 200 answer left out (`read`), or a copy of an object of such an answer
+ * that lacks one (`copy`: its keys were enumerated, by a spread, a rest pattern, `Object.keys`…).
+ */
 export interface MissingRead {
+  readonly kind: 'read' | 'copy';
   readonly exchange: Exchange;
-  /** Dot path with indices as steps: `list.0.id`. */
+  /** Dot path with indices as steps: `list.0.id` for a read; the copied object's path for a copy (`''` for the body). */
   readonly path: string;
 }
 
@@ -68,7 +73,7 @@ export function watchMissing<B>(body: B, exchange: Exchange, noted: (read: Missi
     if (known) return known;
     const pathOf = (key: string) => (at === '' ? key : `${at}.${key}`);
     const note = (key: string | symbol) => {
-      if (typeof key === 'string' && missing.has(pathOf(key))) noted({ exchange, path: pathOf(key) });
+      if (typeof key === 'string' && missing.has(pathOf(key))) noted({ kind: 'read', exchange, path: pathOf(key) });
     };
     const proxy = new Proxy(target, {
       get(object, key, receiver) {
@@ -83,6 +88,10 @@ export function watchMissing<B>(body: B, exchange: Exchange, noted: (read: Missi
       getOwnPropertyDescriptor(object, key) {
         note(key);
         return Reflect.getOwnPropertyDescriptor(object, key);
+      },
+      ownKeys(object) {
+        noted({ kind: 'copy', exchange, path: at });
+        return Reflect.ownKeys(object);
       },
     });
     proxies.set(target, proxy);

@@ -239,6 +239,38 @@ describe('BLOCKED only for a real knock-on', () => {
     expect(outcome.verdicts['THING-GET-SHAPE']).toMatchObject({ status: 'FAIL' });
   });
 
+  it('BLOCKS a check on a copy of the broken answer, or on a default put for the missing value, but not on an empty list expected', async () => {
+    const outcome = await runScenario(
+      scenario({ id: 'B-8', title: 't', rules: ['MUST-ANY', 'MUST-GET'] }, async (ctx) => {
+        const itemless = ctx.expectOk(await get(ctx, 'itemless'));
+        const { id: _id, ...rest } = itemless;
+        ctx.check('MUST-ANY', () => expect(rest, 'the rest of the thing').toEqual({ add_on: false, items: [] }));
+      }),
+      t,
+      options,
+    );
+    expect(outcome.verdicts['MUST-ANY']).toMatchObject({ status: 'BLOCKED', blockedBy: 'THING-GET-SHAPE', message: expect.stringMatching(/answered without items, which this check of MUST-ANY compared/) });
+    const defaulted = await runScenario(
+      scenario({ id: 'B-9', title: 't', rules: ['MUST-ANY'] }, async (ctx) => {
+        const itemless = ctx.expectOk(await get(ctx, 'itemless'));
+        ctx.check('MUST-ANY', () => expect(itemless.items ?? [], 'the items').toEqual([{ created_at: 1 }]));
+      }),
+      t,
+      options,
+    );
+    expect(defaulted.verdicts['MUST-ANY']).toMatchObject({ status: 'BLOCKED', blockedBy: 'THING-GET-SHAPE' });
+    const extra = await runScenario(
+      scenario({ id: 'B-10', title: 't', rules: ['MUST-ANY'] }, async (ctx) => {
+        const itemless = ctx.expectOk(await get(ctx, 'itemless'));
+        const two = ctx.expectOk(await get(ctx, 'two'));
+        ctx.check('MUST-ANY', () => expect([...(itemless.items ?? []), ...two.items.slice(1)], 'the items').toEqual([]));
+      }),
+      t,
+      options,
+    );
+    expect(extra.verdicts['MUST-ANY']).toMatchObject({ status: 'FAIL', message: 'the items: expected [], saw [{"created_at":2}]' });
+  });
+
   it('FAILs a rule whose own field is missing: it is the rule’s deviation, not a knock-on', async () => {
     const outcome = await runScenario(
       scenario({ id: 'B-3', title: 't', rules: ['MUST-ID'] }, async (ctx) => {
