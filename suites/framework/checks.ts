@@ -539,16 +539,20 @@ export class RuleChecks {
    *   pattern), and every difference lies at or under one of that answer's missing paths
    *   (`expect(plan).toEqual({…, version_slug: 'v1'})`);
    * - or the scenario read a missing path since `from` (the previous check): `expect(plan.version_slug).toBe('v1')`,
-   *   `expect(plan.price?.additional_currencies ?? []).toEqual([…])`.
-   * An assertion without operands (`expect.fail`, chai on an undefined target) is explained by the
-   * latest read of a missing path in the scenario, when there is one: it has nothing else to go by.
+   *   `expect(plan.price?.additional_currencies ?? []).toEqual([…])`;
+   * - or every difference is undefined on the expected side, an expectation the scenario computed
+   *   earlier from a missing field (`names.get(id)` of plans created at the start): the latest read.
+   * An assertion whose operands show no difference (`expect.fail`, chai on an undefined target, a
+   * key present on one side only) is explained by a read since the previous check, else the latest.
+   * A value seen where the expectation holds nothing (an extra element where `[]` was expected) is
+   * never taken for a missing field, nor is an undefined value seen without such a read.
    */
   #missingReadBehind(error: Error & { actual?: unknown; expected?: unknown }, from: number): MissingRead | undefined {
-    const reads = this.#missingReads.filter((r) => r.kind === 'read');
-    const operandless = !('actual' in error) || (error.actual === undefined && error.expected === undefined);
-    if (operandless) return reads.at(-1);
-    const differences = differencesOf(error.actual, error.expected);
-    if (differences.length === 0 || !differences.every((d) => fromMissing(d.actual) || fromMissing(d.expected) || isEmptyValue(d.actual))) return undefined;
+    const latest = this.#missingReads.filter((r) => r.kind === 'read').at(-1);
+    const inWindow = this.#missingReads.slice(from).filter((r) => r.kind === 'read').at(-1);
+    const differences = 'actual' in error ? differencesOf(error.actual, error.expected) : [];
+    if (differences.length === 0) return inWindow ?? latest;
+    if (!differences.every((d) => fromMissing(d.actual) || fromMissing(d.expected) || isEmptyValue(d.actual))) return undefined;
     const under = (exchange: Exchange, at: string): MissingRead | undefined => {
       const missing = missingPaths(exchange);
       const paths = differences.map((d) => [at, dotPath(d.path)].filter((p) => p !== '').join('.'));
@@ -563,7 +567,7 @@ export class RuleChecks {
       const found = under(copy.exchange, copy.path);
       if (found) return found;
     }
-    return this.#missingReads.slice(from).filter((r) => r.kind === 'read').at(-1);
+    return inWindow ?? (differences.every((d) => d.expected === undefined) ? latest : undefined);
   }
 
   /** A 200's body, watched for reads of the fields it left out (missing-reads.ts); other bodies as they are. */

@@ -271,6 +271,35 @@ describe('BLOCKED only for a real knock-on', () => {
     expect(extra.verdicts['MUST-ANY']).toMatchObject({ status: 'FAIL', message: 'the items: expected [], saw [{"created_at":2}]' });
   });
 
+  it('FAILs a check that saw nothing where a value was expected, when the last missing read was before the previous check (not blamed on that answer)', async () => {
+    const outcome = await runScenario(
+      scenario({ id: 'B-11', title: 't', rules: ['MUST-ANY'] }, async (ctx) => {
+        const nameless = ctx.expectOk(await get(ctx, 'nameless'));
+        ctx.check('MUST-ANY', () => expect(nameless.id ?? 'none').toBe('none'));
+        const thing = ctx.expectOk(await get(ctx, 'a'));
+        ctx.check('MUST-ANY', () => expect((thing as { entity_id?: unknown }).entity_id, 'entity_id').toBeNull());
+      }),
+      t,
+      options,
+    );
+    expect(outcome.verdicts['MUST-ANY']).toMatchObject({ status: 'FAIL', message: 'entity_id: expected null, saw undefined' });
+  });
+
+  it('BLOCKS a check whose expectation was computed earlier from a missing field', async () => {
+    const outcome = await runScenario(
+      scenario({ id: 'B-12', title: 't', rules: ['MUST-ANY'] }, async (ctx) => {
+        const nameless = ctx.expectOk(await get(ctx, 'nameless'));
+        const expectedId = nameless.id;
+        ctx.check('MUST-ANY', () => expect(nameless.add_on).toBe(false));
+        const thing = ctx.expectOk(await get(ctx, 'a'));
+        ctx.check('MUST-ANY', () => expect([thing.id], 'the ids').toEqual([expectedId]));
+      }),
+      t,
+      options,
+    );
+    expect(outcome.verdicts['MUST-ANY']).toMatchObject({ status: 'BLOCKED', blockedBy: 'THING-GET-SHAPE', message: expect.stringMatching(/^things\.get \(exchange #1\) answered without id/) });
+  });
+
   it('FAILs a rule whose own field is missing: it is the rule’s deviation, not a knock-on', async () => {
     const outcome = await runScenario(
       scenario({ id: 'B-3', title: 't', rules: ['MUST-ID'] }, async (ctx) => {
