@@ -7,10 +7,11 @@
  *   list      the scenarios and rules a run would execute, with their needs and levels; calls nothing
  *   baseline  a baseline of known failures from a report
  *
- * The API keys come from the environment only (API_KEY, OTHER_TENANT_API_KEY). Exit codes of `run`:
- * 0 every MUST rule that ran passes; 1 a MUST rule fails, or a baseline entry is stale; 2 the run
- * could not decide (configuration, unreachable target, key or version refused, MUST rules in ERROR,
- * an interrupted run).
+ * The API keys come from the environment only (API_KEY, OTHER_TENANT_API_KEY). Exit codes of `run`
+ * (suites/report/view.ts `verdictOf`): 0 PASSED, every applicable MUST rule was verified and holds;
+ * 1 FAILED, a MUST rule fails (with --fail-on should, a SHOULD rule too), or a baseline entry is
+ * stale; 2 UNDECIDED (configuration, unreachable target, key or version refused, a MUST rule in
+ * ERROR or left BLOCKED, an interrupted run).
  */
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
@@ -49,6 +50,7 @@ interface RunOptions {
   readonly reportDir?: string;
   readonly seed?: number;
   readonly allowLive?: boolean;
+  readonly failOn?: 'must' | 'should';
 }
 
 function seedOption(value: string): number {
@@ -57,7 +59,7 @@ function seedOption(value: string): number {
 }
 
 /** Options given on the command line become the configuration's environment variables, so every worker sees them. */
-function applyToEnvironment(options: Pick<RunOptions, 'baseUrl' | 'apiVersion' | 'profile' | 'reportDir' | 'seed' | 'allowLive'>): void {
+function applyToEnvironment(options: Pick<RunOptions, 'baseUrl' | 'apiVersion' | 'profile' | 'reportDir' | 'seed' | 'allowLive' | 'failOn'>): void {
   const set = (name: string, value: string | number | undefined) => {
     if (value !== undefined) process.env[name] = String(value);
   };
@@ -66,6 +68,7 @@ function applyToEnvironment(options: Pick<RunOptions, 'baseUrl' | 'apiVersion' |
   set('CONFORMANCE_PROFILE', options.profile);
   set('REPORT_DIR', options.reportDir);
   set('CONFORMANCE_SEED', options.seed);
+  set('CONFORMANCE_FAIL_ON', options.failOn);
   // Read by the configuration (shared with the suite's global setup) where it knows live keys.
   if (options.allowLive) set('CONFORMANCE_ALLOW_LIVE', '1');
 }
@@ -204,9 +207,14 @@ async function run(options: RunOptions): Promise<number> {
     writeReportFiles(dirname(rerunPath), report);
     console.log(`conformance: merged the re-run into ${shownPath(dirname(rerunPath))}/`);
   }
-  const verdict = verdictOf(report);
+  const verdict = verdictOf(report, { failOn: config.failOn });
   for (const reason of verdict.reasons) console.log(`conformance: ${reason}`);
-  console.log(`conformance: exit ${verdict.exitCode} (${['every MUST rule that ran passes', 'a MUST rule fails or the baseline is stale', 'the run could not decide'][verdict.exitCode]})`);
+  const meaning = {
+    PASSED: `every applicable MUST rule${verdict.failOn === 'should' ? ' and SHOULD rule' : ''} was verified and holds`,
+    FAILED: `a ${verdict.failOn === 'should' ? 'MUST or SHOULD' : 'MUST'} rule fails, or the baseline is stale`,
+    UNDECIDED: 'the run could not decide: not every MUST rule was verified',
+  }[verdict.result];
+  console.log(`conformance: ${verdict.result}, exit ${verdict.exitCode} (${meaning})`);
   return verdict.exitCode;
 }
 
@@ -323,7 +331,12 @@ function program(exit: (code: number) => void): Command {
     .option('--report-dir <dir>', 'where to write the reports (default: reports)')
     .option('--seed <n>', 'seed of the run (default 424242; a re-run takes its report’s)', seedOption)
     .option('--allow-live', 'accept a live key (am_sk_live_…) although the profile changes data; think twice')
-    .addHelpText('after', '\nExit codes: 0 every MUST rule that ran passes; 1 a MUST rule fails or a baseline entry is stale; 2 the run could not decide (configuration, unreachable target, key or version refused, MUST rules in ERROR, interrupted).')
+    .addOption(new Option('--fail-on <level>', 'the lowest rule level whose failures fail the run (default must; config failOn)').choices(['must', 'should']))
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 PASSED, every applicable MUST rule was verified and holds; 1 FAILED, a MUST rule (with --fail-on should, or a SHOULD rule) fails or a baseline entry is stale; ' +
+        '2 UNDECIDED, the run could not decide (configuration, unreachable target, key or version refused, a MUST rule in ERROR or left BLOCKED, interrupted).',
+    )
     .action(act(run));
   cli
     .command('list')

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { DEFAULT_TEST_SEED } from '../../fixtures/random.ts';
 import { didYouMean } from './closest.ts';
+import { WIRE_NAME_KEYS, WIRE_NAME_PATTERN } from '../../spec/wire-names.ts';
 
 export const DEFAULT_API_VERSION = '2.4.0';
 export const DEFAULT_CONFIG_FILE = 'conformance.config.json';
@@ -64,8 +65,20 @@ export const Profile = z.strictObject({
   /** What the run may use on the target. Leave `control-plane` out for a shared deployment: `reset` wipes the key's whole tenant. */
   capabilities: z.array(ProfileCapability).default([]),
   fixtures: Fixtures.default({}),
+  /**
+   * Wire names of request fields interface.md does not show (spec/wire-names.ts), where the target
+   * spells them otherwise than the reference: `{"entities.list.plan_filter": "plan_filter"}`.
+   */
+  wireNames: z.partialRecord(z.enum(WIRE_NAME_KEYS), z.string().regex(WIRE_NAME_PATTERN, 'must be a JSON key of letters, digits and underscores')).optional(),
 });
 export type Profile = z.infer<typeof Profile>;
+
+/**
+ * The lowest rule level whose failures fail the run: `must` (default), or `should` (SHOULD failures
+ * fail it too; see suites/report/view.ts `verdictOf`).
+ */
+export const FailOn = z.enum(['must', 'should'], { error: 'must be "must" or "should"' });
+export type FailOn = z.infer<typeof FailOn>;
 
 const fields = {
   baseUrl: z
@@ -88,6 +101,7 @@ const fields = {
   maxBodyBytes: z.int().positive(),
   retryBudgetMs: z.int().min(0),
   allowLive: z.enum(['1', 'true', 'yes', '0', 'false', 'no']).transform((v) => ['1', 'true', 'yes'].includes(v)),
+  failOn: FailOn,
 };
 type Fields = { [K in keyof typeof fields]: z.output<(typeof fields)[K]> };
 
@@ -122,6 +136,7 @@ export const ENV_VARS = {
   maxBodyBytes: 'CONFORMANCE_MAX_BODY_BYTES',
   retryBudgetMs: 'CONFORMANCE_RETRY_BUDGET_MS',
   allowLive: 'CONFORMANCE_ALLOW_LIVE',
+  failOn: 'CONFORMANCE_FAIL_ON',
 } as const satisfies Record<keyof Fields, string>;
 
 const DEFAULTS = {
@@ -138,6 +153,7 @@ const DEFAULTS = {
   // A reference deployment answers retry-after: 54 to its 31st attach in a minute; setup calls must outlast that.
   retryBudgetMs: 90_000,
   allowLive: false,
+  failOn: 'must',
 } satisfies Partial<Fields>;
 
 /** The prefix of a key of a live (production) environment (DESIGN.md decision 6). */
@@ -184,6 +200,8 @@ export interface ConformanceConfig {
   readonly retryBudgetMs: number;
   /** CONFORMANCE_ALLOW_LIVE (or --allow-live): the user accepts a run with a live key. */
   readonly allowLive: boolean;
+  /** CONFORMANCE_FAIL_ON (or --fail-on, `failOn`): `should` makes SHOULD failures fail the run too. */
+  readonly failOn: FailOn;
   /** Things the user must see before the run starts (a live key, plain http to a remote host). */
   readonly warnings: readonly string[];
 }
@@ -234,6 +252,7 @@ export function loadConfig({ env = process.env, cwd = process.cwd() }: LoadConfi
     maxBodyBytes: merged.maxBodyBytes,
     retryBudgetMs: merged.retryBudgetMs,
     allowLive: merged.allowLive,
+    failOn: merged.failOn,
   };
   const liveKey = checkLiveKey(config);
   const warnings = [

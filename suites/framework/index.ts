@@ -7,14 +7,21 @@
  */
 export {
   aggregateRuleStatus,
+  isRouteNotServed,
+  NeedsFailedCheck,
+  PreconditionOverreach,
+  RouteNotServed,
   RuleChecks,
   SetupFailed,
   SetupNotServed,
   TargetFault,
+  type PreconditionOverreachFinding,
   type RecordedVerdict,
+  type RuleFacts,
   type RuleResult,
   type RuleStatus,
 } from './checks.ts';
+export { inOwnWords, printable } from './own-words.ts';
 export { capabilitySet, PROBE_TIMEOUT_MS, resolveCapabilities, type Capability, type CapabilitySet, type Need } from './capabilities.ts';
 export {
   Client,
@@ -36,6 +43,7 @@ export {
   ConfigError,
   DEFAULT_API_VERSION,
   ENV_VARS,
+  FailOn,
   Fixtures,
   loadConfig,
   isLiveKey,
@@ -69,6 +77,7 @@ export { createNamespace, type Namespace } from './namespace.ts';
 export { defaultRetryPolicy, type RetryPolicy } from './retry.ts';
 export type { RunInfo, StartedFake } from './run.ts';
 export {
+  catalogueFacts,
   defineScenario,
   registerScenarios,
   runScenario,

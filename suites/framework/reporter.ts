@@ -60,6 +60,8 @@ export interface ReportInput {
   readonly baseline?: { readonly path: string; readonly baseline: Baseline };
   readonly only?: readonly string[];
   readonly rerunOf?: string;
+  /** `should`: SHOULD failures fail the run too (recorded in the report for its verdict). */
+  readonly failOn?: 'must' | 'should';
 }
 
 /** Exchanges shown with a failure when the scenario does not say which ones it was about. */
@@ -164,6 +166,7 @@ export function assembleReport(byRule: ReadonlyMap<string, readonly RuleScenario
       ...(input.only ? { only: [...input.only] } : {}),
       ...(input.rerunOf === undefined ? {} : { rerunOf: input.rerunOf }),
       ...(input.baseline ? { baseline: input.baseline.path } : {}),
+      ...(input.failOn === 'should' ? { failOn: input.failOn } : {}),
     },
     counts: { rules: ruleCounts, known, scenarios: scenarioCounts, mustFailures },
     rules,
@@ -291,6 +294,7 @@ export class ConformanceReporter implements Reporter {
   readonly reportDir: string;
   readonly #options: ConformanceReporterOptions;
   readonly #secrets: readonly string[];
+  readonly #failOn: 'must' | 'should';
   readonly #tests = new Map<string, FinishedTest>();
   readonly #errors: { file?: string; message: string }[] = [];
   readonly #cleanup: ({ file: string } & CleanupSummary)[] = [];
@@ -304,6 +308,7 @@ export class ConformanceReporter implements Reporter {
     const config = loadConfig();
     this.reportDir = options.reportDir ?? config.reportDir;
     this.#secrets = [config.apiKey, config.otherTenantApiKey].filter((s): s is string => s !== undefined);
+    this.#failOn = config.failOn;
     this.#options = options;
     this.#progress = new ProgressPrinter({ mode: options.progress ?? 'lines', colour: options.colour ?? false, print: (line) => this.#print(line) });
   }
@@ -377,6 +382,7 @@ export class ConformanceReporter implements Reporter {
       result,
       complete,
       secrets: [...this.#secrets, ...this.#providedSecrets()],
+      failOn: this.#failOn,
       ...(catalogue ? { catalogue } : {}),
       ...(baseline ? { baseline } : {}),
       ...(only ? { only } : {}),

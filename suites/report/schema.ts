@@ -136,6 +136,8 @@ export const ConformanceReport = z.object({
     baseline: z.string().optional(),
     /** The run stopped before any scenario (preflight refused the target, key or API version): why. */
     stopped: z.object({ stage: z.literal('preflight'), kind: z.string(), message: z.string() }).optional(),
+    /** `should`: SHOULD failures fail the run too (`--fail-on should`); absent: `must`. */
+    failOn: z.enum(['must', 'should']).optional(),
   }),
   counts: z.object({
     rules: Counts,
