@@ -61,4 +61,19 @@ export const customersFaults: readonly Fault[] = [
       return customer;
     },
   },
+  {
+    rule: 'CUS-DELETE',
+    breaks: 'customers.delete answers success but keeps the customer',
+    handlers: {
+      'customers.delete': () => (ctx, input) => {
+        getCustomer(ctx, { customer_id: input.customer_id }); // an unknown customer is still answered 404
+        return { success: true };
+      },
+    },
+  },
+  {
+    rule: 'CUS-DELETE-SHAPE',
+    breaks: 'customers.delete answers {deleted: true} instead of {success: true}',
+    output: rewriteOutput('customers.delete', () => ({ deleted: true })),
+  },
 ];

@@ -158,4 +158,29 @@ export const referralsFaults: readonly Fault[] = [
         ctx.store.referralPrograms.has(input.referral_program_id) ? real(ctx, input) : fail('invalid_request', `Cannot read ${input.referral_program_id}`),
     },
   },
+  {
+    rule: 'REF-PROGRAM-DELETE',
+    breaks: 'referral_programs.delete answers success but keeps the program',
+    handlers: {
+      'referral_programs.delete': () => (ctx, input) => {
+        requireProgram(ctx.store, input.referral_program_id); // an unknown program is still answered 404
+        return { success: true };
+      },
+    },
+  },
+  {
+    rule: 'REF-REWARD-DELETE-LINKED',
+    breaks: 'rewards.delete of a reward a referral program links answers success and keeps it',
+    handlers: {
+      'rewards.delete': (real) => (ctx, input) => {
+        const linked = [...ctx.store.referralPrograms.values()].some((program) => program.reward_id === input.reward_id);
+        return linked ? { success: true } : real(ctx, input);
+      },
+    },
+  },
+  {
+    rule: 'REF-DELETE-SHAPE',
+    breaks: 'referral_programs.delete and rewards.delete answer {deleted: true} instead of {success: true}',
+    output: (operation, body) => (operation === 'referral_programs.delete' || operation === 'rewards.delete' ? { deleted: true } : body),
+  },
 ];

@@ -6,6 +6,7 @@ import { billingScenarios } from './billing.ts';
 import { billingMutantScenarios } from './billing-mutants.ts';
 import { customersScenarios } from './customers.ts';
 import { customersMutantScenarios } from './customers-mutants.ts';
+import { deletesScenarios } from './deletes/deletes.ts';
 import { entitiesScenarios } from './entities.ts';
 import { entitiesMutantScenarios } from './entities-mutants.ts';
 import { envelopeScenarios } from './envelope.ts';
@@ -42,6 +43,7 @@ export const SCENARIOS_BY_FILE = {
   features: featuresScenarios,
   preview: previewScenarios,
   referrals: referralsScenarios,
+  deletes: deletesScenarios,
   'balances-mutants': balancesMutantScenarios,
   'entities-mutants': entitiesMutantScenarios,
   'billing-mutants': billingMutantScenarios,
