@@ -183,6 +183,10 @@ describe('customers.delete', () => {
       expect(owned(tables[name]), name).toEqual(owned(before[name]).filter((customer) => customer !== 'gone'));
     }
     expect(tables.customers.map((row) => row.id)).toEqual(['kept']);
+    // Nothing is due any more for what went: the grants' resets, the paid plan's billing period, the lock.
+    const kept = new Set([...tables.records, ...tables.grants, ...tables.processorSubscriptions].map((row) => row.id).concat(tables.locks.map((row) => row.lockId)));
+    expect(before.due.filter((entry) => !kept.has(entry.id)).length).toBeGreaterThan(0);
+    expect(tables.due.filter((entry) => !kept.has(entry.id))).toEqual([]);
     // Loading validates that every row names rows the snapshot holds.
     expect(() => fake.importState(after)).not.toThrow();
     expect(fake.exportState(key)).toEqual(after);

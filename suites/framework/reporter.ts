@@ -23,6 +23,7 @@ import { shownPath, writeReportFiles } from '../report/write.ts';
 import { aggregateRuleStatus, type RuleResult } from './checks.ts';
 import { loadConfig } from './config.ts';
 import { redactSecrets, truncate, type Exchange } from './evidence.ts';
+import { cleanupLine } from './ledger.ts';
 import type { CleanupSummary, ScenarioMeta } from './scenario.ts';
 import type { TargetInfo } from './target.ts';
 
@@ -387,11 +388,8 @@ export function summaryLines(report: ConformanceReport, dir: string, rerunComman
     lines.push(`  ${id} [${tag}] ${message}`, `    re-run: ${rerunCommand} --only ${id}${seed === undefined ? '' : ` --seed ${seed}`}`);
   }
   for (const entry of report.baseline?.stale ?? []) lines.push(`conformance: ${entry.rule} passes now: remove it from the baseline`);
-  for (const c of report.cleanup) {
-    if (c.failed.length > 0 || c.left.length > 0) {
-      lines.push(`conformance: cleanup of ${c.file} left ${c.left.length} record(s) the API cannot delete and failed on ${c.failed.length}`);
-    }
-  }
+  const cleanup = cleanupLine(report.cleanup);
+  if (cleanup !== undefined) lines.push(cleanup);
   for (const e of report.errors) lines.push(`conformance: error${e.file ? ` in ${e.file}` : ''}: ${e.message.split('\n')[0]}`);
   lines.push(seed === undefined ? 'conformance: no scenario ran, so no seed was used' : `conformance: seed ${seed} (reproduce with --seed ${seed})`);
   return lines;
