@@ -2,7 +2,7 @@
 import { endRecord } from '../domain/billing.ts';
 import { getCustomer, getOrCreateCustomer } from '../domain/customers.ts';
 import { heldSubscriptionView } from '../domain/listings.ts';
-import { type Fault, rewriteOutput } from './fault.ts';
+import { deleteThatKeeps, type Fault, rewriteOutput } from './fault.ts';
 
 export const customersFaults: readonly Fault[] = [
   {
@@ -64,12 +64,7 @@ export const customersFaults: readonly Fault[] = [
   {
     rule: 'CUS-DELETE',
     breaks: 'customers.delete answers success but keeps the customer',
-    handlers: {
-      'customers.delete': () => (ctx, input) => {
-        getCustomer(ctx, { customer_id: input.customer_id }); // an unknown customer is still answered 404
-        return { success: true };
-      },
-    },
+    handlers: deleteThatKeeps('customers.delete', (ctx, input) => getCustomer(ctx, { customer_id: input.customer_id })),
   },
   {
     rule: 'CUS-DELETE-SHAPE',

@@ -6,7 +6,7 @@ import { endRecord, planOfRecord } from '../domain/billing.ts';
 import type { DomainContext, InputOf } from '../domain/context.ts';
 import { listPlans, requireActivePlan, requirePlanVersion } from '../domain/plans.ts';
 import type { GrantRow, RecordRow } from '../store/tenant-store.ts';
-import { type Fault, type HandlerOverrides, rewriteOutput } from './fault.ts';
+import { deleteThatKeeps, type Fault, type HandlerOverrides, rewriteOutput } from './fault.ts';
 
 type Body = Record<string, unknown>;
 
@@ -478,12 +478,7 @@ export const plansFaults: readonly Fault[] = [
   {
     rule: 'PLAN-DELETE',
     breaks: 'plans.delete answers success but keeps the plan',
-    handlers: {
-      'plans.delete': () => (ctx, input) => {
-        requireActivePlan(ctx.store, input.plan_id); // an unknown plan is still answered 404
-        return { success: true };
-      },
-    },
+    handlers: deleteThatKeeps('plans.delete', (ctx, input) => requireActivePlan(ctx.store, input.plan_id)),
   },
   {
     rule: 'PLAN-DELETE-SHAPE',

@@ -2,7 +2,7 @@
 import type { OperationName } from '../../spec/operations.ts';
 import { fail } from '../domain/context.ts';
 import { mergeProgramUpdate, requireProgram, requireReward } from '../domain/referrals.ts';
-import type { Fault } from './fault.ts';
+import { deleteThatKeeps, type Fault } from './fault.ts';
 
 type Body = Record<string, unknown>;
 
@@ -161,12 +161,7 @@ export const referralsFaults: readonly Fault[] = [
   {
     rule: 'REF-PROGRAM-DELETE',
     breaks: 'referral_programs.delete answers success but keeps the program',
-    handlers: {
-      'referral_programs.delete': () => (ctx, input) => {
-        requireProgram(ctx.store, input.referral_program_id); // an unknown program is still answered 404
-        return { success: true };
-      },
-    },
+    handlers: deleteThatKeeps('referral_programs.delete', (ctx, input) => requireProgram(ctx.store, input.referral_program_id)),
   },
   {
     rule: 'REF-REWARD-DELETE-LINKED',

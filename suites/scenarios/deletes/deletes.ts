@@ -7,6 +7,7 @@
  * they took effect, so a target that keeps what it says it deleted blocks these, never fails them.
  */
 import { expect } from 'vitest';
+import type { RuleId } from '../../../spec/rules/catalogue.ts';
 import { attach, createCustomer, createFeature, createPlan, scenario, type T } from '../../support.ts';
 
 /** A reward granting a feature, with a promo code of letters and digits only (the reference refuses others). */
@@ -18,6 +19,14 @@ async function createReward(t: T, featureId: string): Promise<string> {
 
 async function createProgram(t: T, rewardId: string): Promise<string> {
   return t.setup(await t.client.call('referral_programs.create', { id: t.ns.id('refprog'), reward_id: rewardId, redeem_on: 'customer_creation', received_by: 'referrer' }), ['id']).id;
+}
+
+type Answer = Parameters<T['expectOk']>[0];
+
+/** The delete is accepted and the record is gone: a read of it answers 404 (with `code`, when given); both are `rule`'s checks. */
+async function expectDeleted(t: T, rule: RuleId, remove: Promise<Answer>, read: () => Promise<Answer>, code?: string): Promise<void> {
+  t.expectOk(await remove, rule);
+  t.expectError(await read(), { status: 404, ...(code === undefined ? {} : { code }), rule });
 }
 
 /** Precondition: a read of what a setup delete removed answers 404 (the delete's own rule proves it elsewhere). */
@@ -40,8 +49,8 @@ export const deletesScenarios = [
       await attach(t, bystander.id, plan.id);
       for (const customer of [holder, bare]) {
         t.setup(await t.client.call('customers.get', { customer_id: customer.id }));
-        t.expectOk(await t.client.call('customers.delete', { customer_id: customer.id }), 'CUS-DELETE');
-        t.expectError(await t.client.call('customers.get', { customer_id: customer.id }), { status: 404, code: 'customer_not_found', rule: 'CUS-DELETE' });
+        const read = () => t.client.call('customers.get', { customer_id: customer.id });
+        await expectDeleted(t, 'CUS-DELETE', t.client.call('customers.delete', { customer_id: customer.id }), read, 'customer_not_found');
       }
       const kept = t.expectOk(await t.client.call('customers.get', { customer_id: bystander.id }), 'CUS-DELETE');
       t.check('CUS-DELETE', () => expect((kept.subscriptions ?? []).map((s) => s.plan_id), 'another customer on the same plan keeps it').toContain(plan.id));
@@ -61,15 +70,14 @@ export const deletesScenarios = [
       const customer = await createCustomer(t);
       await attach(t, customer.id, held.id);
 
-      t.expectOk(await t.client.call('plans.delete', { plan_id: unused.id }), 'PLAN-DELETE');
-      t.expectError(await t.client.call('plans.get', { plan_id: unused.id }), { status: 404, rule: 'PLAN-DELETE' });
+      const deletePlan = (planId: string) => expectDeleted(t, 'PLAN-DELETE', t.client.call('plans.delete', { plan_id: planId }), () => t.client.call('plans.get', { plan_id: planId }));
+      await deletePlan(unused.id);
       t.setup(await t.client.call('plans.get', { plan_id: held.id }));
 
       // Its only customer goes first (CUS-DELETE proves that delete), as a cleanup does.
       t.setup(await t.client.call('customers.delete', { customer_id: customer.id }));
       requireGone(t, `customer ${customer.id}`, await t.client.call('customers.get', { customer_id: customer.id }));
-      t.expectOk(await t.client.call('plans.delete', { plan_id: held.id }), 'PLAN-DELETE');
-      t.expectError(await t.client.call('plans.get', { plan_id: held.id }), { status: 404, rule: 'PLAN-DELETE' });
+      await deletePlan(held.id);
     },
   ),
 
@@ -93,8 +101,9 @@ export const deletesScenarios = [
       };
       await refuse('two plans use it');
       // The nearest valid request: a feature no plan uses.
-      t.expectOk(await t.client.call('features.delete', { feature_id: unused.id }), 'FEAT-DELETE-IN-USE');
-      t.expectError(await t.client.call('features.get', { feature_id: unused.id }), { status: 404, rule: 'FEAT-DELETE-IN-USE' });
+      const deleteFeature = (featureId: string) =>
+        expectDeleted(t, 'FEAT-DELETE-IN-USE', t.client.call('features.delete', { feature_id: featureId }), () => t.client.call('features.get', { feature_id: featureId }));
+      await deleteFeature(unused.id);
 
       // Its plans go first (PLAN-DELETE proves that delete), as a cleanup does: one left is still a user, archived or not.
       for (const [i, plan] of plans.entries()) {
@@ -102,8 +111,7 @@ export const deletesScenarios = [
         requireGone(t, `plan ${plan.id}`, await t.client.call('plans.get', { plan_id: plan.id }));
         if (i === 0) await refuse('an archived plan still uses it');
       }
-      t.expectOk(await t.client.call('features.delete', { feature_id: used.id }), 'FEAT-DELETE-IN-USE');
-      t.expectError(await t.client.call('features.get', { feature_id: used.id }), { status: 404, rule: 'FEAT-DELETE-IN-USE' });
+      await deleteFeature(used.id);
     },
   ),
 
@@ -117,8 +125,8 @@ export const deletesScenarios = [
       const feature = await createFeature(t, 'consumable');
       const rewardId = await createReward(t, feature.id);
       const [gone, kept] = [await createProgram(t, rewardId), await createProgram(t, rewardId)];
-      t.expectOk(await t.client.call('referral_programs.delete', { referral_program_id: gone }), 'REF-PROGRAM-DELETE');
-      t.expectError(await t.client.call('referral_programs.get', { referral_program_id: gone }), { status: 404, code: 'reward_program_not_found', rule: 'REF-PROGRAM-DELETE' });
+      const read = () => t.client.call('referral_programs.get', { referral_program_id: gone });
+      await expectDeleted(t, 'REF-PROGRAM-DELETE', t.client.call('referral_programs.delete', { referral_program_id: gone }), read, 'reward_program_not_found');
       const other = await t.client.call('referral_programs.get', { referral_program_id: kept });
       t.check('REF-PROGRAM-DELETE', () => expect(other.status, 'another program of the same reward stays').toBe(200));
     },
