@@ -80,7 +80,7 @@ export async function prepareRun<Ops extends OperationTable, E extends z.ZodType
     ...transportLimits(config, run, undefined),
   });
   try {
-    const prepared = await probeTarget({ ...config, otherTenantApiKey }, client, runNamespace(config, run), options);
+    const prepared = await probeTarget({ ...config, otherTenantApiKey }, client, runNamespace(config, run), { ...options, earlierRuns: true });
     const probeCleanupFile = join(workDir, 'probe-cleanup.json');
     keepProbeCleanup(probeCleanupFile, prepared.cleanup);
     return { capabilities: reportCapabilities(prepared.capabilities), unserved: prepared.unserved, probeCleanupFile };
@@ -89,17 +89,21 @@ export async function prepareRun<Ops extends OperationTable, E extends z.ZodType
   }
 }
 
-/** The probing itself, on a given client (also what a target without a global setup does for itself). */
+/**
+ * The probing itself, on a client that records nothing (also what a target without a global setup
+ * does for itself). `earlierRuns`: in reuse mode, first remove what earlier runs of the name left;
+ * only the run's one preparation may, a test file would sweep its sibling files' records.
+ */
 export async function probeTarget<Ops extends OperationTable, E extends z.ZodType>(
   config: ConformanceConfig & { readonly otherTenantApiKey?: string | undefined },
   client: Client<Ops, E>,
   ns: Namespace,
-  options: Omit<PrepareOptions<Ops, E>, 'operations' | 'errorBody'>,
+  options: Omit<PrepareOptions<Ops, E>, 'operations' | 'errorBody'> & { readonly earlierRuns?: boolean },
 ): Promise<Preparation> {
   const ledger = new Ledger<Client<Ops, E>>(ns, options.cleanup, { order: options.order ?? [] });
   const probeNs = ns.scope(PROBE_SCOPE);
   // Reuse mode: what earlier runs of this name left (a killed run, a refused delete) goes first.
-  const earlier = ns.reused && !config.profile.readOnly ? await ledger.cleanup(client, ns.owns) : undefined;
+  const earlier = options.earlierRuns === true && ns.reused && !config.profile.readOnly ? await ledger.cleanup(client, ns.owns) : undefined;
   const context: ProbeContext<Ops, E> = { client: client.with({ onAnswer: answerRecorder(options.creates ?? {}, ns, ledger.forScenario(PROBE_SCOPE)) }), ns: probeNs };
   const capabilities = await resolveCapabilities(config, client, boundProbes(options.probes ?? {}, context));
   if (!config.profile.readOnly && options.probeDeletes !== undefined) await options.probeDeletes(context).catch(() => undefined);

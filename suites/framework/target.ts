@@ -103,8 +103,7 @@ export async function createTarget<Ops extends OperationTable, E extends z.ZodTy
   const ns = runNamespace(config, { seed, salt });
   const ledger = new Ledger<Client<Ops, E>>(ns, options.cleanup ?? {}, { order: options.order ?? [], unserved: new Set(run?.unserved ?? []) });
   const creates = options.creates ?? {};
-  // The root client records every answer; scenarios' clients are made from it and keep that.
-  const client = createClient({
+  const base = createClient({
     baseUrl,
     apiKey,
     apiVersion: config.apiVersion,
@@ -113,9 +112,13 @@ export async function createTarget<Ops extends OperationTable, E extends z.ZodTy
     errorBody: options.errorBody,
     evidence,
     ...transportLimits(config, run, options.retry),
-  }).with({ onAnswer: answerRecorder(creates, ns, ledger.forScenario(undefined)) });
-  // The run's global setup probed the target once for every file; a target made without one probes it itself.
-  const probed = run?.capabilities === undefined ? await probeTarget({ ...config, otherTenantApiKey }, client, ns, { cleanup: options.cleanup ?? {}, order: options.order ?? [], creates, probes: options.probes ?? {} }) : undefined;
+  });
+  // The root client records every answer; scenarios' clients are made from it and keep that.
+  const client = base.with({ onAnswer: answerRecorder(creates, ns, ledger.forScenario(undefined)) });
+  // The run's global setup probed the target once for every file; a target made without one probes
+  // it itself (the probes record and clean up their own records).
+  const plan = { cleanup: options.cleanup ?? {}, order: options.order ?? [], creates };
+  const probed = run?.capabilities === undefined ? await probeTarget({ ...config, otherTenantApiKey }, base, ns, { ...plan, probes: options.probes ?? {} }) : undefined;
   const capabilities = run?.capabilities === undefined ? probed!.capabilities : capabilitiesFrom(run.capabilities);
   let breach: Promise<ConventionBreach | undefined> | undefined;
   return {
