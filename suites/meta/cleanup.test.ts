@@ -5,6 +5,8 @@
  *   afterwards is exactly what the report lists as left, and that is at most a handful of records;
  * - a target that does not serve customers.delete: the run learns it once (the probes), and its
  *   report lists exactly the records that stay;
+ * - a target that keeps a plan although it refused to create it (the reference does): the file's
+ *   cleanup finds it by listing and removes it;
  * - reuse mode: a run removes what an earlier run of the same name left.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -21,6 +23,7 @@ import type { CleanupReport } from '../framework/ledger.ts';
 import { prepareRun, runNamespace } from '../framework/prepare.ts';
 import type { RunInfo } from '../framework/run.ts';
 import { runConformance } from '../hostile/conformance-run.ts';
+import { inProcessTarget } from '../support.ts';
 import { PREPARE } from '../target-setup.ts';
 
 /** Most records a full run may leave on a fake that serves every delete (README, "Cleanup"). */
@@ -64,14 +67,46 @@ describe('a conformance run against a fake given by URL', () => {
   }, 16 * 60_000);
 });
 
-describe('the run preparation (probes once per run)', () => {
-  async function fakeBy(app: FakeApp) {
-    const served = await serve(app);
-    const key = app.keys[0]!.key;
-    const run: RunInfo = { baseUrl: served.url, apiKey: key, seed: 1, salt: '', kind: 'fake' };
-    return { served, key, run };
-  }
+async function fakeBy(app: FakeApp) {
+  const served = await serve(app);
+  const key = app.keys[0]!.key;
+  const run: RunInfo = { baseUrl: served.url, apiKey: key, seed: 1, salt: '', kind: 'fake' };
+  return { served, key, run };
+}
 
+describe("a test file's cleanup", () => {
+  it('finds by listing a plan the target kept although it refused the create, and removes it', async () => {
+    const app = createFakeApp({
+      faults: [
+        {
+          rule: 'PLAN-SHAPE',
+          breaks: 'plans.create refuses an item but keeps the plan, as the reference does (observed-behaviour §8.4)',
+          handlers: {
+            'plans.create': (real) => (ctx, input) => {
+              real(ctx, { ...input, items: [] });
+              return fail('invalid_inputs', 'items: refused, the plan kept');
+            },
+          },
+        },
+      ],
+    });
+    const { served, key } = await fakeBy(app);
+    try {
+      const target = await inProcessTarget({ url: served.url, apiKey: key, otherTenantApiKey: undefined });
+      const planId = target.ns.scope('some.scenario').id('plan');
+      expect((await target.client.call('plans.create', { plan_id: planId, name: 'Kept' })).status).toBe(400);
+      expect(target.ledger.entries()).toEqual([]);
+      expect(recordsOf(app, key)).toEqual([`plan ${planId}`]);
+      const report = await target.close();
+      expect(report.undone.map(({ entry }) => entry.id)).toContain(planId);
+      expect(recordsOf(app, key)).toEqual([]);
+    } finally {
+      await served.close();
+    }
+  });
+});
+
+describe('the run preparation (probes once per run)', () => {
   it('learns which deletes a target does not serve, and its report lists exactly the probe records that stay', async () => {
     const app = createFakeApp({
       faults: [{ rule: 'CUS-DELETE', breaks: 'customers.delete is not served', handlers: { 'customers.delete': () => () => fail('route_not_found', 'The fake does not serve customers.delete') } }],
