@@ -23,10 +23,42 @@ async function createProgram(t: T, rewardId: string): Promise<string> {
 
 type Answer = Parameters<T['expectOk']>[0];
 
-/** The delete is accepted and the record is gone: a read of it answers 404 (with `code`, when given); both are `rule`'s checks. */
-async function expectDeleted(t: T, rule: RuleId, remove: Promise<Answer>, read: () => Promise<Answer>, code?: string): Promise<void> {
-  t.expectOk(await remove, rule);
-  t.expectError(await read(), { status: 404, ...(code === undefined ? {} : { code }), rule });
+/** A kind's delete, and the read that shows whether a record of it is there (answering 404 with `code` when not). */
+interface Deletion {
+  readonly kind: string;
+  readonly remove: (id: string) => Promise<Answer>;
+  readonly read: (id: string) => Promise<Answer>;
+  readonly code?: string;
+}
+
+function deletions(t: T) {
+  return {
+    customer: { kind: 'customer', remove: (id) => t.client.call('customers.delete', { customer_id: id }), read: (id) => t.client.call('customers.get', { customer_id: id }), code: 'customer_not_found' },
+    plan: { kind: 'plan', remove: (id) => t.client.call('plans.delete', { plan_id: id }), read: (id) => t.client.call('plans.get', { plan_id: id }) },
+    feature: { kind: 'feature', remove: (id) => t.client.call('features.delete', { feature_id: id }), read: (id) => t.client.call('features.get', { feature_id: id }) },
+    program: {
+      kind: 'referral program',
+      remove: (id) => t.client.call('referral_programs.delete', { referral_program_id: id }),
+      read: (id) => t.client.call('referral_programs.get', { referral_program_id: id }),
+      code: 'reward_program_not_found',
+    },
+  } satisfies Record<string, Deletion>;
+}
+
+/**
+ * The delete of `id` is accepted and the record is gone: a read of it then answers as a read of an
+ * ID never created does (404, with the kind's code). That a never-created ID reads so is the read's
+ * own rule, a precondition here: a target whose reads answer unknown IDs otherwise blocks this check,
+ * never fails it.
+ */
+async function expectDeleted(t: T, rule: RuleId, deletion: Deletion, id: string): Promise<void> {
+  const never = await deletion.read(t.ns.id('never'));
+  t.precondition(`a read of a ${deletion.kind} never created answers 404${deletion.code === undefined ? '' : ` ${deletion.code}`}`, () => {
+    expect(never.status).toBe(404);
+    if (deletion.code !== undefined) expect((never.body as { code?: unknown } | null)?.code).toBe(deletion.code);
+  });
+  t.expectOk(await deletion.remove(id), rule);
+  t.expectError(await deletion.read(id), { status: 404, ...(deletion.code === undefined ? {} : { code: deletion.code }), rule });
 }
 
 /** Precondition: a read of what a setup delete removed answers 404 (the delete's own rule proves it elsewhere). */
@@ -49,8 +81,7 @@ export const deletesScenarios = [
       await attach(t, bystander.id, plan.id);
       for (const customer of [holder, bare]) {
         t.setup(await t.client.call('customers.get', { customer_id: customer.id }));
-        const read = () => t.client.call('customers.get', { customer_id: customer.id });
-        await expectDeleted(t, 'CUS-DELETE', t.client.call('customers.delete', { customer_id: customer.id }), read, 'customer_not_found');
+        await expectDeleted(t, 'CUS-DELETE', deletions(t).customer, customer.id);
       }
       const kept = t.expectOk(await t.client.call('customers.get', { customer_id: bystander.id }), 'CUS-DELETE');
       t.check('CUS-DELETE', () => expect((kept.subscriptions ?? []).map((s) => s.plan_id), 'another customer on the same plan keeps it').toContain(plan.id));
@@ -70,7 +101,7 @@ export const deletesScenarios = [
       const customer = await createCustomer(t);
       await attach(t, customer.id, held.id);
 
-      const deletePlan = (planId: string) => expectDeleted(t, 'PLAN-DELETE', t.client.call('plans.delete', { plan_id: planId }), () => t.client.call('plans.get', { plan_id: planId }));
+      const deletePlan = (planId: string) => expectDeleted(t, 'PLAN-DELETE', deletions(t).plan, planId);
       await deletePlan(unused.id);
       t.setup(await t.client.call('plans.get', { plan_id: held.id }));
 
@@ -101,8 +132,7 @@ export const deletesScenarios = [
       };
       await refuse('two plans use it');
       // The nearest valid request: a feature no plan uses.
-      const deleteFeature = (featureId: string) =>
-        expectDeleted(t, 'FEAT-DELETE-IN-USE', t.client.call('features.delete', { feature_id: featureId }), () => t.client.call('features.get', { feature_id: featureId }));
+      const deleteFeature = (featureId: string) => expectDeleted(t, 'FEAT-DELETE-IN-USE', deletions(t).feature, featureId);
       await deleteFeature(unused.id);
 
       // Its plans go first (PLAN-DELETE proves that delete), as a cleanup does: one left is still a user, archived or not.
@@ -125,8 +155,7 @@ export const deletesScenarios = [
       const feature = await createFeature(t, 'consumable');
       const rewardId = await createReward(t, feature.id);
       const [gone, kept] = [await createProgram(t, rewardId), await createProgram(t, rewardId)];
-      const read = () => t.client.call('referral_programs.get', { referral_program_id: gone });
-      await expectDeleted(t, 'REF-PROGRAM-DELETE', t.client.call('referral_programs.delete', { referral_program_id: gone }), read, 'reward_program_not_found');
+      await expectDeleted(t, 'REF-PROGRAM-DELETE', deletions(t).program, gone);
       const other = await t.client.call('referral_programs.get', { referral_program_id: kept });
       t.check('REF-PROGRAM-DELETE', () => expect(other.status, 'another program of the same reward stays').toBe(200));
     },
