@@ -23,7 +23,7 @@ import { ruleById } from '../spec/rules/catalogue.ts';
 import { createFakeServer, type FakeServer, type RequestLogEntry } from './index.ts';
 
 /** How many of the client's methods post to an operation the fake implements (README "For app teams" lists the others). */
-const CLIENT_METHODS_SERVED = 24;
+const CLIENT_METHODS_SERVED = 29;
 
 let fake: FakeServer;
 let autumn: Autumn;
@@ -187,6 +187,21 @@ describe('autumn-js drives the fake in client-compat mode, and accepts every ans
       maxRedemptions: 3,
     });
   });
+  it('deletes: a referral program, then its reward, a customer, then the plan and the feature only it used', async () => {
+    await autumn.features.create({ featureId: 'gone_flag', name: 'Gone', type: 'boolean' });
+    await autumn.plans.create({ planId: 'gone_plan', name: 'Gone', items: [{ featureId: 'gone_flag' }] });
+    await autumn.customers.getOrCreate({ customerId: 'gone_cus' });
+    await autumn.billing.attach({ customerId: 'gone_cus', planId: 'gone_plan' });
+    await autumn.rewards.create({ featureGrant: { id: 'gone_grant', name: 'Gone', grants: [{ featureId: 'gone_flag', included: null, expiry: null }], promoCodes: [{ code: 'GONE', maxUses: 1 }] } });
+    await autumn.referrals.createProgram({ id: 'gone_program', rewardId: 'gone_grant', redeemOn: 'customer_creation', receivedBy: 'referrer' });
+    expect(await autumn.referrals.deleteProgram({ referralProgramId: 'gone_program' })).toEqual({ success: true });
+    expect(await autumn.rewards.delete({ rewardId: 'gone_grant' })).toEqual({ success: true });
+    expect(await autumn.customers.delete({ customerId: 'gone_cus' })).toEqual({ success: true });
+    expect(await autumn.plans.delete({ planId: 'gone_plan', allVersions: true })).toEqual({ success: true });
+    expect(await autumn.features.delete({ featureId: 'gone_flag' })).toEqual({ success: true });
+    await expect(autumn.customers.get({ customerId: 'gone_cus' })).rejects.toThrow(/not found/);
+  });
+
   it('every client method the fake serves ran above and was answered 200; every other one gets a 404 naming its operation', async () => {
     const methods = clientMethods();
     const served = methods.filter(({ path }) => operationForPath(path) !== undefined);

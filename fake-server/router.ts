@@ -113,7 +113,7 @@ export function createRouter(options: RouterOptions): (head: RequestHead, text: 
       }
       return jsonReply(200, output);
     } catch (error) {
-      if (error instanceof DomainError) return errorReply(error.code, error.message, env);
+      if (error instanceof DomainError) return errorReply(error.code, error.message, env, {}, error.status);
       throw error;
     }
   };

@@ -51,6 +51,8 @@ interface RunOptions {
   readonly seed?: number;
   readonly allowLive?: boolean;
   readonly failOn?: 'must' | 'should';
+  /** Reuse mode's name (`--reuse-namespace [name]`, `nightly` when given without one). */
+  readonly reuseNamespace?: string | true;
 }
 
 function seedOption(value: string): number {
@@ -59,7 +61,7 @@ function seedOption(value: string): number {
 }
 
 /** Options given on the command line become the configuration's environment variables, so every worker sees them. */
-function applyToEnvironment(options: Pick<RunOptions, 'baseUrl' | 'apiVersion' | 'profile' | 'reportDir' | 'seed' | 'allowLive' | 'failOn'>): void {
+function applyToEnvironment(options: Pick<RunOptions, 'baseUrl' | 'apiVersion' | 'profile' | 'reportDir' | 'seed' | 'allowLive' | 'failOn' | 'reuseNamespace'>): void {
   const set = (name: string, value: string | number | undefined) => {
     if (value !== undefined) process.env[name] = String(value);
   };
@@ -69,6 +71,7 @@ function applyToEnvironment(options: Pick<RunOptions, 'baseUrl' | 'apiVersion' |
   set('REPORT_DIR', options.reportDir);
   set('CONFORMANCE_SEED', options.seed);
   set('CONFORMANCE_FAIL_ON', options.failOn);
+  set('CONFORMANCE_REUSE_NAMESPACE', options.reuseNamespace === true ? 'nightly' : options.reuseNamespace);
   // Read by the configuration (shared with the suite's global setup) where it knows live keys.
   if (options.allowLive) set('CONFORMANCE_ALLOW_LIVE', '1');
 }
@@ -331,6 +334,7 @@ function program(exit: (code: number) => void): Command {
     .option('--report-dir <dir>', 'where to write the reports (default: reports)')
     .option('--seed <n>', 'seed of the run (default 424242; a re-run takes its report’s)', seedOption)
     .option('--allow-live', 'accept a live key (am_sk_live_…) although the profile changes data; think twice')
+    .option('--reuse-namespace [name]', 'reuse mode for nightly runs: the same IDs every run of this name (default nightly), whatever the seed; an earlier run\'s leftovers are removed first')
     .addOption(new Option('--fail-on <level>', 'the lowest rule level whose failures fail the run (default must; config failOn)').choices(['must', 'should']))
     .addHelpText(
       'after',

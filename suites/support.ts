@@ -16,7 +16,8 @@ import type { Plan, PlansCreateRequest } from '../spec/plans.ts';
 import type { RuleId } from '../spec/rules/catalogue.ts';
 import type { FakeServer } from '../fake-server/index.ts';
 import { testSeed } from '../fixtures/random.ts';
-import { createTarget, loadConfig, SetupNotServed, type CreateTargetOptions, defineScenario, type Scenario, type ScenarioContext, type ScenarioDef, type Target } from './framework/index.ts';
+import { LEDGER, PROBES } from './target-setup.ts';
+import { createTarget, loadConfig, SetupNotServed, defineScenario, type Scenario, type ScenarioContext, type ScenarioDef, type Target } from './framework/index.ts';
 
 export type Ops = typeof operations;
 /** A scenario's context; `R`: the rules its checks may name (a scenario's body gets its declared rules). */
@@ -32,47 +33,7 @@ export function scenario<const R extends RuleId>(def: ScenarioDef<R>, run: (t: T
   return defineScenario<Ops, typeof ErrorBody, R>(def, run);
 }
 
-/** What the suite creates, and how it undoes it where the API allows: entities are deleted, plans archived. */
-export const LEDGER = {
-  cleanup: {
-    entity: (entry, client) => client.call('entities.delete', { customer_id: entry['customer_id']!, entity_id: entry.id }),
-    plan: (entry, client) => client.call('plans.update', { plan_id: entry.id, archived: true }),
-  },
-  // Customers, features, rewards and referral programs cannot be deleted: recorded so the cleanup
-  // report lists them as left behind.
-  creates: {
-    'plans.create': (request: { plan_id: string }) => ({ kind: 'plan', id: request.plan_id }),
-    'entities.create': (request: { customer_id: string; entity_id: string }) => ({ kind: 'entity', id: request.entity_id, customer_id: request.customer_id }),
-    'customers.get_or_create': (request: { customer_id: string | null }) => (request.customer_id === null ? undefined : { kind: 'customer', id: request.customer_id }),
-    'features.create': (request: { feature_id: string }) => ({ kind: 'feature', id: request.feature_id }),
-    'rewards.create': (request: { id: string }) => ({ kind: 'reward', id: request.id }),
-    'referral_programs.create': (request: { id: string }) => ({ kind: 'referral_program', id: request.id }),
-  },
-} as const satisfies Pick<CreateTargetOptions<Ops, typeof ErrorBody>, 'cleanup' | 'creates'>;
-
-type Probes = NonNullable<CreateTargetOptions<Ops, typeof ErrorBody>['probes']>;
-
-/** How the suite tries the capabilities it cannot take a profile's word for. */
-export const PROBES: Probes = {
-  'paid-attach': async ({ client, ns }) => {
-    const planId = ns.id('probepaid');
-    const plan = await client.call('plans.create', { plan_id: planId, name: `Probe ${planId}`, price: { amount: 10, interval: 'month' } });
-    if (!plan.ok) return `plans.create of a paid plan answered ${plan.status}`;
-    const customerId = ns.id('probecus');
-    const customer = await client.call('customers.get_or_create', { customer_id: customerId, name: 'Capability probe', email: `${customerId.toLowerCase()}@example.com` });
-    if (!customer.ok) return `customers.get_or_create answered ${customer.status}`;
-    const attached = await client.call('billing.attach', { customer_id: customerId, plan_id: planId });
-    if (!attached.ok) return `billing.attach of a paid plan answered ${attached.status}`;
-    const paymentUrl = (attached.body as { payment_url?: unknown }).payment_url;
-    return typeof paymentUrl === 'string' ? 'billing.attach of a paid plan answered a checkout URL' : undefined;
-  },
-  'multi-currency': async ({ client, ns }) => {
-    const planId = ns.id('probecur');
-    const price = { amount: 10, interval: 'month' as const, additional_currencies: [{ currency: 'eur', amount: 9 }] };
-    const plan = await client.call('plans.create', { plan_id: planId, name: `Probe ${planId}`, price });
-    return plan.ok ? undefined : `plans.create of a plan priced in two currencies answered ${plan.status}`;
-  },
-};
+export { LEDGER, PROBES } from './target-setup.ts';
 
 /**
  * A target for an in-process fake a meta-test started itself (can-fail, mutation testing): default
@@ -118,7 +79,7 @@ export async function createFeature(t: T, kind: FeatureKind, extra: Partial<z.in
   return feature;
 }
 
-/** Creates a plan with a namespaced id (`plan_id`, when given, must be one: `t.ns.id(kind)`); it is archived at cleanup. */
+/** Creates a plan with a namespaced id (`plan_id`, when given, must be one: `t.ns.id(kind)`); cleanup deletes it (archives it where it cannot). */
 export async function createPlan(t: T, body: Omit<z.input<typeof PlansCreateRequest>, 'plan_id' | 'name'> & { name?: string; plan_id?: string } = {}): Promise<Plan> {
   const planId = body.plan_id ?? t.ns.id('plan');
   return t.setup(await t.client.call('plans.create', { name: `Plan ${planId}`, ...body, plan_id: planId }), ['id']);
@@ -136,7 +97,7 @@ export function newCustomerBody(t: T, extra: Partial<CustomerBody> = {}): Custom
   return { customer_id: customerId, name: who.name, email: who.email, ...extra };
 }
 
-/** Creates a customer with a seeded name and email (customers cannot be deleted through the API). */
+/** Creates a customer with a seeded name and email; cleanup deletes it where the target serves customers.delete. */
 export async function createCustomer(t: T, extra: Partial<CustomerBody> = {}): Promise<Customer> {
   return t.setup(await t.client.call('customers.get_or_create', newCustomerBody(t, extra)), ['id']);
 }
@@ -260,4 +221,35 @@ export async function checkProperty<Ts>(t: T, property: fc.IAsyncProperty<Ts>, n
     throw details.errorInstance;
   }
   throw new Error(report, { cause: details.errorInstance });
+}
+
+type Answer = Parameters<T['expectOk']>[0];
+
+/** A kind's delete, and the read that shows whether a record of it is there (answering 404 with `code` when not). */
+export interface Deletion {
+  readonly kind: string;
+  readonly remove: (id: string) => Promise<Answer>;
+  readonly read: (id: string) => Promise<Answer>;
+  readonly code?: string;
+}
+
+/**
+ * The delete of `id` is accepted and the record is gone: a read of it then answers as a read of an
+ * ID never created does (404, with the kind's code). That a never-created ID reads so is the read's
+ * own rule, a precondition here: a target whose reads answer unknown IDs otherwise blocks this check,
+ * never fails it.
+ */
+export async function expectDeleted(t: T, rule: RuleId, deletion: Deletion, id: string): Promise<void> {
+  const never = await deletion.read(t.ns.id('never'));
+  t.precondition(`a read of a ${deletion.kind} never created answers 404${deletion.code === undefined ? '' : ` ${deletion.code}`}`, () => {
+    expect(never.status).toBe(404);
+    if (deletion.code !== undefined) expect((never.body as { code?: unknown } | null)?.code).toBe(deletion.code);
+  });
+  t.expectOk(await deletion.remove(id), rule);
+  t.expectError(await deletion.read(id), { status: 404, ...(deletion.code === undefined ? {} : { code: deletion.code }), rule });
+}
+
+/** Precondition: a read of what a setup delete removed answers 404 (the delete's own rule proves it elsewhere). */
+export function requireGone(t: T, what: string, result: { readonly status: number }): void {
+  t.precondition(`${what} is gone after its delete`, () => expect(result.status, `${what} is still read`).toBe(404));
 }

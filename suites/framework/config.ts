@@ -95,6 +95,7 @@ const fields = {
   seed: z.int().min(0).max(2 ** 31 - 1),
   timeoutMs: z.int().positive(),
   namespacePrefix: z.string().regex(/^[a-zA-Z0-9]{1,16}$/, 'must be 1 to 16 letters or digits'),
+  reuseNamespace: z.string().regex(/^[a-zA-Z0-9-]{1,32}$/, 'must be 1 to 32 letters, digits or -'),
   reportDir: z.string().min(1),
   runTimeoutMs: z.int().positive(),
   maxNetworkFailures: z.int().positive(),
@@ -130,6 +131,7 @@ export const ENV_VARS = {
   seed: 'CONFORMANCE_SEED',
   timeoutMs: 'CONFORMANCE_TIMEOUT_MS',
   namespacePrefix: 'CONFORMANCE_NAMESPACE_PREFIX',
+  reuseNamespace: 'CONFORMANCE_REUSE_NAMESPACE',
   reportDir: 'REPORT_DIR',
   runTimeoutMs: 'CONFORMANCE_RUN_TIMEOUT_MS',
   maxNetworkFailures: 'CONFORMANCE_MAX_NETWORK_FAILURES',
@@ -181,6 +183,12 @@ export interface ConformanceConfig {
   readonly seedSource: 'env' | 'file' | 'default';
   readonly timeoutMs: number;
   readonly namespacePrefix: string;
+  /**
+   * Reuse mode: every run of this name makes the same IDs whatever its seed, so what a run cannot
+   * delete is reused by the next rather than made again, and what a killed run left is removed by
+   * the next (see namespace.ts). Undefined: a fresh namespace per run.
+   */
+  readonly reuseNamespace: string | undefined;
   /** Absolute. */
   readonly reportDir: string;
   /**
@@ -244,6 +252,7 @@ export function loadConfig({ env = process.env, cwd = process.cwd() }: LoadConfi
     seedSource,
     timeoutMs: merged.timeoutMs,
     namespacePrefix: merged.namespacePrefix,
+    reuseNamespace: merged.reuseNamespace,
     reportDir: resolve(cwd, merged.reportDir),
     profile,
     configFile: file.path,

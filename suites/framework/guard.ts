@@ -7,13 +7,12 @@
  *   429/503 still there when the retry budget ran out. Any served request resets the count.
  *
  * Test files run in separate module graphs (and may run in separate processes), so the count lives
- * in a small state file the run's global setup creates (`RunInfo.guardFile`); without one (a target
+ * in a small state file the run's global setup creates (`RunInfo.guardFile`, suites/framework/run.ts); without one (a target
  * built outside a run) it lives in memory.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { ConformanceConfig } from './config.ts';
 import type { RetryPolicy } from './retry.ts';
-import type { RunInfo } from './run.ts';
 
 export interface GuardState {
   readonly consecutiveFailures: number;
@@ -99,11 +98,17 @@ export class RunGuard {
   }
 }
 
+/** What the guard needs of the run (suites/framework/run.ts `RunInfo`): its deadline and state file. */
+export interface GuardedRun {
+  readonly deadline?: number;
+  readonly guardFile?: string;
+}
+
 /**
  * The guard of a target: the run's (from the global setup, shared by every test file), or, for a
  * target built outside a run, one of its own whose deadline starts now.
  */
-export function runGuardFor(config: Pick<ConformanceConfig, 'runTimeoutMs' | 'maxNetworkFailures'>, run: Pick<RunInfo, 'deadline' | 'guardFile'> | undefined): RunGuard {
+export function runGuardFor(config: Pick<ConformanceConfig, 'runTimeoutMs' | 'maxNetworkFailures'>, run: GuardedRun | undefined): RunGuard {
   return new RunGuard({
     deadline: run?.deadline ?? Date.now() + config.runTimeoutMs,
     maxNetworkFailures: config.maxNetworkFailures,
@@ -126,7 +131,7 @@ export interface TransportLimits {
  */
 export function transportLimits(
   config: Pick<ConformanceConfig, 'runTimeoutMs' | 'maxNetworkFailures' | 'maxBodyBytes' | 'retryBudgetMs'>,
-  run: Pick<RunInfo, 'deadline' | 'guardFile'> | undefined,
+  run: GuardedRun | undefined,
   retry?: Partial<RetryPolicy> | false,
 ): TransportLimits {
   return {

@@ -72,7 +72,9 @@ export {
   type Spelling,
 } from './evidence.ts';
 export { answerFault, Transport, TransportError, type HeaderOverrides, type TransportFailure } from './http.ts';
-export { Ledger, type CleanupAction, type CleanupReport, type LedgerEntry, type RecordedEntry, type ScenarioLedger } from './ledger.ts';
+export { Ledger, type CleanupAction, type CleanupReport, type KindCleanup, type LedgerEntry, type LedgerOptions, type RecordedEntry, type ScenarioLedger } from './ledger.ts';
+export { type CleanupPlan, type Creates } from './cleanup.ts';
+export { prepareRun, type PrepareOptions, type ProbeContext } from './prepare.ts';
 export { createNamespace, type Namespace } from './namespace.ts';
 export { defaultRetryPolicy, type RetryPolicy } from './retry.ts';
 export type { RunInfo, StartedFake } from './run.ts';

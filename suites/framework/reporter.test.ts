@@ -160,7 +160,7 @@ describe('buildReport', () => {
     expect(lines).toContain('conformance: undecided: 1 MUST rule(s) have no verdict:');
     expect(lines).toContain('  M-1 [BLOCKED] BLOCKED by setup: customers.get_or_create answered 400');
     expect(lines).toContain('  SKIP 1 rule(s): needs the control plane');
-    expect(lines).toContain('conformance: left on the target: 4 record(s) the API cannot remove (3 customer, 1 feature), 1 whose removal failed (1 plan); their IDs are in summary.md');
+    expect(lines).toContain('conformance: cleanup removed 4 record(s); left on the target: 4 record(s) the API cannot remove (3 customer, 1 feature), 1 whose removal failed (1 plan); their IDs are in summary.md');
   });
 
   it('writes the report of a run stopped at preflight: no rule, the target, and why', () => {

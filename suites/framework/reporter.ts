@@ -462,13 +462,14 @@ export function summaryLines(report: ConformanceReport, dir: string, rerunComman
   if (causes.length > 0) lines.push(`conformance: BLOCKED or SKIP, by cause:`);
   for (const cause of causes.slice(0, CONSOLE_LIST)) lines.push(`  ${cause.status} ${cause.rules.length} rule(s): ${cause.cause.split('\n')[0]!.slice(0, CONSOLE_CHARS)}`);
   if (causes.length > CONSOLE_LIST) lines.push(`  … and ${causes.length - CONSOLE_LIST} more cause(s) in summary.md`);
-  const { left, failed } = leftBehind(report);
+  const { undone, alreadyGone, left, failed } = leftBehind(report);
+  const removed = `conformance: cleanup removed ${undone} record(s)${alreadyGone > 0 ? ` (${alreadyGone} already gone)` : ''}`;
   if (left.size > 0 || failed.size > 0) {
     lines.push(
-      `conformance: left on the target: ${countOf(left)} record(s) the API cannot remove${left.size > 0 ? ` (${kindCounts(left)})` : ''}` +
+      `${removed}; left on the target: ${countOf(left)} record(s) the API cannot remove${left.size > 0 ? ` (${kindCounts(left)})` : ''}` +
         `${failed.size > 0 ? `, ${countOf(failed)} whose removal failed (${kindCounts(failed)})` : ''}; their IDs are in summary.md`,
     );
-  }
+  } else if (undone + alreadyGone > 0) lines.push(`${removed}; nothing left on the target`);
   for (const e of report.errors) lines.push(`conformance: error${e.file ? ` in ${e.file}` : ''}: ${e.message.split('\n')[0]}`);
   lines.push(seed === undefined ? 'conformance: no scenario ran, so no seed was used' : `conformance: seed ${seed} (reproduce with --seed ${seed})`);
   return lines;

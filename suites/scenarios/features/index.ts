@@ -6,5 +6,6 @@
  */
 import { createScenarios } from './create.ts';
 import { creditSystemsScenarios } from './credit-systems.ts';
+import { featureDeleteScenarios } from './delete.ts';
 
-export const featuresScenarios = [...createScenarios, ...creditSystemsScenarios];
+export const featuresScenarios = [...createScenarios, ...creditSystemsScenarios, ...featureDeleteScenarios];

@@ -16,5 +16,6 @@ import { groupsScenarios } from './groups.ts';
 import { pricesScenarios } from './prices.ts';
 import { resetsScenarios } from './resets.ts';
 import { trialsScenarios } from './trials.ts';
+import { planDeleteScenarios } from './delete.ts';
 
-export const plansScenarios = [...createScenarios, ...versionsScenarios, ...licenseLinksScenarios, ...groupsScenarios, ...pricesScenarios, ...resetsScenarios, ...trialsScenarios];
+export const plansScenarios = [...createScenarios, ...versionsScenarios, ...licenseLinksScenarios, ...groupsScenarios, ...pricesScenarios, ...resetsScenarios, ...trialsScenarios, ...planDeleteScenarios];

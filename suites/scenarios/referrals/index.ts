@@ -7,5 +7,6 @@
  */
 import { programsScenarios } from './programs.ts';
 import { updateScenarios } from './update.ts';
+import { referralDeleteScenarios } from './delete.ts';
 
-export const referralsScenarios = [...programsScenarios, ...updateScenarios];
+export const referralsScenarios = [...programsScenarios, ...updateScenarios, ...referralDeleteScenarios];
