@@ -18,7 +18,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { createVitest } from 'vitest/node';
 import { RULES } from '../spec/rules/catalogue.ts';
 import { CONFORMANCE_PROJECT, conformanceProject, PROJECT_ROOT } from './conformance-project.ts';
-import { ConfigError, loadConfig } from './framework/config.ts';
+import { ConfigError, DEFAULT_CONCURRENCY, loadConfig, MAX_CONCURRENCY } from './framework/config.ts';
 import { preflight } from './framework/preflight.ts';
 import { ConformanceReporter } from './framework/reporter.ts';
 import { needsOf, testName } from './framework/scenario.ts';
@@ -48,6 +48,12 @@ interface RunOptions {
   readonly reportDir?: string;
   readonly seed?: number;
   readonly allowLive?: boolean;
+  readonly concurrency?: number;
+}
+
+function concurrencyOption(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > MAX_CONCURRENCY) throw new InvalidArgumentError(`must be a whole number from 1 to ${MAX_CONCURRENCY}`);
+  return Number(value);
 }
 
 function seedOption(value: string): number {
@@ -56,7 +62,7 @@ function seedOption(value: string): number {
 }
 
 /** Options given on the command line become the configuration's environment variables, so every worker sees them. */
-function applyToEnvironment(options: Pick<RunOptions, 'baseUrl' | 'apiVersion' | 'profile' | 'reportDir' | 'seed' | 'allowLive'>): void {
+function applyToEnvironment(options: Pick<RunOptions, 'baseUrl' | 'apiVersion' | 'profile' | 'reportDir' | 'seed' | 'allowLive' | 'concurrency'>): void {
   const set = (name: string, value: string | number | undefined) => {
     if (value !== undefined) process.env[name] = String(value);
   };
@@ -65,6 +71,7 @@ function applyToEnvironment(options: Pick<RunOptions, 'baseUrl' | 'apiVersion' |
   set('CONFORMANCE_PROFILE', options.profile);
   set('REPORT_DIR', options.reportDir);
   set('CONFORMANCE_SEED', options.seed);
+  set('CONFORMANCE_CONCURRENCY', options.concurrency);
   // Read by the configuration (shared with the suite's global setup) where it knows live keys.
   if (options.allowLive) set('CONFORMANCE_ALLOW_LIVE', '1');
 }
@@ -261,6 +268,7 @@ function program(exit: (code: number) => void): Command {
     .option('--report-dir <dir>', 'where to write the reports (default: reports)')
     .option('--seed <n>', 'seed of the run (default 424242; a re-run takes its report’s)', seedOption)
     .option('--allow-live', 'accept a live key (am_sk_live_…) although the profile changes data; think twice')
+    .option('--concurrency <n>', `scenarios run at once; those that need the target to themselves run alone (default ${DEFAULT_CONCURRENCY}, at most ${MAX_CONCURRENCY}; 1: one after another)`, concurrencyOption)
     .addHelpText('after', '\nExit codes: 0 every MUST rule that ran passes; 1 a MUST rule fails or a baseline entry is stale; 2 the run could not decide (configuration, unreachable target, key or version refused, MUST rules in ERROR, interrupted).')
     .action(act(run));
   cli

@@ -72,6 +72,7 @@ export {
   defineScenario,
   registerScenarios,
   runScenario,
+  runScenarios,
   ScenarioTimeoutError,
   testName,
   type ExpectedError,

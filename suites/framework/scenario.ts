@@ -10,7 +10,7 @@
  * - `runScenario(scenario, target)` runs one outside vitest's runner and returns the outcome, so a
  *   meta-test can check that a scenario fails against a deliberately broken fake.
  */
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, expect, it, TestRunner } from 'vitest';
 import type { z } from 'zod';
 import type { Capability, Need } from './capabilities.ts';
 import { CONVENTION_RULES, gateOnConvention, isRouteNotServed, isTargetFault, RuleChecks, SetupFailed, SetupNotServed, TargetFault, toRuleResults, type RecordedVerdict, type RuleResult } from './checks.ts';
@@ -21,6 +21,7 @@ import type { ControlClient } from './control-client.ts';
 import { truncate, type EvidenceLog, type Exchange } from './evidence.ts';
 import type { CleanupReport, ScenarioLedger } from './ledger.ts';
 import type { Namespace } from './namespace.ts';
+import { inRunOrder, RunPlan, runsAlone, Scheduler } from './schedule.ts';
 import { recordCreated, type Target, type TargetInfo } from './target.ts';
 
 export interface ScenarioDef<R extends string = string> {
@@ -465,15 +466,20 @@ export function boundExchanges(exchanges: readonly Exchange[], keep: readonly nu
 
 const registrations = new WeakMap<object, number>();
 
+/** The scenarios of every test file this worker collects, run side by side (schedule.ts); made with the first target's concurrency. */
+let runPlan: RunPlan<ScenarioOutcome> | undefined;
+
 export interface RegisterOptions {
-  /** Per scenario; vitest's own test timeout is set 10 s beyond it. Default 120 s. */
+  /** Per scenario, from its start (not from its test's). Default 120 s. */
   readonly timeoutMs?: number;
 }
 
 /**
- * One vitest test per scenario, in the current file or describe block. The target is closed
- * (ledger cleaned up, pool closed) after the last registered scenario of the file has run; the
- * cleanup summary goes into the file's meta for the reporter.
+ * One vitest test per scenario, in the current file or describe block. The scenarios are run by the
+ * run's plan (schedule.ts): up to the configured concurrency at a time, those that need the target
+ * to themselves alone; each test waits for its scenario's outcome. The target is closed (ledger
+ * cleaned up, pool closed) after the last registered scenario of the file has run, ahead of the
+ * scenarios still queued; the cleanup summary goes into the file's meta for the reporter.
  */
 export function registerScenarios<Ops extends OperationTable, E extends z.ZodType, R extends string>(
   scenarios: readonly Scenario<Ops, E, R>[],
@@ -486,22 +492,53 @@ export function registerScenarios<Ops extends OperationTable, E extends z.ZodTyp
     seen.add(id);
   }
   const timeoutMs = options.timeoutMs ?? DEFAULT_SCENARIO_TIMEOUT_MS;
+  const plan = (runPlan ??= new RunPlan(new Scheduler(target.config.concurrency)));
   for (const scenario of scenarios) {
     const meta: ScenarioMeta = { scenario: scenario.id, title: scenario.title, rules: [...scenario.rules], target: target.info };
-    it(testName(scenario), { meta: { conformance: meta }, timeout: timeoutMs + 10_000 }, async (ctx) => {
-      const outcome = await runScenario(scenario, target, { timeoutMs, signal: ctx.signal });
+    let test: { readonly mode: string } | undefined;
+    const job = plan.add({
+      alone: runsAlone(scenario, target.capabilities),
+      willRun: () => test?.mode === 'run',
+      start: (signal) => runScenario(scenario, target, { timeoutMs, signal }),
+    });
+    // The test may wait for the scenarios queued before its own: the run's deadline bounds it, not the scenario's timeout.
+    it(testName(scenario), { meta: { conformance: meta }, timeout: target.config.runTimeoutMs + timeoutMs }, async (ctx) => {
+      const outcome = await plan.result(job, ctx.signal);
       ctx.task.meta.conformance = scenarioMeta(scenario, target.info, outcome);
       if (outcome.status === 'skip' || outcome.status === 'blocked') ctx.skip(outcome.reason);
       if (outcome.status !== 'pass') throw outcome.error ?? new Error(failedRules(outcome));
     });
+    test = TestRunner.getCurrentSuite().tasks.at(-1);
   }
   registrations.set(target, (registrations.get(target) ?? 0) + 1);
   // vitest 4 requires the hook's first parameter (its fixtures) to be a destructuring pattern.
   afterAll(async ({}, suite) => {
     const remaining = (registrations.get(target) ?? 1) - 1;
     registrations.set(target, remaining);
-    if (remaining === 0) suite.file.meta.conformanceCleanup = summariseCleanup(await target.close());
-  }, Math.max(60_000, timeoutMs));
+    // Ahead of the queued scenarios, but never while one that needs the target alone runs.
+    if (remaining === 0) suite.file.meta.conformanceCleanup = summariseCleanup(await plan.first(() => target.close()));
+  }, Math.max(60_000, timeoutMs) + timeoutMs);
+}
+
+/**
+ * Runs scenarios against one target as a conformance run does (schedule.ts): those that need the
+ * target to themselves first, one by one, then the others `concurrency` at a time (default: the
+ * target's configuration). Outcomes in the order given.
+ */
+export async function runScenarios<Ops extends OperationTable, E extends z.ZodType, R extends string>(
+  scenarios: readonly Scenario<Ops, E, R>[],
+  target: Target<Ops, E>,
+  options: RunOptions & { readonly concurrency?: number } = {},
+): Promise<ScenarioOutcome[]> {
+  const scheduler = new Scheduler(options.concurrency ?? target.config.concurrency);
+  const jobs = scenarios.map((scenario) => ({ scenario, alone: runsAlone(scenario, target.capabilities) }));
+  const outcomes = new Map<(typeof jobs)[number], ScenarioOutcome>();
+  await Promise.all(
+    inRunOrder(jobs, scheduler.concurrency).map(async (job) => {
+      outcomes.set(job, await scheduler.run(job.alone ? 'alone' : 'shared', () => runScenario(job.scenario, target, options)));
+    }),
+  );
+  return jobs.map((job) => outcomes.get(job)!);
 }
 
 /** A scenario that ran to its end but FAILed a rule (a wire-schema check): which, and why. */

@@ -3,6 +3,7 @@
  * configuration and from what the run's global setup decided (see run.ts), read back with `inject`.
  */
 import { randomUUID } from 'node:crypto';
+import type { Dispatcher } from 'undici';
 import { inject } from 'vitest';
 import type { z } from 'zod';
 import type { ConventionBreach } from './checks.ts';
@@ -15,6 +16,7 @@ import { transportLimits } from './guard.ts';
 import { Ledger, type CleanupAction, type CleanupReport, type LedgerEntry, type ScenarioLedger } from './ledger.ts';
 import { createNamespace, type Namespace } from './namespace.ts';
 import { probeConventions } from './preflight.ts';
+import { limiterFor } from './rate-limit.ts';
 import type { RetryPolicy } from './retry.ts';
 import type { RunInfo } from './run.ts';
 
@@ -73,6 +75,8 @@ export interface CreateTargetOptions<Ops extends OperationTable, E extends z.Zod
   /** How to try the probed capabilities on this target (support.ts: PROBES); what they create goes in the ledger. */
   readonly probes?: Partial<Record<ProbedCapability, (context: ProbeContext<Ops, E>) => Promise<string | undefined>>>;
   readonly retry?: Partial<RetryPolicy> | false;
+  /** Where requests go instead of sockets (an in-process fake; see http.ts). */
+  readonly dispatcher?: Dispatcher;
 }
 
 /** What a probe works with: the client (recording into the ledger like a scenario's) and its own namespace scope. */
@@ -112,6 +116,9 @@ export async function createTarget<Ops extends OperationTable, E extends z.ZodTy
     errorBody: options.errorBody,
     evidence,
     ...transportLimits(config, run, options.retry),
+    // One limiter for every test file's target of the run: a 429 slows the whole run (rate-limit.ts).
+    limiter: limiterFor(baseUrl, config.concurrency),
+    ...(options.dispatcher && { dispatcher: options.dispatcher }),
   });
   // Without a global setup, a deployment still gets a fresh salt, so a re-run with the same seed cannot collide.
   const salt = run?.salt ?? (kind === 'deployment' ? new Date().toISOString() : '');
