@@ -8,7 +8,8 @@
  *   (`ruleResults`, see checks.ts) in `task.meta.conformance` for the reporter. A scenario the target
  *   cannot run, or BLOCKED by a setup step, is skipped with the reason (`ctx.skip(reason)`).
  * - `runScenario(scenario, target)` runs one outside vitest's runner and returns the outcome, so a
- *   meta-test can check that a scenario fails against a deliberately broken fake.
+ *   meta-test can check that a scenario fails against a deliberately broken fake; `runScenarios`
+ *   runs several as a conformance run schedules them (schedule.ts).
  */
 import { afterAll, expect, it, TestRunner } from 'vitest';
 import type { z } from 'zod';
@@ -523,7 +524,7 @@ export function registerScenarios<Ops extends OperationTable, E extends z.ZodTyp
 /**
  * Runs scenarios against one target as a conformance run does (schedule.ts): those that need the
  * target to themselves first, one by one, then the others `concurrency` at a time (default: the
- * target's configuration). Outcomes in the order given.
+ * target's configuration; 1: one after another, in the order given). Outcomes in the order given.
  */
 export async function runScenarios<Ops extends OperationTable, E extends z.ZodType, R extends string>(
   scenarios: readonly Scenario<Ops, E, R>[],
