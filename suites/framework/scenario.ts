@@ -21,6 +21,7 @@ import type { FixtureName, Fixtures } from './config.ts';
 import type { ControlClient } from './control-client.ts';
 import { truncate, type EvidenceLog, type Exchange } from './evidence.ts';
 import type { CleanupReport, ScenarioLedger } from './ledger.ts';
+import { discover, discoveringFile, filesAfter } from './discovery.ts';
 import type { Namespace } from './namespace.ts';
 import { inRunOrder, RunPlan, runsAlone, Scheduler } from './schedule.ts';
 import { recordCreated, type Target, type TargetInfo } from './target.ts';
@@ -467,8 +468,14 @@ export function boundExchanges(exchanges: readonly Exchange[], keep: readonly nu
 
 const registrations = new WeakMap<object, number>();
 
-/** The scenarios of every test file this worker collects, run side by side (schedule.ts); made with the first target's concurrency. */
+/** The scenarios of every test file this worker runs, side by side (schedule.ts); made with the first target's concurrency. */
 let runPlan: RunPlan<ScenarioOutcome> | undefined;
+/** Files whose discovery has begun (discovery.ts). */
+const discoveredFrom = new Set<string>();
+/** Per test file: the cleanups of the targets its discovered scenarios ran on, started as soon as they are done. */
+const discoveredCleanups = new Map<string, Promise<CleanupReport>[]>();
+/** Each target is cleaned up and closed once, whoever asks. */
+const closings = new WeakMap<object, Promise<CleanupReport>>();
 
 export interface RegisterOptions {
   /** Per scenario, from its start (not from its test's). Default 120 s. */
@@ -478,9 +485,10 @@ export interface RegisterOptions {
 /**
  * One vitest test per scenario, in the current file or describe block. The scenarios are run by the
  * run's plan (schedule.ts): up to the configured concurrency at a time, those that need the target
- * to themselves alone; each test waits for its scenario's outcome. The target is closed (ledger
- * cleaned up, pool closed) after the last registered scenario of the file has run, ahead of the
- * scenarios still queued; the cleanup summary goes into the file's meta for the reporter.
+ * to themselves alone; each test waits for its scenario's outcome. The first file to register has
+ * the files after it discovered (discovery.ts), so their scenarios start with its own. The target
+ * is closed (ledger cleaned up, pool closed) after the last registered scenario of the file has run,
+ * ahead of the scenarios still queued; the cleanup summary goes into the file's meta for the reporter.
  */
 export function registerScenarios<Ops extends OperationTable, E extends z.ZodType, R extends string>(
   scenarios: readonly Scenario<Ops, E, R>[],
@@ -494,14 +502,27 @@ export function registerScenarios<Ops extends OperationTable, E extends z.ZodTyp
   }
   const timeoutMs = options.timeoutMs ?? DEFAULT_SCENARIO_TIMEOUT_MS;
   const plan = (runPlan ??= new RunPlan(new Scheduler(target.config.concurrency)));
+  const start = (scenario: Scenario<Ops, E, R>) => (signal: AbortSignal) => runScenario(scenario, target, { timeoutMs, signal });
+
+  const discovering = discoveringFile();
+  if (discovering !== undefined) {
+    const jobs = scenarios
+      .filter((scenario) => discovering.testNamePattern?.test(testName(scenario)) ?? true)
+      .map((scenario) => plan.add(jobKey(discovering.filepath, scenario.id), { alone: runsAlone(scenario, target.capabilities), willRun: () => true, start: start(scenario) }));
+    const cleanup = plan.settled(jobs).then(() => closeOnce(plan, target));
+    discoveredCleanups.set(discovering.filepath, [...(discoveredCleanups.get(discovering.filepath) ?? []), cleanup]);
+    return;
+  }
+
+  const file = TestRunner.getCurrentSuite().file.filepath;
+  if (!discoveredFrom.has(file)) {
+    discoveredFrom.add(file);
+    plan.waitFor(Promise.all(filesAfter(file).map((after) => discover(after).catch(() => undefined))));
+  }
   for (const scenario of scenarios) {
     const meta: ScenarioMeta = { scenario: scenario.id, title: scenario.title, rules: [...scenario.rules], target: target.info };
     let test: { readonly mode: string } | undefined;
-    const job = plan.add({
-      alone: runsAlone(scenario, target.capabilities),
-      willRun: () => test?.mode === 'run',
-      start: (signal) => runScenario(scenario, target, { timeoutMs, signal }),
-    });
+    const job = plan.get(jobKey(file, scenario.id)) ?? plan.add(jobKey(file, scenario.id), { alone: runsAlone(scenario, target.capabilities), willRun: () => test?.mode === 'run', start: start(scenario) });
     // The test may wait for the scenarios queued before its own: the run's deadline bounds it, not the scenario's timeout.
     it(testName(scenario), { meta: { conformance: meta }, timeout: target.config.runTimeoutMs + timeoutMs }, async (ctx) => {
       const outcome = await plan.result(job, ctx.signal);
@@ -516,9 +537,32 @@ export function registerScenarios<Ops extends OperationTable, E extends z.ZodTyp
   afterAll(async ({}, suite) => {
     const remaining = (registrations.get(target) ?? 1) - 1;
     registrations.set(target, remaining);
-    // Ahead of the queued scenarios, but never while one that needs the target alone runs.
-    if (remaining === 0) suite.file.meta.conformanceCleanup = summariseCleanup(await plan.first(() => target.close()));
+    if (remaining > 0) return;
+    // The file's own target, and those its discovered scenarios ran on (their cleanup began when they were done).
+    const reports = await Promise.all([closeOnce(plan, target), ...(discoveredCleanups.get(file) ?? [])]);
+    discoveredCleanups.delete(file);
+    suite.file.meta.conformanceCleanup = summariseCleanup(mergeCleanups(reports));
   }, Math.max(60_000, timeoutMs) + timeoutMs);
+}
+
+function jobKey(file: string, scenario: string): string {
+  return `${file}\n${scenario}`;
+}
+
+/** Cleans up and closes `target` once: ahead of the queued scenarios, but never while one that needs the target alone runs. */
+function closeOnce(plan: RunPlan<ScenarioOutcome>, target: Pick<Target<OperationTable, z.ZodType>, 'close'>): Promise<CleanupReport> {
+  let closing = closings.get(target);
+  if (closing === undefined) closings.set(target, (closing = plan.first(() => target.close())));
+  return closing;
+}
+
+function mergeCleanups(reports: readonly CleanupReport[]): CleanupReport {
+  return {
+    undone: reports.flatMap((r) => r.undone),
+    alreadyGone: reports.flatMap((r) => r.alreadyGone),
+    left: reports.flatMap((r) => r.left),
+    failed: reports.flatMap((r) => r.failed),
+  };
 }
 
 /**

@@ -109,11 +109,12 @@ describe('which scenarios run alone, and in what order', () => {
 });
 
 describe('RunPlan', () => {
-  it('queues every job whose test will run when the first result is asked for, those that run alone first, and never starts the others', async () => {
+  /** A plan whose jobs record when they start. */
+  function planWith(concurrency: number) {
     const started: string[] = [];
-    const plan = new RunPlan<string>(new Scheduler(4));
+    const plan = new RunPlan<string>(new Scheduler(concurrency));
     const job = (name: string, alone: boolean, willRun = true) =>
-      plan.add({
+      plan.add(name, {
         alone,
         willRun: () => willRun,
         start: async () => {
@@ -121,6 +122,11 @@ describe('RunPlan', () => {
           return name;
         },
       });
+    return { plan, job, started };
+  }
+
+  it('queues every job whose test will run when the first result is asked for, those that run alone first, and never starts the others', async () => {
+    const { plan, job, started } = planWith(4);
     const a = job('a', false);
     job('filtered-out', false, false);
     job('x', true);
@@ -129,11 +135,29 @@ describe('RunPlan', () => {
     expect(await plan.result(b)).toBe('b');
     expect(await plan.result(a)).toBe('a');
     expect(started).toEqual(['x', 'a', 'b']);
+    await plan.settled([a, b]);
+  });
+
+  it('keeps the first job planned for a key, and queues nothing before the discovery it waits for', async () => {
+    const { plan, job, started } = planWith(2);
+    const a = job('a', false);
+    expect(job('a', true)).toBe(a);
+    expect(plan.get('a')).toBe(a);
+    let discovered!: () => void;
+    plan.waitFor(new Promise<void>((resolve) => (discovered = resolve)));
+    const result = plan.result(a);
+    await settle();
+    expect(started).toEqual([]);
+    // Found meanwhile in another file: it runs alone, so it goes first.
+    job('x', true);
+    discovered();
+    expect(await result).toBe('a');
+    expect(started).toEqual(['x', 'a']);
   });
 
   it("aborts a job when its test's signal aborts", async () => {
     const plan = new RunPlan<string>(new Scheduler(1));
-    const job = plan.add({
+    const job = plan.add('a', {
       alone: false,
       willRun: () => true,
       start: (signal) =>

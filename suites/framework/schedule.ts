@@ -23,9 +23,10 @@
  *
  * In a vitest run, scenarios are registered while the test files are collected and run when the
  * first of their tests starts (`RunPlan`): the conformance project runs every file in one worker
- * and one module graph (`isolate: false`, conformance-project.ts), so one plan sees every file's
- * scenarios, and tests then report in their own order as their scenarios finish. How many entry
- * files there are does not matter.
+ * and one module graph (`isolate: false`, conformance-project.ts), and when its first file registers,
+ * the files after it are discovered (discovery.ts), so one plan holds every file's scenarios from
+ * the start; tests then report in their own order as their scenarios finish. How many entry files
+ * there are does not matter.
  */
 import type { Capability, CapabilitySet, Need } from './capabilities.ts';
 
@@ -112,37 +113,64 @@ export interface PlannedJob<T> {
 interface Planned<T> extends PlannedJob<T> {
   readonly controller: AbortController;
   result?: Promise<T>;
+  readonly settled: Promise<void>;
+  readonly settle: () => void;
 }
 
 /**
- * Work registered while test files are collected, queued (in run order) when the first result is
- * asked for: by then vitest has collected every file it gave this worker and decided which tests
- * run. Jobs registered later (a file collected after others ran) are queued when one of theirs is
- * asked for.
+ * The run's work, by key (a scenario of a file), queued in run order (`inRunOrder`) when the first
+ * result is asked for and the run's other files have been discovered (`waitFor`, discovery.ts): by
+ * then every job the run holds is known. Jobs added later (a file collected but not discovered) are
+ * queued when one of theirs is asked for.
  */
 export class RunPlan<T> {
   readonly scheduler: Scheduler;
+  readonly #jobs = new Map<string, Planned<T>>();
   #pending: Planned<T>[] = [];
+  #ready: Promise<void> = Promise.resolve();
 
   constructor(scheduler: Scheduler) {
     this.scheduler = scheduler;
   }
 
-  add(job: PlannedJob<T>): PlannedJob<T> {
-    const planned: Planned<T> = { ...job, controller: new AbortController() };
+  /** The job planned for `key`, if any. */
+  get(key: string): PlannedJob<T> | undefined {
+    return this.#jobs.get(key);
+  }
+
+  /** Plans `job` for `key`; a key already planned keeps its job. */
+  add(key: string, job: PlannedJob<T>): PlannedJob<T> {
+    const known = this.#jobs.get(key);
+    if (known !== undefined) return known;
+    let settle!: () => void;
+    const settled = new Promise<void>((resolve) => (settle = resolve));
+    const planned: Planned<T> = { ...job, controller: new AbortController(), settled, settle };
+    this.#jobs.set(key, planned);
     this.#pending.push(planned);
     return planned;
   }
 
+  /** Queues nothing before `ready` has settled (the discovery of the run's other files). */
+  waitFor(ready: Promise<unknown>): void {
+    const before = this.#ready;
+    this.#ready = Promise.all([before, ready.catch(() => undefined)]).then(() => undefined);
+  }
+
   /** The job's result; aborting `signal` (the test's) aborts the job. */
-  result(job: PlannedJob<T>, signal?: AbortSignal): Promise<T> {
+  async result(job: PlannedJob<T>, signal?: AbortSignal): Promise<T> {
     const planned = job as Planned<T>;
+    if (signal?.aborted) planned.controller.abort(signal.reason);
+    else signal?.addEventListener('abort', () => planned.controller.abort(signal.reason), { once: true });
+    await this.#ready;
     this.#queuePending();
     // A job whose test runs although it looked filtered out starts now, in its turn.
     planned.result ??= this.#queue(planned);
-    if (signal?.aborted) planned.controller.abort(signal.reason);
-    else signal?.addEventListener('abort', () => planned.controller.abort(signal.reason), { once: true });
     return planned.result;
+  }
+
+  /** Settles once every one of `jobs` has run (never, for a job that is never queued). */
+  async settled(jobs: readonly PlannedJob<T>[]): Promise<void> {
+    await Promise.all(jobs.map((job) => (job as Planned<T>).settled));
   }
 
   /** Runs `task` beside the shared jobs, ahead of every queued one (a test file's cleanup). */
@@ -157,6 +185,8 @@ export class RunPlan<T> {
   }
 
   #queue(planned: Planned<T>): Promise<T> {
-    return this.scheduler.run(planned.alone ? 'alone' : 'shared', () => planned.start(planned.controller.signal));
+    const result = this.scheduler.run(planned.alone ? 'alone' : 'shared', () => planned.start(planned.controller.signal));
+    void result.then(planned.settle, planned.settle);
+    return result;
   }
 }
