@@ -20,7 +20,7 @@ import { createVitest } from 'vitest/node';
 import { RULES } from '../spec/rules/catalogue.ts';
 import { CONFORMANCE_PROJECT, conformanceProject, PROJECT_ROOT } from './conformance-project.ts';
 import { didYouMean } from './framework/closest.ts';
-import { ConfigError, ENV_VARS, loadConfig, secretsOf } from './framework/config.ts';
+import { ConfigError, DEFAULT_CONCURRENCY, ENV_VARS, loadConfig, MAX_CONCURRENCY, secretsOf } from './framework/config.ts';
 import { preflight } from './framework/preflight.ts';
 import { ConformanceReporter, stoppedReport } from './framework/reporter.ts';
 import { needsOf, testName } from './framework/scenario.ts';
@@ -53,6 +53,12 @@ interface RunOptions {
   readonly failOn?: 'must' | 'should';
   /** Reuse mode's name (`--reuse-namespace [name]`, `nightly` when given without one). */
   readonly reuseNamespace?: string | true;
+  readonly concurrency?: number;
+}
+
+function concurrencyOption(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > MAX_CONCURRENCY) throw new InvalidArgumentError(`must be a whole number from 1 to ${MAX_CONCURRENCY}`);
+  return Number(value);
 }
 
 function seedOption(value: string): number {
@@ -61,7 +67,7 @@ function seedOption(value: string): number {
 }
 
 /** Options given on the command line become the configuration's environment variables, so every worker sees them. */
-function applyToEnvironment(options: Pick<RunOptions, 'baseUrl' | 'apiVersion' | 'profile' | 'reportDir' | 'seed' | 'allowLive' | 'failOn' | 'reuseNamespace'>): void {
+function applyToEnvironment(options: Pick<RunOptions, 'baseUrl' | 'apiVersion' | 'profile' | 'reportDir' | 'seed' | 'allowLive' | 'failOn' | 'reuseNamespace' | 'concurrency'>): void {
   const set = (name: string, value: string | number | undefined) => {
     if (value !== undefined) process.env[name] = String(value);
   };
@@ -72,6 +78,7 @@ function applyToEnvironment(options: Pick<RunOptions, 'baseUrl' | 'apiVersion' |
   set('CONFORMANCE_SEED', options.seed);
   set('CONFORMANCE_FAIL_ON', options.failOn);
   set('CONFORMANCE_REUSE_NAMESPACE', options.reuseNamespace === true ? 'nightly' : options.reuseNamespace);
+  set('CONFORMANCE_CONCURRENCY', options.concurrency);
   // Read by the configuration (shared with the suite's global setup) where it knows live keys.
   if (options.allowLive) set('CONFORMANCE_ALLOW_LIVE', '1');
 }
@@ -336,6 +343,7 @@ function program(exit: (code: number) => void): Command {
     .option('--allow-live', 'accept a live key (am_sk_live_…) although the profile changes data; think twice')
     .option('--reuse-namespace [name]', 'reuse mode for nightly runs: the same IDs every run of this name (default nightly), whatever the seed; an earlier run\'s leftovers are removed first')
     .addOption(new Option('--fail-on <level>', 'the lowest rule level whose failures fail the run (default must; config failOn)').choices(['must', 'should']))
+    .option('--concurrency <n>', `scenarios run at once; those that need the target to themselves run alone (default ${DEFAULT_CONCURRENCY}, at most ${MAX_CONCURRENCY}; 1: one after another)`, concurrencyOption)
     .addHelpText(
       'after',
       '\nExit codes: 0 PASSED, every applicable MUST rule was verified and holds; 1 FAILED, a MUST rule (with --fail-on should, or a SHOULD rule) fails or a baseline entry is stale; ' +

@@ -4,6 +4,7 @@
  * setup endpoints under the run's namespace (recording what can be undone in the ledger).
  */
 import fc from 'fast-check';
+import type { Dispatcher } from 'undici';
 import { expect } from 'vitest';
 import type { z } from 'zod';
 import { hashSeed, person, seededFaker } from '../fixtures/factories.ts';
@@ -37,10 +38,12 @@ export { LEDGER, PROBES } from './target-setup.ts';
 
 /**
  * A target for an in-process fake a meta-test started itself (can-fail, mutation testing): default
- * configuration, the test seed, no retries; cleanup and probes as for any target.
+ * configuration, the test seed, no retries; cleanup and probes as for any target. With `dispatcher`,
+ * requests go to it instead of `fake.url`'s socket.
  */
-export function inProcessTarget(fake: Pick<FakeServer, 'url' | 'apiKey' | 'otherTenantApiKey'>): Promise<ConformanceTarget> {
+export function inProcessTarget(fake: Pick<FakeServer, 'url' | 'apiKey' | 'otherTenantApiKey'>, dispatcher?: Dispatcher): Promise<ConformanceTarget> {
   return createTarget({
+    ...(dispatcher && { dispatcher }),
     operations,
     errorBody: ErrorBody,
     config: loadConfig({ env: {} }),

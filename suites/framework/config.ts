@@ -17,6 +17,10 @@ import { WIRE_NAME_KEYS, WIRE_NAME_PATTERN } from '../../spec/wire-names.ts';
 export const DEFAULT_API_VERSION = '2.4.0';
 export const DEFAULT_CONFIG_FILE = 'conformance.config.json';
 const VITE_BASE_URL = '/';
+/** Against a remote target each call waits a round trip: 8 scenarios at a time hide most of it (latency bench, README "Performance") without pressing a shared deployment hard. */
+export const DEFAULT_CONCURRENCY = 8;
+/** More scenarios at once than this would only queue in the connection pool (and press a target hard). */
+export const MAX_CONCURRENCY = 64;
 export const PROFILES_DIR = fileURLToPath(new URL('../profiles/', import.meta.url));
 
 /** A pre-provisioned subscription or purchase record, identified the way scenarios look it up. */
@@ -101,6 +105,7 @@ const fields = {
   maxNetworkFailures: z.int().positive(),
   maxBodyBytes: z.int().positive(),
   retryBudgetMs: z.int().min(0),
+  concurrency: z.int().min(1).max(MAX_CONCURRENCY),
   allowLive: z.enum(['1', 'true', 'yes', '0', 'false', 'no']).transform((v) => ['1', 'true', 'yes'].includes(v)),
   failOn: FailOn,
 };
@@ -137,6 +142,7 @@ export const ENV_VARS = {
   maxNetworkFailures: 'CONFORMANCE_MAX_NETWORK_FAILURES',
   maxBodyBytes: 'CONFORMANCE_MAX_BODY_BYTES',
   retryBudgetMs: 'CONFORMANCE_RETRY_BUDGET_MS',
+  concurrency: 'CONFORMANCE_CONCURRENCY',
   allowLive: 'CONFORMANCE_ALLOW_LIVE',
   failOn: 'CONFORMANCE_FAIL_ON',
 } as const satisfies Record<keyof Fields, string>;
@@ -154,6 +160,7 @@ const DEFAULTS = {
   maxBodyBytes: 1024 * 1024,
   // A reference deployment answers retry-after: 54 to its 31st attach in a minute; setup calls must outlast that.
   retryBudgetMs: 90_000,
+  concurrency: DEFAULT_CONCURRENCY,
   allowLive: false,
   failOn: 'must',
 } satisfies Partial<Fields>;
@@ -206,6 +213,11 @@ export interface ConformanceConfig {
   readonly maxBodyBytes: number;
   /** How long a request may wait in all for 429/503 retries (Retry-After honoured up to this). */
   readonly retryBudgetMs: number;
+  /**
+   * How many scenarios run at once (scenarios that need the target to themselves run alone; see
+   * schedule.ts). 1: one after another.
+   */
+  readonly concurrency: number;
   /** CONFORMANCE_ALLOW_LIVE (or --allow-live): the user accepts a run with a live key. */
   readonly allowLive: boolean;
   /** CONFORMANCE_FAIL_ON (or --fail-on, `failOn`): `should` makes SHOULD failures fail the run too. */
@@ -260,6 +272,7 @@ export function loadConfig({ env = process.env, cwd = process.cwd() }: LoadConfi
     maxNetworkFailures: merged.maxNetworkFailures,
     maxBodyBytes: merged.maxBodyBytes,
     retryBudgetMs: merged.retryBudgetMs,
+    concurrency: merged.concurrency,
     allowLive: merged.allowLive,
     failOn: merged.failOn,
   };

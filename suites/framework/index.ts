@@ -83,6 +83,7 @@ export {
   defineScenario,
   registerScenarios,
   runScenario,
+  runScenarios,
   ScenarioTimeoutError,
   testName,
   type ExpectedError,

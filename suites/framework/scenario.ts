@@ -8,10 +8,11 @@
  *   (`ruleResults`, see checks.ts) in `task.meta.conformance` for the reporter. A scenario the target
  *   cannot run, or BLOCKED by a setup step, is skipped with the reason (`ctx.skip(reason)`).
  * - `runScenario(scenario, target)` runs one outside vitest's runner and returns the outcome, so a
- *   meta-test can check that a scenario fails against a deliberately broken fake.
+ *   meta-test can check that a scenario fails against a deliberately broken fake; `runScenarios`
+ *   runs several as a conformance run schedules them (schedule.ts).
  */
 import { isDeepStrictEqual } from 'node:util';
-import { afterAll, it } from 'vitest';
+import { afterAll, it, TestRunner } from 'vitest';
 import type { z } from 'zod';
 import type { Capability, Need } from './capabilities.ts';
 import {
@@ -40,7 +41,9 @@ import type { FixtureName, Fixtures } from './config.ts';
 import type { ControlClient } from './control-client.ts';
 import { replayableCalls, truncate, type EvidenceLog, type Exchange, type ReplayCall } from './evidence.ts';
 import type { CleanupReport, ScenarioLedger } from './ledger.ts';
+import { discover, discoveringFile, filesAfter } from './discovery.ts';
 import type { Namespace } from './namespace.ts';
+import { inRunOrder, RunPlan, runsAlone, Scheduler } from './schedule.ts';
 import { recordCreated, type Target, type TargetInfo } from './target.ts';
 
 export interface ScenarioDef<R extends string = string> {
@@ -615,15 +618,27 @@ export function boundExchanges(exchanges: readonly Exchange[], keep: readonly nu
 
 const registrations = new WeakMap<object, number>();
 
+/** The scenarios of every test file this worker runs, side by side (schedule.ts); made with the first target's concurrency. */
+let runPlan: RunPlan<ScenarioOutcome> | undefined;
+/** Files whose discovery has begun (discovery.ts). */
+const discoveredFrom = new Set<string>();
+/** Per test file: the cleanups of the targets its discovered scenarios ran on, started as soon as they are done. */
+const discoveredCleanups = new Map<string, Promise<CleanupReport>[]>();
+/** Each target is cleaned up and closed once, whoever asks. */
+const closings = new WeakMap<object, Promise<CleanupReport>>();
+
 export interface RegisterOptions {
-  /** Per scenario; vitest's own test timeout is set 10 s beyond it. Default 120 s. */
+  /** Per scenario, from its start (not from its test's). Default 120 s. */
   readonly timeoutMs?: number;
 }
 
 /**
- * One vitest test per scenario, in the current file or describe block. The target is closed
- * (ledger cleaned up, pool closed) after the last registered scenario of the file has run; the
- * cleanup summary goes into the file's meta for the reporter.
+ * One vitest test per scenario, in the current file or describe block. The scenarios are run by the
+ * run's plan (schedule.ts): up to the configured concurrency at a time, those that need the target
+ * to themselves alone; each test waits for its scenario's outcome. The first file to register has
+ * the files after it discovered (discovery.ts), so their scenarios start with its own. The target
+ * is closed (ledger cleaned up, pool closed) after the last registered scenario of the file has run,
+ * ahead of the scenarios still queued; the cleanup summary goes into the file's meta for the reporter.
  */
 export function registerScenarios<Ops extends OperationTable, E extends z.ZodType, R extends string>(
   scenarios: readonly Scenario<Ops, E, R>[],
@@ -636,22 +651,89 @@ export function registerScenarios<Ops extends OperationTable, E extends z.ZodTyp
     seen.add(id);
   }
   const timeoutMs = options.timeoutMs ?? DEFAULT_SCENARIO_TIMEOUT_MS;
+  const plan = (runPlan ??= new RunPlan(new Scheduler(target.config.concurrency)));
+  const start = (scenario: Scenario<Ops, E, R>) => (signal: AbortSignal) => runScenario(scenario, target, { timeoutMs, signal });
+
+  const discovering = discoveringFile();
+  if (discovering !== undefined) {
+    const jobs = scenarios
+      .filter((scenario) => discovering.testNamePattern?.test(testName(scenario)) ?? true)
+      .map((scenario) => plan.add(jobKey(discovering.filepath, scenario.id), { alone: runsAlone(scenario, target.capabilities), willRun: () => true, start: start(scenario) }));
+    const cleanup = plan.settled(jobs).then(() => closeOnce(plan, target));
+    discoveredCleanups.set(discovering.filepath, [...(discoveredCleanups.get(discovering.filepath) ?? []), cleanup]);
+    return;
+  }
+
+  const file = TestRunner.getCurrentSuite().file.filepath;
+  if (!discoveredFrom.has(file)) {
+    discoveredFrom.add(file);
+    plan.waitFor(Promise.all(filesAfter(file).map((after) => discover(after).catch(() => undefined))));
+  }
   for (const scenario of scenarios) {
     const meta: ScenarioMeta = { scenario: scenario.id, title: scenario.title, rules: [...scenario.rules], target: target.info };
-    it(testName(scenario), { meta: { conformance: meta }, timeout: timeoutMs + 10_000 }, async (ctx) => {
-      const outcome = await runScenario(scenario, target, { timeoutMs, signal: ctx.signal });
+    let test: { readonly mode: string } | undefined;
+    const job = plan.get(jobKey(file, scenario.id)) ?? plan.add(jobKey(file, scenario.id), { alone: runsAlone(scenario, target.capabilities), willRun: () => test?.mode === 'run', start: start(scenario) });
+    // The test may wait for the scenarios queued before its own: the run's deadline bounds it, not the scenario's timeout.
+    it(testName(scenario), { meta: { conformance: meta }, timeout: target.config.runTimeoutMs + timeoutMs }, async (ctx) => {
+      const outcome = await plan.result(job, ctx.signal);
       ctx.task.meta.conformance = scenarioMeta(scenario, target.info, outcome);
       if (outcome.status === 'skip' || outcome.status === 'blocked') ctx.skip(outcome.reason);
       if (outcome.status !== 'pass') throw outcome.error ?? new Error(failedRules(outcome));
     });
+    test = TestRunner.getCurrentSuite().tasks.at(-1);
   }
   registrations.set(target, (registrations.get(target) ?? 0) + 1);
   // vitest 4 requires the hook's first parameter (its fixtures) to be a destructuring pattern.
   afterAll(async ({}, suite) => {
     const remaining = (registrations.get(target) ?? 1) - 1;
     registrations.set(target, remaining);
-    if (remaining === 0) suite.file.meta.conformanceCleanup = summariseCleanup(await target.close());
-  }, Math.max(60_000, timeoutMs));
+    if (remaining > 0) return;
+    // The file's own target, and those its discovered scenarios ran on (their cleanup began when they were done).
+    const reports = await Promise.all([closeOnce(plan, target), ...(discoveredCleanups.get(file) ?? [])]);
+    discoveredCleanups.delete(file);
+    suite.file.meta.conformanceCleanup = summariseCleanup(mergeCleanups(reports));
+  }, Math.max(60_000, timeoutMs) + timeoutMs);
+}
+
+function jobKey(file: string, scenario: string): string {
+  return `${file}\n${scenario}`;
+}
+
+/** Cleans up and closes `target` once: ahead of the queued scenarios, but never while one that needs the target alone runs. */
+function closeOnce(plan: RunPlan<ScenarioOutcome>, target: Pick<Target<OperationTable, z.ZodType>, 'close'>): Promise<CleanupReport> {
+  let closing = closings.get(target);
+  if (closing === undefined) closings.set(target, (closing = plan.first(() => target.close())));
+  return closing;
+}
+
+function mergeCleanups(reports: readonly CleanupReport[]): CleanupReport {
+  return {
+    undone: reports.flatMap((r) => r.undone),
+    alreadyGone: reports.flatMap((r) => r.alreadyGone),
+    left: reports.flatMap((r) => r.left),
+    failed: reports.flatMap((r) => r.failed),
+  };
+}
+
+/**
+ * Runs scenarios against one target as a conformance run does (schedule.ts): those that need the
+ * target to themselves first, one by one, then the others `concurrency` at a time (default: the
+ * target's configuration; 1: one after another, in the order given). Outcomes in the order given.
+ */
+export async function runScenarios<Ops extends OperationTable, E extends z.ZodType, R extends string>(
+  scenarios: readonly Scenario<Ops, E, R>[],
+  target: Target<Ops, E>,
+  options: RunOptions & { readonly concurrency?: number } = {},
+): Promise<ScenarioOutcome[]> {
+  const scheduler = new Scheduler(options.concurrency ?? target.config.concurrency);
+  const jobs = scenarios.map((scenario) => ({ scenario, alone: runsAlone(scenario, target.capabilities) }));
+  const outcomes = new Map<(typeof jobs)[number], ScenarioOutcome>();
+  await Promise.all(
+    inRunOrder(jobs, scheduler.concurrency).map(async (job) => {
+      outcomes.set(job, await scheduler.run(job.alone ? 'alone' : 'shared', () => runScenario(job.scenario, target, options)));
+    }),
+  );
+  return jobs.map((job) => outcomes.get(job)!);
 }
 
 /** A scenario that ran to its end but FAILed a rule (a wire-schema check): which, and why. */

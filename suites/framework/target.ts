@@ -2,6 +2,7 @@
  * The target a test file talks to: clients, capability set, namespace and ledger, built from the
  * configuration and from what the run's global setup decided (see run.ts), read back with `inject`.
  */
+import type { Dispatcher } from 'undici';
 import { inject } from 'vitest';
 import type { z } from 'zod';
 import type { ConventionBreach } from './checks.ts';
@@ -16,6 +17,7 @@ import { Ledger, type CleanupReport } from './ledger.ts';
 import type { Namespace } from './namespace.ts';
 import { probeConventions } from './preflight.ts';
 import { probeTarget, runNamespace, type TargetProbes } from './prepare.ts';
+import { limiterFor } from './rate-limit.ts';
 import type { RetryPolicy } from './retry.ts';
 import type { RunInfo } from './run.ts';
 
@@ -77,6 +79,8 @@ export interface CreateTargetOptions<Ops extends OperationTable, E extends z.Zod
    */
   readonly probes?: TargetProbes<Ops, E>;
   readonly retry?: Partial<RetryPolicy> | false;
+  /** Where requests go instead of sockets (an in-process fake; see http.ts). */
+  readonly dispatcher?: Dispatcher;
 }
 
 export async function createTarget<Ops extends OperationTable, E extends z.ZodType>(
@@ -112,6 +116,9 @@ export async function createTarget<Ops extends OperationTable, E extends z.ZodTy
     errorBody: options.errorBody,
     evidence,
     ...transportLimits(config, run, options.retry),
+    // One limiter for every test file's target of the run: a 429 slows the whole run (rate-limit.ts).
+    limiter: limiterFor(baseUrl, config.concurrency),
+    ...(options.dispatcher && { dispatcher: options.dispatcher }),
   });
   // The root client records every answer; scenarios' clients are made from it and keep that.
   const client = base.with({ onAnswer: answerRecorder(creates, ns, ledger.forScenario(undefined)) });

@@ -12,6 +12,8 @@ export const versioningScenarios = [
       id: 'envelope.version-default',
       title: 'a request without x-api-version is either refused with a 4xx or served exactly as with 2.4.0, never differently',
       rules: ['VER-HEADER-DEFAULT'],
+      // Two listings compared whole: alone where it can be, so a target listing other customers' records shows no other scenario's writes between them.
+      uses: ['exclusive-tenant'],
     },
     async (t) => {
       const { plan, customer } = await createCustomerWithEntity(t);

@@ -81,6 +81,8 @@ export const resultScenarios = [
       id: 'preview.free-plans',
       title: 'cancelling free plans previews no entry and a total of 0 in an ISO currency, accepts subscription_params, and changes nothing',
       rules: ['PREV-RESULT-SHAPE', 'PREV-CURRENCY-ISO', 'PREV-TOTAL-SUM', 'PREV-FREE-PLANS-NO-ENTRY', 'PREV-NO-CHANGES', 'PREV-SUBSCRIPTION-PARAMS-WIRE'],
+      // Snapshots compared whole (PREV-NO-CHANGES): alone where it can be, so a target listing other customers' records shows no other scenario's writes between them.
+      uses: ['exclusive-tenant'],
     },
     async (t) => {
       const messages = await createFeature(t, 'consumable');
@@ -116,6 +118,8 @@ export const resultScenarios = [
       title: 'paid plans on a monthly and a yearly cycle preview one entry each, a free plan none; each refund is within its price and the total is their sum; nothing changes',
       rules: ['PREV-ONE-ENTRY-PER-SUBSCRIPTION', 'PREV-TOTAL-SUM', 'PREV-FREE-PLANS-NO-ENTRY', 'PREV-RESULT-SHAPE', 'PREV-CURRENCY-ISO', 'PREV-NO-CHANGES', 'PREV-CANCEL-ACTION-ENUM'],
       needs: ['paid-attach'],
+      // As preview.free-plans: its snapshots are compared whole.
+      uses: ['exclusive-tenant'],
     },
     async (t) => {
       const month = await createPlan(t, monthly(20, { group: t.ns.id('grp') }));
