@@ -30,11 +30,11 @@ function without(body: Body, key: string): Body {
 }
 
 /**
- * Drops `key` from a create body when its value is an object or an array, as a target ignoring the
+ * Drops `key` from a create body when its value is an object, as a target ignoring the
  * field would; an invalid value stays, so the body is refused as it would be without the fault.
  */
-function ignoring(key: string, kind: 'object' | 'array' = 'object'): NonNullable<Fault['input']> {
-  const wellFormed = (value: unknown) => typeof value === 'object' && value !== null && Array.isArray(value) === (kind === 'array');
+function ignoring(key: string): NonNullable<Fault['input']> {
+  const wellFormed = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
   return (operation, body) => rewriteCreate(operation, body, (create) => (wellFormed(create[key]) ? without(create, key) : create));
 }
 
@@ -129,8 +129,10 @@ export const plansFaults: readonly Fault[] = [
   },
   {
     rule: 'PLAN-CONFIG-ROUND-TRIP',
-    breaks: 'plans.create ignores the config sent',
-    input: ignoring('config'),
+    // Not "ignores config": a target that reads no `config` is told apart (SKIP, the wire name not
+    // read) from one that reads it and loses it, which this is.
+    breaks: 'plans.get answers ignore_past_due false whatever the plan was created with',
+    output: rewriteOutput('plans.get', (plan) => ({ ...plan, config: { ...plan.config, ignore_past_due: false } })),
   },
   {
     rule: 'PLAN-METADATA-SHARED',
@@ -147,8 +149,9 @@ export const plansFaults: readonly Fault[] = [
   },
   {
     rule: 'PLAN-PROCESSORS-OMITTED',
-    breaks: 'plans answer processors: {} when no processor is connected',
-    output: (operation, body) => rewritePlans(operation, body, (plan) => ({ processors: {}, ...plan })),
+    // A placeholder entry, not `{}`: an assertion that only refuses an empty object lets it through.
+    breaks: 'plans answer a placeholder processors entry ({default: {connected: false}}) when no processor is connected',
+    output: (operation, body) => rewritePlans(operation, body, (plan) => ({ processors: { default: { connected: false } }, ...plan })),
   },
   {
     rule: 'PLAN-FREE-TRIAL-APPLIES',
@@ -276,8 +279,15 @@ export const plansFaults: readonly Fault[] = [
   },
   {
     rule: 'PLAN-LICENSE-LINKS-OFFER',
-    breaks: 'plans.create ignores the license links sent, so the plan offers no license',
-    input: ignoring('licenses', 'array'),
+    // Not "ignores the links": a target that reads no `licenses` is SKIP (the wire name not read); this one reads them and loses some.
+    breaks: 'plans.create keeps only the license links to the first license plan sent, so a plan with links to two plans offers one',
+    input: (operation, body) =>
+      rewriteCreate(operation, body, (create) => {
+        const links = create['licenses'];
+        if (!Array.isArray(links) || links.length === 0) return create;
+        const first = (links[0] as Body)['license_plan_id'];
+        return { ...create, licenses: links.filter((link: Body) => link['license_plan_id'] === first) };
+      }),
   },
   {
     rule: 'PLAN-LICENSE-LINKS-REPLACE',

@@ -72,6 +72,20 @@ function guardedField(key: string): boolean {
   return key === 'id' || key.endsWith('_id') || key.endsWith('_ids') || NAMESPACED_NAMES.has(key) || key === 'event_names' || key === 'auto_enable';
 }
 
+/**
+ * A plan item's `included` rounded down to a multiple of its price's `billing_units`: the reference
+ * refuses any other ("divisible by the billing units"), and generated bodies keep to what every
+ * implementation accepts.
+ */
+function includedInBillingUnits(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(includedInBillingUnits);
+  if (!isRecord(value)) return value;
+  const out = Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, key === 'metadata' ? inner : includedInBillingUnits(inner)]));
+  const units = isRecord(out['price']) ? out['price']['billing_units'] : undefined;
+  if (typeof out['included'] === 'number' && typeof units === 'number' && units > 0) out['included'] = Math.floor(out['included'] / units) * units;
+  return out;
+}
+
 /** `body` with every ID field replaced as the module comment says. `metadata` is user data and left alone. */
 function withScenarioIds(t: T, operation: OperationName, body: unknown, known: KnownIds): unknown {
   const own = OWN_ID_PATHS[operation] ?? [];
@@ -96,7 +110,7 @@ function withScenarioIds(t: T, operation: OperationName, body: unknown, known: K
       }),
     );
   };
-  return walk(body, []);
+  return includedInBillingUnits(walk(body, []));
 }
 
 /** A customer with a plan and an entity, and a referral program with its reward, for generated bodies to refer to. */

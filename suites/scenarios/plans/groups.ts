@@ -5,7 +5,7 @@
  */
 import { expect } from 'vitest';
 import { attach, createCustomer, createFeature, createPlan, scenario, type T } from '../../support.ts';
-import { activePlanIds, activeSubscriptions, type PlanBody, readPlan, updatePlan } from './support.ts';
+import { activePlanIds, activeSubscriptions, type PlanBody, readPlan, requirePlanField, updatePlan } from './support.ts';
 
 /** The plan ids among `planIds` that a customer holds as active customer-level subscriptions, sorted (subscriptions.list, a read). */
 async function heldAmong(t: T, customerId: string, planIds: readonly string[]): Promise<string[]> {
@@ -63,8 +63,7 @@ export const groupsScenarios = [
       const main = await createPlan(t, { group });
       const groupAddOn = await createPlan(t, { group, add_on: true });
       const looseAddOn = await createPlan(t, { add_on: true });
-      // That plans.create takes add_on as sent is the round trip's (and the snake_case request convention's).
-      t.precondition('the add-ons were created as add-ons', () => expect([groupAddOn.add_on, looseAddOn.add_on]).toEqual([true, true]));
+      t.check('PLAN-ADD-ON-ALONGSIDE', () => expect([groupAddOn.add_on, looseAddOn.add_on], 'plans created with add_on true read back as add-ons').toEqual([true, true]));
       // The listing read below shows add-ons (LIST-SUBSCRIPTIONS-RECURRING): seen first on an add-on held alone.
       const alone = await createCustomer(t);
       await attach(t, alone.id, looseAddOn.id);
@@ -198,8 +197,9 @@ export const groupsScenarios = [
       await createPlan(t, basePriced);
       await createPlan(t, itemPriced);
       await createPlan(t, oneItemPriced);
-      const withTrial = await createPlan(t, { ...basePriced, free_trial: { ...trial, card_required: false } });
-      t.precondition('a plan created with a free trial has one', () => expect(withTrial.free_trial).toBeDefined());
+      await createPlan(t, { ...basePriced, free_trial: { ...trial, card_required: false } });
+      // The free trial is read at all (under the profile's wire name), else the trial's exception could not show.
+      await requirePlanField(t, 'plans.create.free_trial', basePriced, { free_trial: { ...trial, card_required: false } }, (plan) => plan.free_trial ?? null);
       const defaults: string[] = [];
       const createAutoEnabled = async (body: PlanBody) => {
         const planId = t.ns.id('plan');

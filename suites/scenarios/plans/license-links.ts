@@ -4,33 +4,46 @@
  */
 import { expect } from 'vitest';
 import { attach, createCustomer, createFeature, createPlan, scenario } from '../../support.ts';
-import { readPlan, updatePlan } from './support.ts';
+import { readPlan, requireLicenseLinksRead, updatePlan } from './support.ts';
 
 export const licenseLinksScenarios = [
   scenario(
     {
       id: 'plans.license-links-offer',
-      title: 'a plan created with licenses [{license_plan_id, included}] reads them back and, once attached, offers that many seats',
+      title: 'a plan created with license links to two plans reads them back and, once attached, offers each link\'s seats',
       rules: ['PLAN-LICENSE-LINKS-OFFER', 'PLAN-LICENSES-WIRE'],
     },
     async (t) => {
       // Built here rather than with createLicensePool, which requires the links this scenario proves.
       const flag = await createFeature(t, 'boolean');
       const licensePlan = await createPlan(t, { items: [{ feature_id: flag.id }] });
-      const parentPlan = await createPlan(t, { group: t.ns.id('grp'), licenses: [{ license_plan_id: licensePlan.id, included: 3 }] });
+      const secondLicensePlan = await createPlan(t, { items: [{ feature_id: flag.id }] });
+      // The links are sent under a wire name the document does not show: the target must read it.
+      await requireLicenseLinksRead(t, licensePlan.id);
+      // Two links, several seats each: one pool per link.
+      const parentPlan = await createPlan(t, {
+        group: t.ns.id('grp'),
+        licenses: [
+          { license_plan_id: licensePlan.id, included: 3 },
+          { license_plan_id: secondLicensePlan.id, included: 2 },
+        ],
+      });
       const customer = await createCustomer(t);
       await attach(t, customer.id, parentPlan.id);
       const setup = { customerId: customer.id, licensePlan, parentPlan };
       const { list } = t.setup(await t.client.call('licenses.list', { customer_id: setup.customerId }), ['list']);
-      const pool = list.find((p) => p.license_plan_id === setup.licensePlan.id && p.parent_plan_id === setup.parentPlan.id);
       t.check('PLAN-LICENSE-LINKS-OFFER', () => {
-        expect(pool, 'the attached parent offers the license plan').toBeDefined();
-        expect(pool!.granted === 3 || pool!.remaining === 3, `the pool offers 3 seats (granted ${pool!.granted}, remaining ${pool!.remaining})`).toBe(true);
+        for (const [plan, seats] of [[licensePlan, 3], [secondLicensePlan, 2]] as const) {
+          const pool = list.find((p) => p.license_plan_id === plan.id && p.parent_plan_id === parentPlan.id);
+          expect(pool, `the attached parent offers ${plan.id}`).toBeDefined();
+          expect(pool!.granted === seats || pool!.remaining === seats, `the pool of ${plan.id} offers ${seats} seats (granted ${pool!.granted}, remaining ${pool!.remaining})`).toBe(true);
+        }
       });
       const parent = await readPlan(t, setup.parentPlan.id);
       t.check('PLAN-LICENSES-WIRE', () =>
-        expect(parent.licenses, 'the parent plan lists its license link').toEqual([
+        expect(parent.licenses, 'the parent plan lists its license links').toEqual([
           { license_plan_id: setup.licensePlan.id, version: setup.licensePlan.version, included: 3, prepaid_only: true },
+          { license_plan_id: secondLicensePlan.id, version: secondLicensePlan.version, included: 2, prepaid_only: true },
         ]),
       );
       const noSeats = await createPlan(t, { group: t.ns.id('grp'), licenses: [{ license_plan_id: setup.licensePlan.id }] });
@@ -48,6 +61,7 @@ export const licenseLinksScenarios = [
       const l1 = await createPlan(t, { items: [{ feature_id: flag.id }] });
       const l2 = await createPlan(t);
       const l3 = await createPlan(t);
+      await requireLicenseLinksRead(t, l1.id);
       const parent = await createPlan(t, {
         group: t.ns.id('grp'),
         licenses: [
@@ -86,10 +100,10 @@ export const licenseLinksScenarios = [
       const licensePlan = await createPlan(t, { items: [{ feature_id: seat.id, included: 1 }] });
       const archived = await createPlan(t, { items: [{ feature_id: seat.id, included: 1 }] });
       t.setup(await t.client.call('plans.update', { plan_id: archived.id, archived: true }));
+      // Links are read at all (under the profile's wire name): else a refusal could not show.
+      await requireLicenseLinksRead(t, licensePlan.id);
       // The nearest valid request: one link to a live plan.
       const parent = await createPlan(t, { licenses: [{ license_plan_id: licensePlan.id, included: 2 }] });
-      // Links are read at all (PLAN-LICENSE-LINKS-OFFER's, under the PLAN-LICENSES-WIRE name): else a refusal could not show.
-      t.precondition('the parent plan offers the license plan', () => expect((parent.licenses ?? []).map((link) => link.license_plan_id)).toEqual([licensePlan.id]));
       const create = async (licenses: { license_plan_id: string; included: number }[]) => {
         const planId = t.ns.id('plan');
         return t.client.call('plans.create', { plan_id: planId, name: `Plan ${planId}`, licenses });

@@ -17,7 +17,7 @@ export const pricesScenarios = [
     {
       id: 'plans.usage-price-overage',
       title: 'a usage price lets use run past the included amount and bills it: the units beyond included are recorded on the priced grant',
-      rules: ['PLAN-USAGE-PRICE-OVERAGE'],
+      rules: ['CHECK-ALLOWED-BELOW-REQUIRED', 'BAL-TRACK-DEDUCTS', 'PLAN-USAGE-PRICE-OVERAGE'],
       needs: ['paid-attach'],
     },
     async (t) => {
@@ -33,12 +33,13 @@ export const pricesScenarios = [
 
       // The reference point: without a price, use stops at the included amount (the balance rules' statement).
       const unpricedAllows = await allowed(t, free.id, feature.id, 8);
-      t.precondition('without a price, 8 units exceed the 5 included', () => expect(unpricedAllows).toBe(false));
+      t.check('CHECK-ALLOWED-BELOW-REQUIRED', () => expect(unpricedAllows, 'without a price, 8 units are refused beyond the 5 included').toBe(false));
       const pricedAllows = await allowed(t, payer.id, feature.id, 8);
       t.check('PLAN-USAGE-PRICE-OVERAGE', () => expect(pricedAllows, 'with a usage price, 8 units are allowed beyond the 5 included').toBe(true));
       await track(t, payer.id, feature.id, 8);
       const balance = await readBalance(t, payer.id, feature.id);
-      t.precondition('the 8 units tracked, and they alone, are recorded', () => expect(balance?.usage).toBe(8));
+      // A SHOULD: on its failure the scenario goes on, and what fails after it is taken for its knock-on.
+      t.check('BAL-TRACK-DEDUCTS', () => expect(balance?.usage, 'the 8 units tracked, and they alone, are recorded').toBe(8));
       const more = await allowed(t, payer.id, feature.id, 1);
       t.check('PLAN-USAGE-PRICE-OVERAGE', () => {
         expect(balance?.overage_allowed, 'the balance allows overage').toBe(true);
@@ -55,7 +56,7 @@ export const pricesScenarios = [
     {
       id: 'balances.overage-with-unpriced-source',
       title: 'a balance fed by a usage-priced grant and an unpriced one allows overage: the usage price applies beyond the included amount',
-      rules: ['PLAN-USAGE-PRICE-OVERAGE'],
+      rules: ['CHECK-BALANCE-NULL', 'PLAN-USAGE-PRICE-OVERAGE'],
       needs: ['paid-attach'],
     },
     async (t) => {
@@ -66,7 +67,7 @@ export const pricesScenarios = [
       await attach(t, customer.id, priced.id);
       await attach(t, customer.id, unpriced.id);
       const { balance } = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id }), ['balance']);
-      t.precondition('the customer has a balance of the feature', () => expect(balance).not.toBeNull());
+      t.check('CHECK-BALANCE-NULL', () => expect(balance, 'a customer granted the feature by two plans has a balance of it').not.toBeNull());
       t.check('PLAN-USAGE-PRICE-OVERAGE', () => expect(balance!.overage_allowed, 'one of its grants carries a usage price').toBe(true));
     },
   ),

@@ -25,7 +25,7 @@ export const resetsScenarios = [
     {
       id: 'plans.consumable-resets-allocated-persists',
       title: 'at each reset a consumable balance returns to its included amount, while allocated usage carries over',
-      rules: ['PLAN-CONSUMABLE-RESET', 'PLAN-ALLOCATED-PERSISTS', 'CONV-TIMESTAMPS-MS'],
+      rules: ['BAL-TRACK-DEDUCTS', 'PLAN-CONSUMABLE-RESET', 'PLAN-ALLOCATED-PERSISTS', 'CONV-TIMESTAMPS-MS'],
       needs: ['control-plane'],
     },
     async (t) => {
@@ -37,14 +37,15 @@ export const resetsScenarios = [
       await track(t, customer.id, messages.id, 7);
       await track(t, customer.id, seats.id, 3);
       const [used, seated] = [await readBalance(t, customer.id, messages.id), await readBalance(t, customer.id, seats.id)];
-      t.precondition('the tracked usage shows in both balances', () => {
-        expect(used).toMatchObject({ granted: 10, usage: 7, remaining: 3 });
-        expect(seated).toMatchObject({ granted: 5, usage: 3, remaining: 2 });
+      // What the resets start from, a check of the rule that makes it (a SHOULD: the scenario goes on, and what fails after it is its knock-on).
+      t.check('BAL-TRACK-DEDUCTS', () => {
+        expect(used, 'the 7 units tracked show in the consumable balance').toMatchObject({ granted: 10, usage: 7, remaining: 3 });
+        expect(seated, 'the 3 units tracked show in the allocated balance').toMatchObject({ granted: 5, usage: 3, remaining: 2 });
       });
 
       for (const cycle of [1, 2]) {
         const before = await readBalance(t, customer.id, messages.id);
-        t.check('PLAN-CONSUMABLE-RESET', () => expect(before?.next_reset_at, 'a consumable balance has a next reset').toEqual(expect.any(Number)));
+        t.check('PLAN-CONSUMABLE-RESET', () => expect(typeof before?.next_reset_at, `a consumable balance has a next reset, seen ${JSON.stringify(before?.next_reset_at)}`).toBe('number'));
         const now = await targetNow(t);
         // A monthly reset lies at most 31 days ahead.
         expectMilliseconds(t, [now, now + 32 * DAY_MS], {
@@ -78,7 +79,7 @@ export const resetsScenarios = [
       await attach(t, customer.id, daily.id);
       // The daily source alone gives the time to expect (not the breakdown's resets_at: that is CHECK-BREAKDOWN-RESET's).
       const daysReset = await nextReset();
-      t.precondition('the daily source names its next reset', () => expect(daysReset).toEqual(expect.any(Number)));
+      t.check('PLAN-CONSUMABLE-RESET', () => expect(typeof daysReset, `a balance fed by a daily source has a next reset, seen ${JSON.stringify(daysReset)}`).toBe('number'));
       await attach(t, customer.id, monthly.id);
       const withMonthly = await nextReset();
       t.check('PLAN-CONSUMABLE-RESET', () => expect(withMonthly, 'the balance still next resets with its daily source, not the monthly one').toBe(daysReset));
@@ -88,24 +89,23 @@ export const resetsScenarios = [
     {
       id: 'store.reset-due-before-later-one',
       title: 'a daily reset scheduled between two monthly ones still happens first: a day later the daily balance is back to its included amount, the monthly one untouched',
-      rules: ['PLAN-CONSUMABLE-RESET'],
+      rules: ['CHECK-SEND-EVENT-RECORDS', 'PLAN-CONSUMABLE-RESET'],
       needs: ['control-plane'],
     },
     async (t) => {
-      const [monthlyUnits, dailyUnits] = [await createFeature(t, 'consumable'), await createFeature(t, 'consumable')];
+      const [monthlyUnits, dailyUnits, laterUnits] = [await createFeature(t, 'consumable'), await createFeature(t, 'consumable'), await createFeature(t, 'consumable')];
       const monthly = await createPlan(t, { add_on: true, items: [{ feature_id: monthlyUnits.id, included: 10, reset: { interval: 'month' } }] });
       const daily = await createPlan(t, { add_on: true, items: [{ feature_id: dailyUnits.id, included: 5, reset: { interval: 'day' } }] });
-      const laterMonthly = await createPlan(t, { add_on: true, items: [{ feature_id: (await createFeature(t, 'consumable')).id, included: 10, reset: { interval: 'month' } }] });
+      const laterMonthly = await createPlan(t, { add_on: true, items: [{ feature_id: laterUnits.id, included: 10, reset: { interval: 'month' } }] });
       const customer = await createCustomer(t);
       // The daily reset (due first) is scheduled between two monthly ones: neither the oldest nor the newest entry.
       for (const plan of [monthly, daily, laterMonthly]) await attach(t, customer.id, plan.id);
       for (const feature of [monthlyUnits, dailyUnits]) {
         t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id, required_balance: 3, send_event: true }));
       }
-      await t.precondition('3 units of each are used', async () => {
-        expect(await balanceOf(t, customer.id, monthlyUnits.id)).toEqual({ remaining: 7, usage: 3 });
-        expect(await balanceOf(t, customer.id, dailyUnits.id)).toEqual({ remaining: 2, usage: 3 });
-      });
+      const used = [await balanceOf(t, customer.id, monthlyUnits.id), await balanceOf(t, customer.id, dailyUnits.id)];
+      // What the resets start from: a check of the rule that makes it, which the reset then rests on.
+      t.check('CHECK-SEND-EVENT-RECORDS', () => expect(used, 'send_event of 3 units used 3 of the monthly 10 and 3 of the daily 5').toEqual([{ remaining: 7, usage: 3 }, { remaining: 2, usage: 3 }]));
       await t.control.call('clock.advance', { ms: 86_400_000 + 60_000 });
       const [afterDaily, afterMonthly] = [await balanceOf(t, customer.id, dailyUnits.id), await balanceOf(t, customer.id, monthlyUnits.id)];
       t.check('PLAN-CONSUMABLE-RESET', () => {
@@ -118,7 +118,7 @@ export const resetsScenarios = [
     {
       id: 'store.reset-exactly-at-next-reset',
       title: 'a reset happens exactly at next_reset_at: one millisecond before it the units are still used, at it they are back',
-      rules: ['PLAN-CONSUMABLE-RESET'],
+      rules: ['CHECK-SEND-EVENT-RECORDS', 'PLAN-CONSUMABLE-RESET'],
       needs: ['control-plane'],
     },
     async (t) => {
@@ -134,14 +134,23 @@ export const resetsScenarios = [
         const balance = await readBalance(t, customer.id, units.id);
         const { now } = await t.control.call('clock.get', {});
         const nextReset = balance?.next_reset_at;
-        t.precondition('3 of the 5 units are used and the daily reset is due within a day', () => {
-          expect({ remaining: balance?.remaining, usage: balance?.usage }).toEqual({ remaining: 2, usage: 3 });
-          expect(nextReset).toBeGreaterThan(now);
-          expect(nextReset).toBeLessThanOrEqual(now + 86_400_000);
+        t.check('CHECK-SEND-EVENT-RECORDS', () => expect({ remaining: balance?.remaining, usage: balance?.usage }, 'send_event of 3 units used 3 of the 5').toEqual({ remaining: 2, usage: 3 }));
+        t.check('PLAN-CONSUMABLE-RESET', () => {
+          expect(typeof nextReset, `a daily balance has a next reset, seen ${JSON.stringify(nextReset)}`).toBe('number');
+          expect(nextReset, 'the daily reset lies ahead').toBeGreaterThan(now);
+          expect(nextReset, 'the daily reset is due within a day').toBeLessThanOrEqual(now + 86_400_000);
         });
-        /** The balance read with the clock at `at` exactly (another run moving the shared clock meanwhile blocks, it does not fail). */
+        /**
+         * The balance read with the clock at `at` exactly (another run moving the shared clock meanwhile
+         * blocks, it does not fail). The read is a check (the held balance is there), so the clock's
+         * precondition after it rests on the control plane alone.
+         */
         const balanceAt = async (at: number) => {
-          const read = await balanceOf(t, customer.id, units.id);
+          const read = await t.check('PLAN-CONSUMABLE-RESET', async () => {
+            const seen = await balanceOf(t, customer.id, units.id);
+            expect(seen.remaining, 'the held daily balance is there').toBeDefined();
+            return seen;
+          });
           const clock = await t.control.call('clock.get', {});
           t.precondition(`the clock stood at ${at} while the balance was read`, () => expect(clock.now).toBe(at));
           return read;
@@ -163,7 +172,7 @@ export const resetsScenarios = [
     {
       id: 'store.resets-of-three-intervals-over-eight-days',
       title: 'daily, weekly and monthly resets of one customer over one advance of eight days: the daily and weekly balances are back, the monthly one is not',
-      rules: ['PLAN-CONSUMABLE-RESET'],
+      rules: ['CHECK-SEND-EVENT-RECORDS', 'PLAN-CONSUMABLE-RESET'],
       needs: ['control-plane'],
     },
     async (t) => {
@@ -176,9 +185,9 @@ export const resetsScenarios = [
         await attach(t, customer.id, plan.id);
       }
       for (const feature of features) t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id, required_balance: 3, send_event: true }));
-      await t.precondition('3 units of each are used', async () => {
-        for (const feature of features) expect(await balanceOf(t, customer.id, feature.id)).toEqual({ remaining: 2, usage: 3 });
-      });
+      const used: Awaited<ReturnType<typeof balanceOf>>[] = [];
+      for (const feature of features) used.push(await balanceOf(t, customer.id, feature.id));
+      t.check('CHECK-SEND-EVENT-RECORDS', () => expect(used, 'send_event of 3 units used 3 of each 5').toEqual(features.map(() => ({ remaining: 2, usage: 3 }))));
       await t.control.call('clock.advance', { ms: 8 * 86_400_000 });
       const after: Awaited<ReturnType<typeof balanceOf>>[] = [];
       for (const feature of features) after.push(await balanceOf(t, customer.id, feature.id));
@@ -193,7 +202,7 @@ export const resetsScenarios = [
     {
       id: 'store.resets-of-four-grants-over-two-hours',
       title: 'four balances resetting every minute, week, minute and day, used between two clock moves of an hour: after each move exactly the minute ones are back',
-      rules: ['PLAN-CONSUMABLE-RESET'],
+      rules: ['CHECK-SEND-EVENT-RECORDS', 'PLAN-CONSUMABLE-RESET'],
       needs: ['control-plane'],
     },
     async (t) => {
@@ -213,7 +222,7 @@ export const resetsScenarios = [
       };
       await useThreeOfEach();
       const start = await usages();
-      t.precondition('3 units of each are used', () => expect(start).toEqual([3, 3, 3, 3]));
+      t.check('CHECK-SEND-EVENT-RECORDS', () => expect(start, 'send_event of 3 units used 3 of each balance').toEqual([3, 3, 3, 3]));
       await t.control.call('clock.advance', { ms: 61 * 60_000 });
       const afterAnHour = await usages();
       await useThreeOfEach();

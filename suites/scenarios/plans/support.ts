@@ -3,7 +3,8 @@ import { expect } from 'vitest';
 import type { z } from 'zod';
 import type { Plan, PlanItemInput, PlansCreateRequest, PlansUpdateRequest } from '../../../spec/plans.ts';
 import type { RuleId } from '../../../spec/rules/catalogue.ts';
-import type { T } from '../../support.ts';
+import type { WireNameKey } from '../../../spec/wire-names.ts';
+import { attach, createCustomer, createPlan, type T } from '../../support.ts';
 
 /** A plans.create body without its id and name. */
 export type PlanBody = Omit<z.input<typeof PlansCreateRequest>, 'plan_id' | 'name'>;
@@ -62,5 +63,29 @@ export function expectMilliseconds(t: T, [from, to]: readonly [number, number], 
       expect(stamp as number, `${what} is a time in milliseconds after ${from}`).toBeGreaterThanOrEqual(from);
       expect(stamp as number, `${what} is a time in milliseconds before ${to}`).toBeLessThanOrEqual(to);
     }
+  });
+}
+
+/**
+ * Before a rule relies on a plans.create field interface.md does not show (free trial, config,
+ * metadata): the target reads it under its configured name (t.requireWireName), seen on the plan
+ * answered for `base` with `field` and without it. A target that does not is SKIP, naming the profile key.
+ */
+export async function requirePlanField(t: T, key: WireNameKey, base: PlanBody, field: PlanBody, read: (plan: Plan) => unknown): Promise<void> {
+  await t.requireWireName(key, async (send) => read(await createPlan(t, send ? { ...base, ...field } : base)));
+}
+
+/**
+ * Before a rule relies on the license links of plans.create: the target reads them, seen where the
+ * document shows their effect (licenses.list of a customer on the parent plan), not on the plan
+ * answer, whose fields the document does not list links among.
+ */
+export async function requireLicenseLinksRead(t: T, licensePlanId: string): Promise<void> {
+  await t.requireWireName('plans.create.license_links', async (send) => {
+    const parent = await createPlan(t, { group: t.ns.id('grp'), ...(send && { licenses: [{ license_plan_id: licensePlanId, included: 1 }] }) });
+    const customer = await createCustomer(t);
+    await attach(t, customer.id, parent.id);
+    const { list } = t.setup(await t.client.call('licenses.list', { customer_id: customer.id }), ['list']);
+    return list.filter((pool) => pool.parent_plan_id === parent.id).map((pool) => pool.license_plan_id);
   });
 }

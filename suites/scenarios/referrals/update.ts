@@ -162,7 +162,7 @@ export const updateScenarios = [
     {
       id: 'referrals.update-null-removes',
       title: 'null removes max_redemptions, plan_ids and exclude_trial, one at a time and all at once, and keeps the other fields',
-      rules: ['REF-UPDATE-NULL-REMOVES', 'REF-GET'],
+      rules: ['REF-UPDATE-NULL-REMOVES', 'REF-PARTIAL-UPDATE', 'REF-UPDATE-SETS-FIELDS', 'REF-GET'],
     },
     async (t) => {
       const plans = await planIds(t);
@@ -174,14 +174,19 @@ export const updateScenarios = [
       ];
       for (const [why, fields, removed] of removals) {
         program = { ...program, ...removed };
-        await expectUpdated(t, { referral_program_id: program.id, ...fields }, program, why, { accepted: 'REF-UPDATE-NULL-REMOVES', removed: 'REF-UPDATE-NULL-REMOVES' });
+        await expectUpdated(t, { referral_program_id: program.id, ...fields }, program, why, { accepted: 'REF-UPDATE-NULL-REMOVES', removed: 'REF-UPDATE-NULL-REMOVES', kept: 'REF-PARTIAL-UPDATE' });
       }
       program = { ...program, max_redemptions: 7, plan_ids: [plans[1]], exclude_trial: true };
-      await expectUpdated(t, { referral_program_id: program.id, max_redemptions: 7, plan_ids: [plans[1]], exclude_trial: true }, program, 'setting the fields again', {});
+      await expectUpdated(t, { referral_program_id: program.id, max_redemptions: 7, plan_ids: [plans[1]], exclude_trial: true }, program, 'setting the fields again', {
+        accepted: 'REF-UPDATE-SETS-FIELDS',
+        set: 'REF-UPDATE-SETS-FIELDS',
+        kept: 'REF-PARTIAL-UPDATE',
+      });
       program = { ...program, max_redemptions: null, plan_ids: null, exclude_trial: false };
       await expectUpdated(t, { referral_program_id: program.id, max_redemptions: null, plan_ids: null, exclude_trial: null }, program, 'all three null at once', {
         accepted: 'REF-UPDATE-NULL-REMOVES',
         removed: 'REF-UPDATE-NULL-REMOVES',
+        kept: 'REF-PARTIAL-UPDATE',
       });
     },
   ),
