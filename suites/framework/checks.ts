@@ -36,8 +36,8 @@
  *
  * "Not served". An answer says the target has no such route (isRouteNotServed) when it is a 405 or
  * 501; a 404 whose body is not a JSON object with a string `code`, or whose code names a route
- * (`route_not_found`, …); or a 401 with an empty body (how the reference answers an unknown path
- * once the key is accepted, which preflight checked). A check that fails on such an answer (or a
+ * (`route_not_found`, …); or a 401 with an empty body or code `no_auth_header` (how the reference
+ * answers an unknown path once the key is accepted, which preflight checked). A check that fails on such an answer (or a
  * refusal check it would pass only by accident) is not a deviation of its rule: it is SKIP "not
  * served" when the rule owns that operation, and BLOCKED by "<operation> not served" otherwise; when
  * the scenario stops, every undecided rule owning an operation that was not served is SKIP too.
@@ -190,8 +190,9 @@ const NAMES_A_ROUTE = /route|endpoint|path|method|cannot post/i;
  *   error code (`code`, or `error.code` in a wrapped body) names a route (`route_not_found` is the
  *   fake's); or that has no code at all and a message naming a route (`Cannot POST /v1/x`, `Route
  *   POST:/v1/x not found`). A 404 with any other code (`customer_not_found`, `not_found`) refuses the request;
- * - a 401 with an empty body, which is how the reference answers an unknown path after it accepted
- *   the key (preflight checked the key).
+ * - a 401 with an empty body, or with code `no_auth_header` ("Unauthorized - no session found"):
+ *   how the reference answers an unknown path after it accepted the key (preflight checked the key;
+ *   exchanges 150, 153, 154).
  */
 export function isRouteNotServed(status: number, body: unknown): boolean {
   if (status === 405 || status === 501) return true;
@@ -204,7 +205,7 @@ export function isRouteNotServed(status: number, body: unknown): boolean {
     const message = [(body as { message?: unknown }).message, wrapped, inner['message']].find((m) => typeof m === 'string');
     return typeof message === 'string' && NAMES_A_ROUTE.test(message);
   }
-  return status === 401 && isEmptyBody(body);
+  return status === 401 && (isEmptyBody(body) || (body as { code?: unknown }).code === 'no_auth_header');
 }
 
 function isRefusal(status: unknown): boolean {
