@@ -60,7 +60,7 @@ export const createScenarios = [
       }
       // Last, and read only here: a plan answered without version_slug FAILs this rule, after the
       // rules above were decided on what the answer did carry (`active` is VER-PLAN-ONE-ACTIVE's, in plans.one-active-version).
-      t.check('VER-PLAN-SLUG-DEFAULT', () => expect(created.version_slug, 'plans.create: version 1 is v1').toBe('v1'));
+      t.check('VER-PLAN-SLUG-DEFAULT', () => expect(created.version_slug, 'plans.create: version_slug of version 1 is v1').toBe('v1'));
     },
   ),
   scenario(
