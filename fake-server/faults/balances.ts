@@ -189,15 +189,8 @@ export const balancesFaults: readonly Fault[] = [
   },
   {
     rule: 'CHECK-REQUIRED-BALANCE-NEGATIVE',
-    breaks: 'send_event with a negative required_balance is accepted and gives the units back',
-    handlers: onCheck((real, ctx, input) => {
-      if (!(input.send_event || input.lock) || input.required_balance >= 0) return real(ctx, input);
-      const plain = plainCheck(real, ctx, input);
-      if (plain.balance === null) return plain;
-      const grants = grantsHeldBy(ctx.store, requireSubject(ctx.store, input.customer_id, input.entity_id));
-      deduct(grants.filter((grant) => grant.featureId === plain.balance!.feature_id), input.required_balance, 'cap');
-      return plainCheck(real, ctx, input);
-    }),
+    breaks: 'a plain check with a negative required_balance is denied, as if no balance could meet it',
+    output: rewriteOutput('balances.check', (result) => (result.required_balance < 0 && result.balance !== null ? { ...result, allowed: false } : result)),
   },
   {
     rule: 'CHECK-OVERAGE-PURCHASE-CAP',
