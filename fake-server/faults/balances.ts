@@ -236,8 +236,14 @@ export const balancesFaults: readonly Fault[] = [
   {
     rule: 'CHECK-LOCK-RESERVES',
     // A lock the check refuses anyway (a negative amount: CHECK-REQUIRED-BALANCE-NEGATIVE) is left to be refused.
-    breaks: 'a check with lock settings holds nothing (the lock is ignored)',
-    handlers: onCheck((real, ctx, input) => (input.required_balance < 0 ? real(ctx, input) : real(ctx, { ...input, lock: undefined }))),
+    // The lock is read (so the suite's wire-name probe sees it), and holds the wrong amount.
+    breaks: 'a check with lock settings holds one unit, whatever required_balance says',
+    handlers: onCheck((real, ctx, input) => {
+      if (input.lock === undefined || input.required_balance <= 1) return real(ctx, input);
+      const plain = plainCheck(real, ctx, input);
+      if (plain.allowed) real(ctx, { ...input, required_balance: 1 });
+      return plain;
+    }),
   },
   {
     rule: 'CHECK-LOCK-CONFIRM',
@@ -262,8 +268,12 @@ export const balancesFaults: readonly Fault[] = [
 
   {
     rule: 'CHECK-EVENT-PROPERTIES',
-    breaks: 'the properties of a check are not attached to its usage event',
-    handlers: onCheck((real, ctx, { properties: _properties, ...input }) => real(ctx, input)),
+    // The properties are read (so the suite's wire-name probe sees them), and one is lost.
+    breaks: 'of several properties sent, the usage event keeps all but the last',
+    handlers: onCheck((real, ctx, input) => {
+      const entries = Object.entries(input.properties ?? {});
+      return real(ctx, entries.length > 1 ? { ...input, properties: Object.fromEntries(entries.slice(0, -1)) } : input);
+    }),
   },
 
   // ── Reference wire names and shapes ──
