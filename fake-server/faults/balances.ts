@@ -189,15 +189,8 @@ export const balancesFaults: readonly Fault[] = [
   },
   {
     rule: 'CHECK-REQUIRED-BALANCE-NEGATIVE',
-    breaks: 'send_event with a negative required_balance is accepted and gives the units back',
-    handlers: onCheck((real, ctx, input) => {
-      if (!(input.send_event || input.lock) || input.required_balance >= 0) return real(ctx, input);
-      const plain = plainCheck(real, ctx, input);
-      if (plain.balance === null) return plain;
-      const grants = grantsHeldBy(ctx.store, requireSubject(ctx.store, input.customer_id, input.entity_id));
-      deduct(grants.filter((grant) => grant.featureId === plain.balance!.feature_id), input.required_balance, 'cap');
-      return plainCheck(real, ctx, input);
-    }),
+    breaks: 'a plain check with a negative required_balance is denied, as if no balance could meet it',
+    output: rewriteOutput('balances.check', (result) => (result.required_balance < 0 && result.balance !== null ? { ...result, allowed: false } : result)),
   },
   {
     rule: 'CHECK-OVERAGE-PURCHASE-CAP',
@@ -243,8 +236,14 @@ export const balancesFaults: readonly Fault[] = [
   {
     rule: 'CHECK-LOCK-RESERVES',
     // A lock the check refuses anyway (a negative amount: CHECK-REQUIRED-BALANCE-NEGATIVE) is left to be refused.
-    breaks: 'a check with lock settings holds nothing (the lock is ignored)',
-    handlers: onCheck((real, ctx, input) => (input.required_balance < 0 ? real(ctx, input) : real(ctx, { ...input, lock: undefined }))),
+    // The lock is read (so the suite's wire-name probe sees it), and holds the wrong amount.
+    breaks: 'a check with lock settings holds one unit, whatever required_balance says',
+    handlers: onCheck((real, ctx, input) => {
+      if (input.lock === undefined || input.required_balance <= 1) return real(ctx, input);
+      const plain = plainCheck(real, ctx, input);
+      if (plain.allowed) real(ctx, { ...input, required_balance: 1 });
+      return plain;
+    }),
   },
   {
     rule: 'CHECK-LOCK-CONFIRM',
@@ -269,8 +268,12 @@ export const balancesFaults: readonly Fault[] = [
 
   {
     rule: 'CHECK-EVENT-PROPERTIES',
-    breaks: 'the properties of a check are not attached to its usage event',
-    handlers: onCheck((real, ctx, { properties: _properties, ...input }) => real(ctx, input)),
+    // The properties are read (so the suite's wire-name probe sees them), and one is lost.
+    breaks: 'of several properties sent, the usage event keeps all but the last',
+    handlers: onCheck((real, ctx, input) => {
+      const entries = Object.entries(input.properties ?? {});
+      return real(ctx, entries.length > 1 ? { ...input, properties: Object.fromEntries(entries.slice(0, -1)) } : input);
+    }),
   },
 
   // ── Reference wire names and shapes ──

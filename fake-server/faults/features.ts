@@ -31,6 +31,25 @@ function withUnitCreditCosts<R>(store: TenantStore, action: () => R): R {
   }
 }
 
+/** Runs `action` with each metered feature priced by its first credit system only (later schemas leave it out). */
+function withFirstCreditSystemOnly<R>(store: TenantStore, action: () => R): R {
+  const priced = new Set<string>();
+  const originals: Feature[] = [];
+  for (const feature of [...store.features.values()]) {
+    if (feature.credit_schema === undefined) continue;
+    const kept = feature.credit_schema.filter((entry) => !priced.has(entry.metered_feature_id));
+    for (const entry of feature.credit_schema) priced.add(entry.metered_feature_id);
+    if (kept.length === feature.credit_schema.length) continue;
+    originals.push(feature);
+    store.features.set(feature.id, { ...feature, credit_schema: kept });
+  }
+  try {
+    return action();
+  } finally {
+    for (const feature of originals) store.features.set(feature.id, feature);
+  }
+}
+
 const FEATURE_TYPES: readonly unknown[] = ['boolean', 'metered', 'credit_system', 'ai_credit_system'];
 
 export const featuresFaults: readonly Fault[] = [
@@ -72,6 +91,11 @@ export const featuresFaults: readonly Fault[] = [
       'balances.check': (real) => (ctx, input) => withUnitCreditCosts(ctx.store, () => real(ctx, input)),
       'balances.track': (real) => (ctx, input) => withUnitCreditCosts(ctx.store, () => real(ctx, input)),
     },
+  },
+  {
+    rule: 'FEAT-CREDIT-SYSTEM-CHOICE',
+    breaks: 'a check considers only the first credit system pricing a feature, even when its credits do not suffice and another one\'s do',
+    handlers: { 'balances.check': (real) => (ctx, input) => withFirstCreditSystemOnly(ctx.store, () => real(ctx, input)) },
   },
   {
     rule: 'FEAT-CREATE-REQUIRED-FIELDS',

@@ -135,7 +135,8 @@ export const balancesRules = [
     part: 'balances',
     section: RESULT,
     quote: 'related features (for example linked credit systems)',
-    operations: [...OP, 'features.create'],
+    // balances.check alone: features.create only builds the credit system (setup), the rule is what a check answers.
+    operations: [...OP],
   },
   {
     id: 'CHECK-PREVIEW-ONLY-WHEN-REQUESTED',
@@ -207,7 +208,8 @@ export const balancesRules = [
     part: 'balances',
     section: CHECK,
     quote: 'entity_id … for entity-scoped balances',
-    operations: [...OP, 'billing.attach', 'licenses.attach'],
+    // balances.check alone: the attaches only build the entity's grants (setup), the rule is what a check answers.
+    operations: [...OP],
   },
   {
     // Inferred: an entity is created under one customer (entities.create takes its customer_id), so a check of
@@ -221,17 +223,18 @@ export const balancesRules = [
     operations: [...OP],
   },
   {
-    // Decision (issue 7). The document states no sign for `required_balance` ("minimum balance needed"). A
-    // negative minimum is met by any balance, so a plain check of one is allowed (as in the reference,
-    // exchange 106). With send_event or a lock it would record a negative usage event, giving units back
-    // through a check: nothing in the document describes that, so the safe reading is to refuse it (400)
-    // and change nothing. SHOULD, since the document leaves the sign open; the reference gives the units back.
+    // Narrowed (issue 17): the document states no sign for `required_balance` and no refusal of any, so
+    // nothing is refused here. What it states: the amount is the minimum balance needed, and `allowed`
+    // is false when the balance is below it; a negative minimum is met by any balance, so a plain check
+    // of one is allowed (the reference too: observed-behaviour §3.9, "required_balance < 0 → true"),
+    // and a plain check uses nothing. What send_event or a lock does with a negative amount is left
+    // open (the reference gives the units back) and not checked. SHOULD: inferred from the sentence.
     id: 'CHECK-REQUIRED-BALANCE-NEGATIVE',
     level: 'SHOULD',
     provenance: 'documented',
     part: 'balances',
     section: CHECK,
-    quote: 'required_balance … minimum balance needed; default 1 … send_event … records a usage event of `required_balance` units',
+    quote: 'required_balance … minimum balance needed; default 1; `allowed` is false when the balance is below it',
     operations: [...OP],
   },
   {

@@ -184,9 +184,23 @@ export const featuresRules = [
     provenance: 'reference',
     part: 'features',
     section: CREATE,
-    quote: 'A credit schema that names one metered feature twice, or names an existing feature that is not a consumable metered feature (an allocated or boolean feature, another credit system), is refused with 400 `invalid_feature`.',
+    // Narrowed (issue 17): the reference refuses only these; a boolean feature in a schema is accepted there.
+    quote: 'A credit schema that names one metered feature twice, an allocated (non-consumable) metered feature, or another credit system is refused with 400 `invalid_feature`.',
     source: 'observed-behaviour §3.8',
     operations: ['features.create'],
+  },
+  {
+    // Nothing in interface.md says which of several credit systems pricing a feature a check draws on
+    // (issue 17: it was charged to FEAT-CREDIT-SCHEMA-WIRE): the reference's choice, apart.
+    id: 'FEAT-CREDIT-SYSTEM-CHOICE',
+    level: 'SHOULD',
+    provenance: 'reference',
+    part: 'features',
+    section: RESOURCES,
+    quote: 'Of several credit systems pricing a feature, a check the feature\'s own balance does not cover draws on the first one whose credits allow it at its credit cost.',
+    source: 'observed-behaviour §3.9',
+    // balances.check alone: the credit systems are built by features.create (setup).
+    operations: ['balances.check'],
   },
   {
     id: 'FEAT-EVENT-NAMES-WIRE',

@@ -4,7 +4,7 @@
  */
 import { expect } from 'vitest';
 import { attach, createCustomer, createEntity, createFeature, createLicensePool, createPlan, MONTHLY, scenario, type T } from '../../support.ts';
-import { ask, balanceNow, customerHolding, spend } from './support.ts';
+import { ask, balanceNow, customerHolding, expectGranted, SPEND_RULES, spend } from './support.ts';
 
 /** The usage of a balance, read through a check of 0 units (a read); undefined when no balance is shown. */
 async function usageOf(t: T, customerId: string, featureId: string, entityId?: string): Promise<number | undefined> {
@@ -20,7 +20,7 @@ export const entityScopeScenarios = [
     {
       id: 'balances.check-entity-scoped',
       title: "with entity_id a check answers for that entity: its own plans and seats count, not a sibling's, and not at customer level",
-      rules: ['CHECK-ENTITY-SCOPED'],
+      rules: ['CHECK-ENTITY-SCOPED', ...SPEND_RULES],
     },
     async (t) => {
       const seats = await createFeature(t, 'allocated');
@@ -29,9 +29,12 @@ export const entityScopeScenarios = [
       const customerId = await customerHolding(t, []);
       const [holder, sibling] = [await createEntity(t, customerId, seats.id), await createEntity(t, customerId, seats.id)];
       await attach(t, customerId, plan.id, { entity_id: holder.id });
-      // Premise (BILL-ATTACH-ENTITY's): the attach gave the plan to the holder, not to the customer or the sibling.
-      const { list: records } = t.setup(await t.client.call('subscriptions.list', { customer_id: customerId, plan_id: plan.id }), ['list']);
-      t.precondition(`${plan.id} is held by ${holder.id} only`, () => expect(records.map((record) => record.entity_id)).toEqual([holder.id]));
+      // Premise (BILL-ATTACH-ENTITY's), read through the documented entities.list (which no rule here
+      // owns): the attach gave the plan to the holder, not to the sibling.
+      const { list: entities } = t.setup(await t.client.call('entities.list', { customer_id: customerId, limit: 200 }), ['list']);
+      t.precondition(`${plan.id} is held by ${holder.id} only`, () =>
+        expect(entities.filter((entity) => (entity.subscriptions ?? []).some((record) => record.plan_id === plan.id)).map((entity) => entity.id)).toEqual([holder.id]),
+      );
 
       // Checks of 0 units (they use nothing), judged on the grant they show: whether `allowed` follows it is other rules'.
       const scoped = (entityId?: string) => ask(t, 'CHECK-ENTITY-SCOPED', { customer_id: customerId, feature_id: units.id, required_balance: 0, ...(entityId !== undefined && { entity_id: entityId }) });
@@ -77,8 +80,8 @@ export const entityScopeScenarios = [
       const b = await customerHolding(t, []);
       const entity = await createEntity(t, b, seats.id);
       await attach(t, b, plan.id, { entity_id: entity.id });
-      // The positive control: B's own check of its entity sees the balance.
-      await t.precondition("B's entity has its 5 units", async () => expect((await balanceNow(t, b, units.id, entity.id)).remaining).toBe(5));
+      // The positive control, through the setup read entities.get: B's entity has its 5 units.
+      await expectGranted(t, b, units.id, 5, entity.id);
 
       for (const sendEvent of [false, true]) {
         const result = await t.client.call('balances.check', { customer_id: a, entity_id: entity.id, feature_id: units.id, required_balance: 2, send_event: sendEvent });
@@ -90,7 +93,7 @@ export const entityScopeScenarios = [
         });
       }
       const after = await balanceNow(t, b, units.id, entity.id);
-      t.check('CHECK-ENTITY-OWN-CUSTOMER', () => expect(after.usage, "nothing of B's entity was used").toBe(0));
+      t.check('CHECK-ENTITY-OWN-CUSTOMER', () => expect(after?.usage, "nothing of B's entity was used").toBe(0));
     },
   ),
   scenario(
@@ -107,10 +110,9 @@ export const entityScopeScenarios = [
       await attach(t, a.id, plan.id);
       const entity = await createEntity(t, b.id, seats.id);
       await attach(t, b.id, plan.id, { entity_id: entity.id });
-      await t.precondition('A and the entity of B each have the 5 units unused', async () => {
-        expect(await usageOf(t, a.id, units.id)).toBe(0);
-        expect(await usageOf(t, b.id, units.id, entity.id)).toBe(0);
-      });
+      // Premises, through the setup reads customers.get and entities.get: A and the entity of B each have 5 units.
+      await expectGranted(t, a.id, units.id, 5);
+      await expectGranted(t, b.id, units.id, 5, entity.id);
       const result = await t.client.call('balances.check', { customer_id: a.id, entity_id: entity.id, feature_id: units.id, required_balance: 2, send_event: true });
       t.check('CHECK-ENTITY-OWN-CUSTOMER', () => {
         if (!result.ok) return expect(result.status, "refusing A's check of B's entity is fine: a 4xx").toBeLessThan(500);

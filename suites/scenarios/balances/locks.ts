@@ -6,21 +6,32 @@
 import { expect } from 'vitest';
 import type { z } from 'zod';
 import { attach, createCustomer, createFeature, createPlan, MONTHLY, type Ops, scenario } from '../../support.ts';
-import { ask, balanceNow, consumable, expectBalance } from './support.ts';
+import { ask, balanceNow, consumable, expectBalance, requireLockSettings } from './support.ts';
 
 export const locksScenarios = [
   scenario(
     {
       id: 'balances.check-lock',
       title: 'a check with lock settings holds the units; balances.finalize confirm keeps them (or override_value instead), release gives them back',
-      rules: ['CHECK-LOCK-RESERVES', 'CHECK-LOCK-CONFIRM', 'CHECK-LOCK-RELEASE', 'CHECK-LOCK-WIRE', 'BAL-FINALIZE-WIRE', 'BAL-FINALIZE-SHAPE', 'CHECK-BALANCE-ARITHMETIC'],
+      rules: [
+        'CHECK-LOCK-RESERVES',
+        'CHECK-LOCK-CONFIRM',
+        'CHECK-LOCK-RELEASE',
+        'CHECK-LOCK-WIRE',
+        'BAL-FINALIZE-WIRE',
+        'BAL-FINALIZE-SHAPE',
+        'CHECK-BALANCE-ARITHMETIC',
+        'CHECK-ALLOWED-SUFFICIENT',
+        'CHECK-ALLOWED-BELOW-REQUIRED',
+      ],
     },
     async (t) => {
-      const { feature, customerId } = await consumable(t, 10);
+      const { feature, mainPlan, customerId } = await consumable(t, 10);
+      await requireLockSettings(t, mainPlan, feature.id);
       const hold = async (required: number, allowed: boolean) => {
         const lockId = t.ns.id('lock');
         const result = await ask(t, 'CHECK-LOCK-WIRE', { customer_id: customerId, feature_id: feature.id, required_balance: required, lock: { lock_id: lockId, enabled: true } });
-        t.precondition(`a lock of ${required} is ${allowed ? 'allowed' : 'denied'}`, () => expect(result.allowed).toBe(allowed));
+        t.check(allowed ? 'CHECK-ALLOWED-SUFFICIENT' : 'CHECK-ALLOWED-BELOW-REQUIRED', () => expect(result.allowed, `a lock of ${required}`).toBe(allowed));
         return lockId;
       };
       // The answer's shape is BAL-FINALIZE-SHAPE's (checked by the client); that the call is taken, BAL-FINALIZE-WIRE's.
@@ -49,7 +60,7 @@ export const locksScenarios = [
     {
       id: 'balances.lock-override-across-sources',
       title: 'confirming a lock that holds units of two grant sources with a smaller override_value keeps exactly that many',
-      rules: ['CHECK-LOCK-CONFIRM'],
+      rules: ['CHECK-LOCK-CONFIRM', 'CHECK-ALLOWED-SUFFICIENT'],
     },
     async (t) => {
       const feature = await createFeature(t, 'consumable');
@@ -58,9 +69,10 @@ export const locksScenarios = [
       const customer = await createCustomer(t);
       await attach(t, customer.id, main.id);
       await attach(t, customer.id, addOn.id);
+      await requireLockSettings(t, main, feature.id);
       const lockId = t.ns.id('lock');
-      const held = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id, required_balance: 8, lock: { lock_id: lockId, enabled: true } }), ['allowed']);
-      t.precondition('the lock of 8 (more than either source has) is allowed', () => expect(held.allowed).toBe(true));
+      const held = await ask(t, 'CHECK-LOCK-CONFIRM', { customer_id: customer.id, feature_id: feature.id, required_balance: 8, lock: { lock_id: lockId, enabled: true } });
+      t.check('CHECK-ALLOWED-SUFFICIENT', () => expect(held.allowed, 'the lock of 8 of the 10 units of both sources (more than either has)').toBe(true));
       t.setup(await t.client.call('balances.finalize', { lock_id: lockId, action: 'confirm', override_value: 2 }));
       const { balance } = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id, required_balance: 0 }), ['balance']);
       t.check('CHECK-LOCK-CONFIRM', () => expect(balance?.usage, 'confirm with override_value 2 keeps 2 of the 8 held').toBe(2));
@@ -70,7 +82,7 @@ export const locksScenarios = [
     {
       id: 'balances.lock-override-above-held',
       title: 'confirming a lock with a larger override_value uses the extra units of the locked feature, not of another feature of the plan',
-      rules: ['CHECK-LOCK-CONFIRM'],
+      rules: ['CHECK-LOCK-CONFIRM', 'CHECK-ALLOWED-SUFFICIENT'],
     },
     async (t) => {
       const [other, feature] = [await createFeature(t, 'consumable'), await createFeature(t, 'consumable')];
@@ -82,9 +94,10 @@ export const locksScenarios = [
       });
       const customer = await createCustomer(t);
       await attach(t, customer.id, plan.id);
+      await requireLockSettings(t, plan, feature.id);
       const lockId = t.ns.id('lock');
-      const held = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id, required_balance: 2, lock: { lock_id: lockId, enabled: true } }), ['allowed']);
-      t.precondition('the lock of 2 is allowed', () => expect(held.allowed).toBe(true));
+      const held = await ask(t, 'CHECK-LOCK-CONFIRM', { customer_id: customer.id, feature_id: feature.id, required_balance: 2, lock: { lock_id: lockId, enabled: true } });
+      t.check('CHECK-ALLOWED-SUFFICIENT', () => expect(held.allowed, 'the lock of 2 of 10').toBe(true));
       t.setup(await t.client.call('balances.finalize', { lock_id: lockId, action: 'confirm', override_value: 4 }));
       const usage = async (featureId: string) =>
         t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: featureId, required_balance: 0 }), ['balance']).balance?.usage;
@@ -96,14 +109,15 @@ export const locksScenarios = [
     {
       id: 'balances.check-lock-expiry',
       title: 'a lock with expires_at holds its units until the clock passes expires_at, then gives them back',
-      rules: ['CHECK-LOCK-WIRE', 'CHECK-LOCK-RESERVES', 'CHECK-BALANCE-ARITHMETIC'],
+      rules: ['CHECK-LOCK-WIRE', 'CHECK-LOCK-RESERVES', 'CHECK-BALANCE-ARITHMETIC', 'CHECK-ALLOWED-SUFFICIENT'],
       needs: ['control-plane'],
     },
     async (t) => {
-      const { feature, customerId } = await consumable(t, 10);
+      const { feature, mainPlan, customerId } = await consumable(t, 10);
+      await requireLockSettings(t, mainPlan, feature.id);
       const { now } = await t.control.call('clock.get', {});
       const locked = await ask(t, 'CHECK-LOCK-WIRE', { customer_id: customerId, feature_id: feature.id, required_balance: 4, lock: { lock_id: t.ns.id('lock'), enabled: true, expires_at: now + 60_000 } });
-      t.precondition('a lock of 4 out of 10 is allowed', () => expect(locked.allowed).toBe(true));
+      t.check('CHECK-ALLOWED-SUFFICIENT', () => expect(locked.allowed, 'a lock of 4 out of 10').toBe(true));
       expectBalance(t, 'CHECK-LOCK-RESERVES', await balanceNow(t, customerId, feature.id), { granted: 10, usage: 4 }, 'the lock holds 4');
       await t.control.call('clock.advance', { ms: 30_000 });
       expectBalance(t, 'CHECK-LOCK-WIRE', await balanceNow(t, customerId, feature.id), { granted: 10, usage: 4 }, 'halfway to expires_at, the lock still holds 4');

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { expect } from 'vitest';
 import type { RuleId } from '../../../spec/rules/catalogue.ts';
 import { checkProperty, createFeature, createPlan, MONTHLY, scenario } from '../../support.ts';
-import { ask, balanceNow, bySource, customerHolding, expectBalance, sources, spend } from './support.ts';
+import { ask, balanceNow, bySource, customerHolding, expectBalance, expectGranted, sources, spend } from './support.ts';
 
 /**
  * A small independent model of one consumable balance fed by two grant sources (a main plan and an
@@ -66,13 +66,14 @@ export const modelScenarios = [
     },
     async (t) => {
       const feature = await createFeature(t, 'consumable');
-      // Premise: a send_event uses the amount asked for (EVT-AMOUNT-IS-REQUIRED-BALANCE), on which the model's allow decisions rest.
+      // First, checked: a send_event uses the amount asked for (EVT-AMOUNT-IS-REQUIRED-BALANCE), on which the model's allow decisions rest.
       const warmUp = await customerHolding(t, [await createPlan(t, { items: [{ feature_id: feature.id, included: 5, reset: MONTHLY }] })]);
       await spend(t, warmUp, feature.id, 4, true);
       const property = fc.asyncProperty(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 1, max: 4 }), fc.array(stepArbitrary, { minLength: 1, maxLength: 8 }), async (main, addOn, steps) => {
         const mainPlan = await createPlan(t, { items: [{ feature_id: feature.id, included: main, reset: MONTHLY }] });
         const addOnPlan = await createPlan(t, { add_on: true, items: [{ feature_id: feature.id, included: addOn, reset: MONTHLY }] });
         const customerId = await customerHolding(t, [mainPlan, addOnPlan]);
+        await expectGranted(t, customerId, feature.id, main + addOn);
         const model = new ConsumableModel(main + addOn);
         for (const [i, step] of steps.entries()) {
           const label = `step ${i} (${JSON.stringify(step)}) on main ${main} + add-on ${addOn}`;
@@ -91,7 +92,7 @@ export const modelScenarios = [
           }
           const after = await balanceNow(t, customerId, feature.id);
           if (usageRule === 'EVT-AMOUNT-IS-REQUIRED-BALANCE' && model.usage > before) {
-            t.check('CHECK-SEND-EVENT-RECORDS', () => expect(after.usage, `${label}: the send_event recorded usage`).toBeGreaterThan(before));
+            t.check('CHECK-SEND-EVENT-RECORDS', () => expect(after?.usage, `${label}: the send_event recorded usage`).toBeGreaterThan(before));
           }
           expectBalance(t, usageRule, after, { granted: model.granted, usage: model.usage }, label);
           t.check('CHECK-BREAKDOWN-PER-SOURCE', () => expect(sources(after), `${label}: one breakdown entry per source`).toEqual(bySource([[mainPlan.id, main], [addOnPlan.id, addOn]])));

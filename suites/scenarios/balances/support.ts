@@ -28,11 +28,23 @@ export async function read(t: T, customerId: string, featureId: string, entityId
   return t.setup(await t.client.call('balances.check', body));
 }
 
-/** The balance a reading check shows; that there is one is a premise (the grant is setup). */
-export async function balanceNow(t: T, customerId: string, featureId: string, entityId?: string): Promise<BalanceView> {
-  const { balance } = await read(t, customerId, featureId, entityId);
-  t.precondition(`${customerId}${entityId ? `/${entityId}` : ''} has a balance of ${featureId}`, () => expect(balance).not.toBeNull());
-  return balance!;
+/** The balance a reading check shows (null when it shows none: the check of the rule judges that). */
+export async function balanceNow(t: T, customerId: string, featureId: string, entityId?: string): Promise<BalanceView | null> {
+  return (await read(t, customerId, featureId, entityId)).balance;
+}
+
+/**
+ * Premise: what the setup granted the customer (or its entity) of a feature, read through the
+ * reference's setup reads customers.get / entities.get, which no balances rule owns: a target whose
+ * plans or attach grant something else blocks the scenario, and fails none of its balance rules.
+ * Call it before any balances.check since the last check (a precondition rests on the exchanges since).
+ */
+export async function expectGranted(t: T, customerId: string, featureId: string, granted: number, entityId?: string): Promise<void> {
+  const holder =
+    entityId === undefined
+      ? t.setup(await t.client.call('customers.get', { customer_id: customerId }), ['balances'])
+      : t.setup(await t.client.call('entities.get', { customer_id: customerId, entity_id: entityId }), ['balances']);
+  t.precondition(`${entityId ?? customerId} is granted ${granted} of ${featureId}`, () => expect(holder.balances[featureId]?.granted).toBe(granted));
 }
 
 /** CHECK-BALANCE-ARITHMETIC: remaining is granted less usage, and the breakdown entries add up to the balance, each with the same arithmetic. */
@@ -53,14 +65,19 @@ function expectArithmetic(t: T, balance: BalanceView, label: string): void {
 }
 
 /**
- * A balance after a step that proves `rule`: its arithmetic first (CHECK-BALANCE-ARITHMETIC), what was
- * granted as a premise (the plans are setup), then the usage the step left, charged to `rule`.
+ * A balance after a step that proves `rule`: its arithmetic first (CHECK-BALANCE-ARITHMETIC), then
+ * what it shows, charged to `rule`. What the setup granted is a premise shown before (expectGranted),
+ * so a balance that is missing or shows another grant here is the step's doing.
  */
 export function expectBalance(t: T, rule: RuleId, balance: BalanceView | null, expected: { granted: number; usage: number }, label: string): void {
-  t.precondition(`${label}: a balance`, () => expect(balance).not.toBeNull());
-  expectArithmetic(t, balance!, label);
-  t.precondition(`${label}: granted ${expected.granted}`, () => expect(balance!.granted).toBe(expected.granted));
-  t.check(rule, () => expect({ usage: balance!.usage, remaining: balance!.remaining }, `${label}: usage and remaining`).toEqual({ usage: expected.usage, remaining: expected.granted - expected.usage }));
+  if (balance !== null) expectArithmetic(t, balance, label);
+  t.check(rule, () =>
+    expect(balance && { granted: balance.granted, usage: balance.usage, remaining: balance.remaining }, `${label}: granted, usage and remaining`).toEqual({
+      granted: expected.granted,
+      usage: expected.usage,
+      remaining: expected.granted - expected.usage,
+    }),
+  );
 }
 
 /** Grant sources as [plan_id, included_grant] pairs, sorted by plan, so that their order does not matter. */
@@ -88,6 +105,7 @@ export async function consumable(t: T, main: number, addOn = 0): Promise<Consuma
   const mainPlan = await createPlan(t, { items: [{ feature_id: feature.id, included: main, reset: MONTHLY }] });
   const addOnPlan = addOn > 0 ? await createPlan(t, { add_on: true, items: [{ feature_id: feature.id, included: addOn, reset: MONTHLY }] }) : undefined;
   const customerId = await customerHolding(t, [mainPlan, addOnPlan]);
+  await expectGranted(t, customerId, feature.id, main + addOn);
   return { feature, mainPlan, ...(addOnPlan && { addOnPlan }), customerId };
 }
 
@@ -98,17 +116,40 @@ export async function customerHolding(t: T, plans: readonly (Plan | undefined)[]
   return customer.id;
 }
 
+/** The rules `spend` checks: a scenario using it declares them (and the denial's, when it spends more than is left). */
+export const SPEND_RULES = ['CHECK-SEND-EVENT-RECORDS', 'CHECK-ALLOWED-SUFFICIENT', 'EVT-AMOUNT-IS-REQUIRED-BALANCE'] as const;
+export const SPEND_DENIED_RULES = ['CHECK-ALLOWED-BELOW-REQUIRED', 'CHECK-SEND-EVENT-ATOMIC'] as const;
+
 /**
- * Setup: a send_event check of `required` units, with, as premises, whether it was allowed and the
- * usage it left (what send_event does is proven in balances.check-send-event).
+ * A send_event check of `required` units that the scenario builds on, checked as the rules it
+ * proves (never a premise: those rules own balances.check): allowed or denied as the balance says
+ * (CHECK-ALLOWED-SUFFICIENT / CHECK-ALLOWED-BELOW-REQUIRED), then usage up by exactly `required`
+ * (CHECK-SEND-EVENT-RECORDS, EVT-AMOUNT-IS-REQUIRED-BALANCE) or unchanged (CHECK-SEND-EVENT-ATOMIC).
  */
 export async function spend(t: T, customerId: string, featureId: string, required: number, allowed: boolean, entityId?: string): Promise<void> {
-  const before = await balanceNow(t, customerId, featureId, entityId);
+  const before = (await balanceNow(t, customerId, featureId, entityId))?.usage;
   const body = { customer_id: customerId, feature_id: featureId, required_balance: required, send_event: true, ...(entityId !== undefined && { entity_id: entityId }) };
-  const result = t.setup(await t.client.call('balances.check', body));
-  const after = await balanceNow(t, customerId, featureId, entityId);
-  t.precondition(`a send_event of ${required} is ${allowed ? 'allowed and uses them' : 'denied and uses nothing'}`, () => {
-    expect(result.allowed).toBe(allowed);
-    expect(after.usage).toBe(before.usage + (allowed ? required : 0));
+  const result = await ask(t, 'CHECK-SEND-EVENT-RECORDS', body);
+  t.check(allowed ? 'CHECK-ALLOWED-SUFFICIENT' : 'CHECK-ALLOWED-BELOW-REQUIRED', () => expect(result.allowed, `a send_event of ${required} (usage ${String(before)} before)`).toBe(allowed));
+  const after = (await balanceNow(t, customerId, featureId, entityId))?.usage;
+  if (!allowed) {
+    t.check('CHECK-SEND-EVENT-ATOMIC', () => expect(after, `a denied send_event of ${required} uses nothing`).toBe(before));
+    return;
+  }
+  if (required > 0) t.check('CHECK-SEND-EVENT-RECORDS', () => expect(after, `a send_event of ${required} records usage`).toBeGreaterThan(before!));
+  t.check('EVT-AMOUNT-IS-REQUIRED-BALANCE', () => expect(after, `a send_event of ${required} uses exactly ${required}`).toBe(before! + required));
+}
+
+/**
+ * The MUST lock rules rest on the name of the lock-settings field, which interface.md does not show
+ * (spec/wire-names.ts): first shown read, on a customer of its own holding `plan`: a check of 2 units
+ * with a lock holds them (usage 2), the same check without one uses nothing.
+ */
+export async function requireLockSettings(t: T, plan: Plan, featureId: string): Promise<void> {
+  await t.requireWireName('balances.check.lock_settings', async (send) => {
+    const probe = await customerHolding(t, [plan]);
+    const body = { customer_id: probe, feature_id: featureId, required_balance: 2, ...(send && { lock: { lock_id: t.ns.id('lock'), enabled: true as const } }) };
+    t.setup(await t.client.call('balances.check', body));
+    return t.setup(await t.client.call('balances.check', { customer_id: probe, feature_id: featureId, required_balance: 0 })).balance?.usage;
   });
 }

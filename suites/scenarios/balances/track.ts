@@ -39,9 +39,9 @@ export const trackScenarios = [
       for (const customer of [overflowing, capped]) {
         await attach(t, customer.id, plan.id);
         t.setup(await t.client.call('balances.track', { customer_id: customer.id, feature_id: feature.id, value: 2 }));
-        const start = await balanceOf(customer.id);
-        // That a track within the balance uses its value is BAL-TRACK-DEDUCTS'.
-        t.precondition('a track of 2 of the 5 units used 2', () => expect(start).toEqual({ granted: 5, usage: 2, remaining: 3 }));
+        // That a track within the balance uses its value is BAL-TRACK-DEDUCTS': a premise, read through the setup read customers.get.
+        const held = t.setup(await t.client.call('customers.get', { customer_id: customer.id }), ['balances']);
+        t.precondition('a track of 2 of the 5 units used 2', () => expect(held.balances[feature.id]).toMatchObject({ granted: 5, usage: 2, remaining: 3 }));
       }
       t.expectOk(await t.client.call('balances.track', { customer_id: overflowing.id, feature_id: feature.id, value: 5, overage_behavior: 'overflow' }), 'BAL-TRACK-OVERAGE-BEHAVIOR');
       t.expectOk(await t.client.call('balances.track', { customer_id: capped.id, feature_id: feature.id, value: 5 }), 'BAL-TRACK-OVERAGE-BEHAVIOR');

@@ -5,7 +5,7 @@
 import { expect } from 'vitest';
 import type { Feature } from '../../../spec/features.ts';
 import { attach, createCustomer, createFeature, createPlan, scenario } from '../../support.ts';
-import { create, type CreateBody, expectRefusedAndAbsent, readFeature } from './support.ts';
+import { consumableFeature, create, type CreateBody, expectRefusedAndAbsent, readFeature } from './support.ts';
 
 /** The fields a create request sets, as the Feature must read them back. */
 const ECHOED = ['id', 'name', 'type', 'consumable', 'archived', 'event_names', 'credit_schema', 'model_markups', 'default_markup', 'provider_markups'] as const;
@@ -96,7 +96,7 @@ export const createScenarios = [
         t.expectError(flaggedResult, { rule: 'FEAT-CONSUMABLE-ONLY-METERED' });
       }
 
-      const metered = await createFeature(t, 'consumable');
+      const metered = await consumableFeature(t);
       const schema = [{ metered_feature_id: metered.id, credit_cost: 1 }];
       const creditsDefault = t.setup(await t.client.call('features.create', { feature_id: t.ns.id('featcredits'), name: 'Credits', type: 'credit_system', credit_schema: schema }));
       const creditsResult = await t.client.call('features.create', { feature_id: t.ns.id('featcredits'), name: 'Credits', type: 'credit_system', consumable: true, credit_schema: schema });
@@ -135,7 +135,7 @@ export const createScenarios = [
       for (const type of ['gauge', 'Boolean', 'credit-system', '']) {
         await expectRefusedAndAbsent(t, 'FEAT-TYPE-ENUM', { feature_id: t.ns.id('featbadtype'), name: 'Bad type', type });
       }
-      const metered = await createFeature(t, 'consumable');
+      const metered = await consumableFeature(t);
       const accepted: CreateBody[] = [
         { feature_id: t.ns.id('featflag'), name: 'Flag', type: 'boolean' },
         { feature_id: t.ns.id('featmetered'), name: 'Metered', type: 'metered', consumable: true },

@@ -5,7 +5,8 @@
 import { expect } from 'vitest';
 import type { Feature } from '../../../spec/features.ts';
 import { attach, createCustomer, createFeature, createPlan, MONTHLY, readBalance, scenario, type T } from '../../support.ts';
-import { create, expectRefusedAndAbsent, readFeature } from './support.ts';
+import { requireLockSettings } from '../balances/support.ts';
+import { consumableFeature, create, expectRefusedAndAbsent, readFeature, requireCreditSchema } from './support.ts';
 
 /** Whether balances.check allows `required` units (a read here; the caller's check inspects it). */
 async function allowed(t: T, customerId: string, featureId: string, required: number): Promise<boolean> {
@@ -23,19 +24,28 @@ export const creditSystemsScenarios = [
     {
       id: 'features.credit-system-draws-credits',
       title: 'a credit system draws credit_cost credits per unit of each metered feature of its schema, through balances.check and balances.track',
-      rules: ['FEAT-CREDIT-SYSTEM', 'FEAT-CREDIT-SCHEMA-WIRE'],
+      rules: [
+        'FEAT-CREDIT-SYSTEM',
+        'FEAT-CREDIT-SCHEMA-WIRE',
+        'EVT-AMOUNT-IS-REQUIRED-BALANCE',
+        'BAL-TRACK-DEDUCTS',
+        'CHECK-ALLOWED-SUFFICIENT',
+        'CHECK-ALLOWED-BELOW-REQUIRED',
+        'EVT-ONLY-WITH-SEND-EVENT',
+      ],
     },
     async (t) => {
-      const messages = await createFeature(t, 'consumable');
-      const images = await createFeature(t, 'consumable');
+      const messages = await consumableFeature(t);
+      const images = await consumableFeature(t);
+      // A yearly reset, so that another scenario moving the shared clock by a month does not refill the credits midway.
+      const plain = await consumableFeature(t);
+      await requireCreditSchema(t, messages.id);
       const schema = [
         { metered_feature_id: messages.id, credit_cost: 3 },
         { metered_feature_id: images.id, credit_cost: 2 },
       ];
       const credits = await create(t, 'FEAT-CREDIT-SYSTEM', { feature_id: t.ns.id('featcredits'), name: 'Credits', type: 'credit_system', credit_schema: schema });
 
-      // A yearly reset, so that another scenario moving the shared clock by a month does not refill the credits midway.
-      const plain = await createFeature(t, 'consumable');
       const plan = await createPlan(t, {
         items: [
           { feature_id: credits.id, included: 100, reset: { interval: 'year' } },
@@ -44,24 +54,24 @@ export const creditSystemsScenarios = [
       });
       const customer = await createCustomer(t);
       await attach(t, customer.id, plan.id);
-      const initial = await readBalance(t, customer.id, credits.id);
-      t.precondition('the plan grants 100 credits', () => expect(initial).toMatchObject({ granted: 100, usage: 0, remaining: 100 }));
+      // Premise, through the setup read customers.get: the plan grants 100 credits.
+      const held = t.setup(await t.client.call('customers.get', { customer_id: customer.id }), ['balances']);
+      t.precondition('the plan grants 100 credits', () => expect(held.balances[credits.id]).toMatchObject({ granted: 100, usage: 0, remaining: 100 }));
 
-      // The balance rules the steps below rest on, shown first on a plain feature of the same plan: a
-      // check with send_event records required_balance units, balances.track records its value, a
-      // check allows exactly what is left and records nothing without send_event.
+      // The balance rules the steps below rest on, checked first (as their own rules) on a plain feature
+      // of the same plan: a check with send_event records required_balance units, balances.track records
+      // its value, a check allows exactly what is left and records nothing without send_event.
       t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: plain.id, required_balance: 2, send_event: true }));
       const plainSent = await readBalance(t, customer.id, plain.id);
-      t.precondition('a check with send_event of 2 units of a plain feature records 2', () => expect(plainSent).toMatchObject({ usage: 2, remaining: 98 }));
+      t.check('EVT-AMOUNT-IS-REQUIRED-BALANCE', () => expect(plainSent?.usage, 'a check with send_event of 2 units of a plain feature records 2').toBe(2));
       t.setup(await t.client.call('balances.track', { customer_id: customer.id, feature_id: plain.id, value: 5 }));
       const plainTracked = await readBalance(t, customer.id, plain.id);
-      t.precondition('tracking 5 units of a plain feature records 5', () => expect(plainTracked).toMatchObject({ usage: 7, remaining: 93 }));
+      t.check('BAL-TRACK-DEDUCTS', () => expect(plainTracked?.usage, 'tracking 5 units of a plain feature records 5').toBe(7));
       const plainFits = [await allowed(t, customer.id, plain.id, 93), await allowed(t, customer.id, plain.id, 94)];
+      t.check('CHECK-ALLOWED-SUFFICIENT', () => expect(plainFits[0], 'a plain feature with 93 left allows 93').toBe(true));
+      t.check('CHECK-ALLOWED-BELOW-REQUIRED', () => expect(plainFits[1], 'a plain feature with 93 left does not allow 94').toBe(false));
       const plainAfter = await readBalance(t, customer.id, plain.id);
-      t.precondition('a plain feature with 93 left allows 93, not 94, and plain checks record nothing', () => {
-        expect(plainFits).toEqual([true, false]);
-        expect(plainAfter).toMatchObject({ usage: 7, remaining: 93 });
-      });
+      t.check('EVT-ONLY-WITH-SEND-EVENT', () => expect(plainAfter?.usage, 'plain checks record nothing').toBe(7));
 
       const sent = t.expectOk(await t.client.call('balances.check', { customer_id: customer.id, feature_id: messages.id, required_balance: 2, send_event: true }), 'FEAT-CREDIT-SYSTEM');
       const afterMessages = await readBalance(t, customer.id, credits.id);
@@ -95,7 +105,7 @@ export const creditSystemsScenarios = [
     {
       id: 'balances.second-credit-system-suffices',
       title: 'of two credit systems pricing a feature, a check draws on the one whose credits suffice at its credit cost',
-      rules: ['FEAT-CREDIT-SCHEMA-WIRE'],
+      rules: ['FEAT-CREDIT-SYSTEM-CHOICE'],
     },
     async (t) => {
       const feature = await createFeature(t, 'consumable');
@@ -110,53 +120,62 @@ export const creditSystemsScenarios = [
       const customer = await createCustomer(t);
       await attach(t, customer.id, plan.id);
       const result = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id, required_balance: 2 }), ['allowed']);
-      t.check('FEAT-CREDIT-SCHEMA-WIRE', () => expect(result.allowed, '2 units cost 4 of the 3 dear credits, or 2 of the 10 cheap ones').toBe(true));
+      t.check('FEAT-CREDIT-SYSTEM-CHOICE', () => expect(result.allowed, '2 units cost 4 of the 3 dear credits, or 2 of the 10 cheap ones').toBe(true));
     },
   ),
   scenario(
     {
       id: 'balances.lock-override-in-credits',
       title: 'a lock paid by a credit system, confirmed with a larger override_value, uses the extra units at the credit cost',
-      rules: ['FEAT-CREDIT-SCHEMA-WIRE'],
+      rules: ['FEAT-CREDIT-SCHEMA-WIRE', 'FEAT-CREDIT-SYSTEM', 'CHECK-ALLOWED-SUFFICIENT', 'CHECK-LOCK-RESERVES', 'CHECK-LOCK-CONFIRM'],
     },
     async (t) => {
-      const feature = await createFeature(t, 'consumable');
-      const credits = await createFeature(t, 'consumable', { type: 'credit_system', credit_schema: [{ metered_feature_id: feature.id, credit_cost: 2 }] });
+      const feature = await consumableFeature(t);
+      await requireCreditSchema(t, feature.id);
+      const credits = t.setup(await t.client.call('features.create', { feature_id: t.ns.id('featcredits'), name: 'Credits', type: 'credit_system', credit_schema: [{ metered_feature_id: feature.id, credit_cost: 2 }] }), ['id']);
       const plan = await createPlan(t, { items: [{ feature_id: credits.id, included: 20, reset: MONTHLY }] });
       const customer = await createCustomer(t);
       await attach(t, customer.id, plan.id);
+      await requireLockSettings(t, plan, feature.id);
       const lockId = t.ns.id('lock');
-      const held = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id, required_balance: 2, lock: { lock_id: lockId, enabled: true } }), ['allowed']);
-      t.precondition('the lock of 2 units (4 credits) is allowed', () => expect(held.allowed).toBe(true));
+      const held = t.expectOk(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id, required_balance: 1, lock: { lock_id: lockId, enabled: true } }), 'CHECK-LOCK-RESERVES');
+      t.check('CHECK-ALLOWED-SUFFICIENT', () => expect(held.allowed, 'the lock of 1 unit (2 of the 20 credits)').toBe(true));
       const creditsUsed = async () =>
         t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: credits.id, required_balance: 0 }), ['balance']).balance?.usage;
       const locked = await creditsUsed();
-      // The credit cost of a unit is FEAT-CREDIT-SYSTEM's, the lock holding it CHECK-LOCK-RESERVES'.
-      t.precondition('the lock holds 2 units at 2 credits each', () => expect(locked).toBe(4));
+      t.check('CHECK-LOCK-RESERVES', () => expect(locked, 'the lock holds credits').toBeGreaterThan(0));
+      t.check('FEAT-CREDIT-SYSTEM', () => expect(locked, 'the lock holds 1 unit at 2 credits').toBe(2));
       t.setup(await t.client.call('balances.finalize', { lock_id: lockId, action: 'confirm', override_value: 3 }));
       const confirmed = await creditsUsed();
-      // Keeping what the lock held on confirm is CHECK-LOCK-CONFIRM's.
-      t.precondition('the confirm with a larger override_value uses more than the lock held', () => expect(confirmed).toBeGreaterThan(4));
+      t.check('CHECK-LOCK-CONFIRM', () => expect(confirmed, 'the confirm with a larger override_value uses more than the lock held').toBeGreaterThan(2));
       t.check('FEAT-CREDIT-SCHEMA-WIRE', () => expect(confirmed, '3 units at 2 credits each').toBe(6));
     },
   ),
   scenario(
     {
       id: 'features.credit-schema-refused',
-      title: 'a credit schema naming one metered feature twice, an allocated or a boolean feature, or another credit system is refused; one naming a consumable metered feature once is accepted',
-      rules: ['FEAT-CREDIT-SCHEMA-VALID'],
+      title: 'a credit schema naming one metered feature twice, an allocated feature, or another credit system is refused; one naming a consumable metered feature once is accepted',
+      rules: ['FEAT-CREDIT-SCHEMA-VALID', 'FEAT-CREDIT-SCHEMA-WIRE', 'FEAT-CONSUMABLE-METERED'],
     },
     async (t) => {
-      const [messages, seats, flag] = [await createFeature(t, 'consumable'), await createFeature(t, 'allocated'), await createFeature(t, 'boolean')];
+      // The features named, of the kind asked (FEAT-CONSUMABLE-METERED's, checked: this scenario owns features.create).
+      const metered = async (consumable: boolean) => {
+        const feature = await create(t, 'FEAT-CONSUMABLE-METERED', { feature_id: t.ns.id('featmetered'), name: 'Metered', type: 'metered', consumable });
+        t.check('FEAT-CONSUMABLE-METERED', () => expect(feature.consumable, `a metered feature created with consumable ${consumable}`).toBe(consumable));
+        return feature;
+      };
+      const [messages, seats] = [await metered(true), await metered(false)];
+      await requireCreditSchema(t, messages.id);
       const createCredits = async (schema: { metered_feature_id: string; credit_cost: number }[]) =>
         t.client.call('features.create', { feature_id: t.ns.id('featcredits'), name: 'Credits', type: 'credit_system', credit_schema: schema });
       // The nearest valid request: the consumable feature once.
-      const credits = t.setup(await createCredits([{ metered_feature_id: messages.id, credit_cost: 2 }]), ['id']);
-      // The schema is read at all (FEAT-CREDIT-SCHEMA-WIRE's): else a refusal could not show.
-      t.precondition('the credit system reads back its schema', () => expect(credits.credit_schema).toEqual([{ metered_feature_id: messages.id, credit_cost: 2 }]));
+      const credits = t.expectOk(await createCredits([{ metered_feature_id: messages.id, credit_cost: 2 }]), 'FEAT-CREDIT-SCHEMA-VALID');
+      // The schema is read back as sent (FEAT-CREDIT-SCHEMA-WIRE's); the refusals below need nothing of it.
+      t.check('FEAT-CREDIT-SCHEMA-WIRE', () => expect(credits.credit_schema, 'the credit system answers its schema').toEqual([{ metered_feature_id: messages.id, credit_cost: 2 }]));
       const refused = { rule: 'FEAT-CREDIT-SCHEMA-VALID', status: 400, code: 'invalid_feature' } as const;
       t.expectError(await createCredits([{ metered_feature_id: messages.id, credit_cost: 2 }, { metered_feature_id: messages.id, credit_cost: 3 }]), refused);
-      for (const other of [seats, flag, credits]) t.expectError(await createCredits([{ metered_feature_id: other.id, credit_cost: 1 }]), refused);
+      // A boolean feature in a schema is not sent: the reference accepts it (observed-behaviour §3.8 refuses only these).
+      for (const other of [seats, credits]) t.expectError(await createCredits([{ metered_feature_id: other.id, credit_cost: 1 }]), refused);
     },
   ),
   scenario(
@@ -166,6 +185,12 @@ export const creditSystemsScenarios = [
       rules: ['FEAT-AI-DEFAULT-MARKUP-MIN', 'FEAT-AI-MARKUP-WIRE', 'FEAT-MODEL-MARKUPS-WIRE'],
     },
     async (t) => {
+      // FEAT-AI-DEFAULT-MARKUP-MIN (MUST) rests on the name of the default-markup field, which interface.md
+      // names in prose only: first shown read (an AI credit system created with it answers it, one created without does not).
+      await t.requireWireName('features.create.default_markup', async (send) => {
+        const body = { feature_id: t.ns.id('featai'), name: 'AI', type: 'ai_credit_system' as const, ...(send && { default_markup: 20 }) };
+        return t.setup(await t.client.call('features.create', body)).default_markup ?? null;
+      });
       for (const default_markup of [-100.01, -101, -1000]) {
         await expectRefusedAndAbsent(t, 'FEAT-AI-DEFAULT-MARKUP-MIN', { feature_id: t.ns.id('featai'), name: 'AI', type: 'ai_credit_system', default_markup });
       }

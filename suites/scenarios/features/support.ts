@@ -25,3 +25,27 @@ export async function expectRefusedAndAbsent(t: T, rule: RuleId, body: Record<st
   t.expectError(await t.client.call('features.create', body as CreateBody), { rule });
   await create(t, rule, { feature_id: String(body['feature_id']), name: 'Valid', type: 'boolean' });
 }
+
+/**
+ * A consumable metered feature, created directly (setup) with `consumable` sent: where a rule of the
+ * scenario owns features.create, no premise may rest on its answer (its kind is FEAT-CONSUMABLE-METERED's).
+ */
+export async function consumableFeature(t: T): Promise<Feature> {
+  const featureId = t.ns.id('featconsumable');
+  return t.setup(await t.client.call('features.create', { feature_id: featureId, name: `Units ${featureId}`, type: 'metered', consumable: true }), ['id']);
+}
+
+/**
+ * The MUST credit-system rules rest on the name of the credit-schema field, which interface.md does
+ * not show (spec/wire-names.ts): first shown read. The same credit system is created with the schema
+ * and without it; the two answers differ when the name is read (the reference refuses a credit system
+ * without a schema, and answers the one with it with its schema), so the answers are compared as they
+ * come, refusals included.
+ */
+export async function requireCreditSchema(t: T, meteredFeatureId: string): Promise<void> {
+  await t.requireWireName('features.create.credit_schema', async (send) => {
+    const body = { feature_id: t.ns.id('featcredits'), name: 'Credits', type: 'credit_system' as const, ...(send && { credit_schema: [{ metered_feature_id: meteredFeatureId, credit_cost: 2 }] }) };
+    const result = await t.client.call('features.create', body);
+    return result.ok ? { accepted: result.body.credit_schema ?? null } : { refused: result.status };
+  });
+}
