@@ -127,6 +127,8 @@ export const balancesRules = [
     section: RESULT,
     quote: 'a map of feature_id to Balance covering the checked feature and related features',
     operations: [...OP],
+    // The balances map missing from the answer is this rule's own deviation, not a knock-on of the answer's shape.
+    fields: ['balances'],
   },
   {
     id: 'CHECK-BALANCES-LINKED-CREDIT-SYSTEM',
@@ -137,6 +139,8 @@ export const balancesRules = [
     quote: 'related features (for example linked credit systems)',
     // balances.check alone: features.create only builds the credit system (setup), the rule is what a check answers.
     operations: [...OP],
+    // The balances map missing from the answer is this rule's own deviation, not a knock-on of the answer's shape.
+    fields: ['balances'],
   },
   {
     id: 'CHECK-PREVIEW-ONLY-WHEN-REQUESTED',

@@ -25,6 +25,9 @@
  * after a track that deducted nothing), so it cannot be told from a knock-on; a MUST rule left so
  * keeps the run from PASSED, and the deviation is in its message. A crash (a TypeError) after such
  * a failure is taken as its knock-on too.
+ * The same holds for a check of any level that fails on its rule's own field missing from an answer
+ * (RuleDef.fields, "Missing fields"): that is a fact of the answer, not of state later steps build
+ * on, so the scenario goes on and a later check failing on its own missing field FAILs too.
  *
  * Preconditions (`t.precondition`) may rest only on setup operations (the reference's), on
  * capabilities, and on rules already reported (FAILed) in the same scenario. A precondition rests
@@ -315,8 +318,10 @@ export class RuleChecks {
   readonly #overreach: PreconditionOverreachFinding[] = [];
   /** Rules SKIP because their own operation was not served: which operation. */
   readonly #notServedOf = new Map<string, string>();
-  /** SHOULD rules whose failed check the scenario went on from, in order. */
+  /** Rules whose failed check the scenario went on from (SHOULD rules, own-field failures), in order. */
   readonly #wentOnFrom: string[] = [];
+  /** Rules whose check failed on their own field missing from an answer (RuleDef.fields): the scenario goes on from them, whatever their level. */
+  readonly #ownFieldFailures = new Set<string>();
   /** Sequence number of the last exchange already behind a finished check. */
   #mark = 0;
   /** How many missing reads were already behind a finished check. */
@@ -380,7 +385,7 @@ export class RuleChecks {
     const blockedBy = verdict?.status === 'BLOCKED' ? verdict.blockedBy : undefined;
     const goesOn = verdict?.status === 'FAIL' || (blockedBy !== undefined && (this.#shapeRules.has(blockedBy) || this.#wentOnFrom.includes(blockedBy)));
     const ownFailure = recorded.get(thrown as object) === rule && goesOn;
-    if (ownFailure && this.#level(rule) === 'SHOULD') {
+    if (ownFailure && (this.#level(rule) === 'SHOULD' || this.#ownFieldFailures.has(rule))) {
       if (!this.#wentOnFrom.includes(rule)) this.#wentOnFrom.push(rule);
       return unusable(rule);
     }
@@ -502,6 +507,11 @@ export class RuleChecks {
       ...('actual' in error ? { actual: printable(error.actual) } : {}),
       seqs: this.#recentSeqs(),
     };
+    // The rule's own field missing from an answer is a fact of that answer, whatever failed before.
+    if (read !== undefined) {
+      this.#ownFieldFailures.add(rule);
+      return { status: 'FAIL', message: inOwnWords(error), ...operands };
+    }
     // After a SHOULD failure the scenario went on from, what it set up may not be what later steps assume.
     const earlierShould = this.#wentOnFrom.find((should) => should !== rule);
     if (earlierShould !== undefined) {

@@ -22,6 +22,7 @@ const FACTS: Record<string, RuleFacts> = {
   'SHOULD-GET': { level: 'SHOULD', operations: ['things.get'] },
   'MUST-ANY': { level: 'MUST', operations: [] },
   'MUST-ID': { level: 'MUST', operations: ['things.get'], fields: ['id'] },
+  'MUST-ID-AGAIN': { level: 'MUST', operations: ['things.get'], fields: ['id'] },
   'THING-GET-SHAPE': { level: 'MUST', operations: ['things.get'] },
 };
 const options: RunOptions = { rules: (rule) => FACTS[rule] };
@@ -310,6 +311,22 @@ describe('BLOCKED only for a real knock-on', () => {
       options,
     );
     expect(outcome.verdicts['MUST-ID']).toMatchObject({ status: 'FAIL', message: 'the id: expected "nameless", saw undefined' });
+  });
+
+  it('goes on after a MUST rule FAILs on its own missing field: a later check on its own missing field FAILs too, a later passing check PASSes', async () => {
+    const outcome = await runScenario(
+      scenario({ id: 'B-3b', title: 't', rules: ['MUST-ID', 'MUST-ID-AGAIN', 'MUST-GET'] }, async (ctx) => {
+        const thing = ctx.expectOk(await get(ctx, 'nameless'));
+        ctx.check('MUST-ID', () => expect(thing.id, 'the id').toBe('nameless'));
+        ctx.check('MUST-ID-AGAIN', () => expect(thing.id, 'the id again').toBe('nameless'));
+        ctx.check('MUST-GET', () => expect(thing.add_on).toBe(false));
+      }),
+      t,
+      options,
+    );
+    expect(outcome.verdicts['MUST-ID']).toMatchObject({ status: 'FAIL' });
+    expect(outcome.verdicts['MUST-ID-AGAIN']).toMatchObject({ status: 'FAIL', message: 'the id again: expected "nameless", saw undefined' });
+    expect(outcome.verdicts['MUST-GET']).toMatchObject({ status: 'PASS' });
   });
 
   it('SKIPs a rule whose own operation is not served, and BLOCKS on it a rule that only asked through it', async () => {
