@@ -43,19 +43,24 @@ function touchedBy(fault: Fault): ReadonlySet<string> | undefined {
 }
 
 /**
- * Scenarios that carry the rule, or use an operation the fault touches: for the full sweep, call it;
- * for the checked sweep, rest a verdict on its answer (`operationsOf`: scenario → operations it
- * called against the healthy fake, and those its verdicts rested on).
+ * Scenarios that decide the rule or one of its declared dependents against the healthy fake
+ * (DEPENDENT_RULES: the precision check expects them to FAIL, so the scenarios that can show it must
+ * run, shape rules of their answers included), or use an operation the
+ * fault touches: for the full sweep, call it; for the checked sweep, rest a verdict on its answer
+ * (`operationsOf`: scenario → operations it called against the healthy fake, and those its verdicts rested on).
  */
 function relevantScenarios(fault: Fault, operationsOf: ReadonlyMap<string, OperationsUsed>): AnyScenario[] {
   const touched = touchedBy(fault);
-  return SCENARIOS.filter((s) => s.rules.includes(fault.rule) || touched === undefined || [...(operationsOf.get(s.id)?.[sweep] ?? [])].some((op) => touched.has(op)));
+  const expected = expectedFailures(fault.rule);
+  const decides = (s: AnyScenario) => [...s.rules, ...(operationsOf.get(s.id)?.decided ?? [])];
+  return SCENARIOS.filter((s) => decides(s).some((r) => expected.includes(r)) || touched === undefined || [...(operationsOf.get(s.id)?.[sweep] ?? [])].some((op) => touched.has(op)));
 }
 
-/** What a scenario did against the healthy fake: the operations it called, and those whose answers its verdicts rested on. */
+/** What a scenario did against the healthy fake: the operations it called, those whose answers its verdicts rested on, and the rules it decided (shape rules of its 200s included). */
 interface OperationsUsed {
   readonly full: ReadonlySet<string>;
   readonly checked: ReadonlySet<string>;
+  readonly decided: readonly string[];
 }
 
 /** The can-fail and precision checks of every `shards`-th fault, starting at `shard` (1-based). */
@@ -73,7 +78,7 @@ export function canFailSuite(shard: number, shards: number): void {
       for (const outcome of await runAgainst([], SCENARIOS)) {
         const behindVerdicts = new Set(Object.values(outcome.verdicts).flatMap((v) => v.seqs ?? []));
         const checked = new Set(outcome.evidence.filter((e) => behindVerdicts.has(e.seq)).map((e) => e.label));
-        operationsOf.set(outcome.scenario, { full: new Set(outcome.evidence.map((e) => e.label)), checked });
+        operationsOf.set(outcome.scenario, { full: new Set(outcome.evidence.map((e) => e.label)), checked, decided: Object.keys(outcome.verdicts) });
         for (const [rule, verdict] of Object.entries(outcome.verdicts)) {
           if (verdict.status === 'FAIL' || verdict.status === 'ERROR') healthyProblems.push(`${outcome.scenario}: ${rule} ${verdict.status}: ${verdict.message ?? ''}`);
         }
