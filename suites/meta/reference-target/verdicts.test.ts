@@ -113,8 +113,6 @@ const PENDING_SCENARIO_FIXES: Partial<Record<RuleId, { readonly branch: string; 
   'PREV-TARGET-HELD': { branch: 'r2-listings', today: 'SKIP' },
   'PREV-ONE-UPDATE-PER-PLAN': { branch: 'r2-listings', today: 'SKIP' },
   'LIC-PARENT-END-REVOKES-SEATS': { branch: 'r2-entities', today: 'SKIP' },
-  'REF-UPDATE-SETS-FIELDS': { branch: 'r2-plans2 (suites/scenarios/referrals): sends null, a knock-on of REF-UPDATE-NULL-REMOVES', today: 'FAIL' },
-  'REF-UPDATE-CHECKOUT-NEEDS-PLANS': { branch: 'r2-plans2 (suites/scenarios/referrals): clears plan_ids with null', today: 'FAIL' },
 };
 
 /** Rules that (beyond TARGETS) must end PASS once their pending fix is in: they do not test what the reference lacks. */
