@@ -5,7 +5,7 @@
  */
 import { expect } from 'vitest';
 import { attach, createCustomer, createFeature, createPlan, scenario, type T } from '../../support.ts';
-import { createFlaggedPlan, type FlaggedPlan, holdsPlans, type PlanBody, readPlan, requirePlanField, updatePlan } from './support.ts';
+import { checkFlagsShowPlans, createFlaggedPlan, FLAG_RULES, type FlaggedPlan, holdsPlans, type PlanBody, readPlan, requirePlanField, updatePlan } from './support.ts';
 
 /** The ids of `plans`, sorted. */
 const idsOf = (plans: readonly FlaggedPlan[]): string[] => plans.map(({ plan }) => plan.id).sort();
@@ -32,9 +32,10 @@ export const groupsScenarios = [
     {
       id: 'plans.group-exclusive',
       title: 'attaching a main plan replaces the main plan of the same group and leaves other groups alone',
-      rules: ['PLAN-GROUP-EXCLUSIVE'],
+      rules: ['PLAN-GROUP-EXCLUSIVE', ...FLAG_RULES],
     },
     async (t) => {
+      await checkFlagsShowPlans(t);
       const [group, other] = [t.ns.id('grp'), t.ns.id('grp')];
       const basic = await createFlaggedPlan(t, { group });
       const premium = await createFlaggedPlan(t, { group });
@@ -55,9 +56,10 @@ export const groupsScenarios = [
     {
       id: 'plans.add-on-alongside',
       title: 'an add-on attaches alongside the main plan, in its group or without one, and replaces nothing',
-      rules: ['PLAN-ADD-ON-ALONGSIDE'],
+      rules: ['PLAN-ADD-ON-ALONGSIDE', ...FLAG_RULES],
     },
     async (t) => {
+      await checkFlagsShowPlans(t);
       const group = t.ns.id('grp');
       const main = await createFlaggedPlan(t, { group });
       const groupAddOn = await createFlaggedPlan(t, { group, add_on: true });
@@ -78,11 +80,12 @@ export const groupsScenarios = [
     {
       id: 'plans.auto-enable',
       title: 'an auto_enable plan is attached to a customer when the customer is created',
-      rules: ['PLAN-AUTO-ENABLE'],
+      rules: ['PLAN-AUTO-ENABLE', ...FLAG_RULES],
       // For a moment every new customer of the tenant gets the auto-enable plan.
       needs: ['exclusive-tenant'],
     },
     async (t) => {
+      await checkFlagsShowPlans(t);
       // A free plan in a group of its own, turned off right after it has served.
       const flagged = await createFlaggedPlan(t, { group: t.ns.id('grp'), auto_enable: true });
       const { plan } = flagged;
@@ -98,11 +101,12 @@ export const groupsScenarios = [
     {
       id: 'plans.auto-enable-one-per-group',
       title: 'two auto-enable main plans of one group never both reach a new customer: the second is refused, or the customer holds one',
-      rules: ['PLAN-GROUP-EXCLUSIVE'],
+      rules: ['PLAN-GROUP-EXCLUSIVE', ...FLAG_RULES],
       // For a moment every new customer of the tenant gets the auto-enable plans.
       needs: ['exclusive-tenant'],
     },
     async (t) => {
+      await checkFlagsShowPlans(t);
       const group = t.ns.id('grp');
       const first = await createFlaggedPlan(t, { group, auto_enable: true });
       const defaults = [first.plan.id];
@@ -124,10 +128,11 @@ export const groupsScenarios = [
     {
       id: 'plans.auto-enable-beside-group-plans',
       title: 'an auto-enable plan is accepted and attached to new customers beside a plain plan and an auto-enable add-on of its group, and beside the default of another group',
-      rules: ['PLAN-AUTO-ENABLE'],
+      rules: ['PLAN-AUTO-ENABLE', ...FLAG_RULES],
       needs: ['exclusive-tenant'],
     },
     async (t) => {
+      await checkFlagsShowPlans(t);
       const [group, otherGroup] = [t.ns.id('grp'), t.ns.id('grp')];
       const defaults: string[] = [];
       try {
@@ -153,10 +158,11 @@ export const groupsScenarios = [
     {
       id: 'plans.auto-enable-after-archived-default',
       title: 'an auto-enable plan is accepted in a group whose former default is archived, and a new customer gets it',
-      rules: ['PLAN-AUTO-ENABLE'],
+      rules: ['PLAN-AUTO-ENABLE', ...FLAG_RULES],
       needs: ['exclusive-tenant'],
     },
     async (t) => {
+      await checkFlagsShowPlans(t);
       const group = t.ns.id('grp');
       const archived = await createFlaggedPlan(t, { group, auto_enable: true });
       const defaults = [archived.plan.id];
@@ -216,9 +222,10 @@ export const groupsScenarios = [
     {
       id: 'plans.archived-not-attachable',
       title: 'an archived plan cannot be attached to a new customer; a customer who had it keeps it',
-      rules: ['PLAN-ARCHIVED-NOT-ATTACHABLE'],
+      rules: ['PLAN-ARCHIVED-NOT-ATTACHABLE', ...FLAG_RULES],
     },
     async (t) => {
+      await checkFlagsShowPlans(t);
       const flagged = await createFlaggedPlan(t, { group: t.ns.id('grp') });
       const { plan } = flagged;
       // The nearest valid request: attaching the plan before it is archived.

@@ -48,17 +48,41 @@ export async function createFlaggedPlan(t: T, body: PlanBody = {}): Promise<Flag
   return { plan: await createPlan(t, { ...body, items: [{ feature_id: flag.id }] }), flagId: flag.id };
 }
 
+/** Whether balances.check allows a customer a boolean feature (required_balance 1 sent, not left to its default: a read). */
+async function flagAllowed(t: T, customerId: string, flagId: string): Promise<boolean> {
+  return t.setup(await t.client.call('balances.check', { customer_id: customerId, feature_id: flagId, required_balance: 1 }), ['allowed']).allowed;
+}
+
+/** The balances rules `holdsPlans` reads through; a scenario relying on it declares them. */
+export type FlagRules = 'CHECK-ALLOWED-BOOLEAN-IN-PLAN' | 'CHECK-DENIED-OTHERWISE';
+export const FLAG_RULES = ['CHECK-ALLOWED-BOOLEAN-IN-PLAN', 'CHECK-DENIED-OTHERWISE'] as const satisfies readonly FlagRules[];
+
+/**
+ * Before a scenario reads held plans through `holdsPlans`, the balances rules it reads through are
+ * checked as themselves, first, on a plan of their own: its boolean feature is allowed to a customer
+ * holding it (CHECK-ALLOWED-BOOLEAN-IN-PLAN) and denied to one who does not (CHECK-DENIED-OTHERWISE).
+ * A target deviating there FAILs those rules, and the plans rule observed through them is BLOCKED by
+ * them, not FAILed.
+ */
+export async function checkFlagsShowPlans(t: T<FlagRules>): Promise<void> {
+  const flagged = await createFlaggedPlan(t, { group: t.ns.id('grp') });
+  const [holder, other] = [await createCustomer(t), await createCustomer(t)];
+  await attach(t, holder.id, flagged.plan.id);
+  const held = await flagAllowed(t, holder.id, flagged.flagId);
+  t.check('CHECK-ALLOWED-BOOLEAN-IN-PLAN', () => expect(held, 'the boolean feature of a plan the customer holds is allowed').toBe(true));
+  const notHeld = await flagAllowed(t, other.id, flagged.flagId);
+  t.check('CHECK-DENIED-OTHERWISE', () => expect(notHeld, 'the boolean feature of a plan the customer does not hold is denied').toBe(false));
+}
+
 /**
  * The ids of the plans among `plans` that a customer holds, sorted, seen through the documented
  * balances.check of each plan's own boolean feature: `allowed` is "true when … it is a boolean
- * feature included in the plan", and no other plan includes it (a read; the rule using it checks what it answers).
+ * feature included in the plan", and no other plan includes it (a read, after checkFlagsShowPlans;
+ * the rule using it checks what it answers).
  */
 export async function holdsPlans(t: T, customerId: string, plans: readonly FlaggedPlan[]): Promise<string[]> {
   const held: string[] = [];
-  for (const { plan, flagId } of plans) {
-    const { allowed } = t.setup(await t.client.call('balances.check', { customer_id: customerId, feature_id: flagId }), ['allowed']);
-    if (allowed) held.push(plan.id);
-  }
+  for (const { plan, flagId } of plans) if (await flagAllowed(t, customerId, flagId)) held.push(plan.id);
   return held.sort();
 }
 
