@@ -99,10 +99,6 @@ const PENDING_SCENARIO_FIXES: Partial<Record<RuleId, { readonly branch: string; 
   'ERR-OUT-OF-BOUNDS-REFERENCE': { branch: 'r2-listings', today: 'FAIL' },
   'CONV-POST-JSON': { branch: 'r2-listings', today: 'SKIP' },
   'VER-HEADER-DEFAULT': { branch: 'r2-listings', today: 'BLOCKED' },
-  'ERR-PLAN-NOT-FOUND': { branch: 'r2-plans2', today: 'SKIP' },
-  'PLAN-ADD-ON-ALONGSIDE': { branch: 'r2-plans2', today: 'SKIP' },
-  'PLAN-ARCHIVED-NOT-ATTACHABLE': { branch: 'r2-plans2', today: 'SKIP' },
-  'PLAN-AUTO-ENABLE': { branch: 'r2-plans2', today: 'SKIP' },
   'ENT-STATUSES-DEFAULT': { branch: 'r2-entities', today: 'BLOCKED' },
   'PREV-CURRENCY-ISO': { branch: 'r2-listings', today: 'SKIP' },
   'PREV-FREE-PLANS-NO-ENTRY': { branch: 'r2-listings', today: 'SKIP' },
@@ -112,8 +108,6 @@ const PENDING_SCENARIO_FIXES: Partial<Record<RuleId, { readonly branch: string; 
   'PREV-TARGET-HELD': { branch: 'r2-listings', today: 'SKIP' },
   'PREV-ONE-UPDATE-PER-PLAN': { branch: 'r2-listings', today: 'SKIP' },
   'LIC-PARENT-END-REVOKES-SEATS': { branch: 'r2-entities', today: 'SKIP' },
-  'REF-UPDATE-SETS-FIELDS': { branch: 'r2-plans2 (suites/scenarios/referrals): sends null, a knock-on of REF-UPDATE-NULL-REMOVES', today: 'FAIL' },
-  'REF-UPDATE-CHECKOUT-NEEDS-PLANS': { branch: 'r2-plans2 (suites/scenarios/referrals): clears plan_ids with null', today: 'FAIL' },
 };
 
 /** Rules that (beyond TARGETS) must end PASS once their pending fix is in: they do not test what the reference lacks. */

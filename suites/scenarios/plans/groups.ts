@@ -5,28 +5,26 @@
  */
 import { expect } from 'vitest';
 import { attach, createCustomer, createFeature, createPlan, scenario, type T } from '../../support.ts';
-import { activePlanIds, activeSubscriptions, type PlanBody, readPlan, requirePlanField, updatePlan } from './support.ts';
+import { checkFlagsShowPlans, createFlaggedPlan, FLAG_RULES, type FlaggedPlan, holdsPlans, type PlanBody, readPlan, requirePlanField, updatePlan } from './support.ts';
 
-/** The plan ids among `planIds` that a customer holds as active customer-level subscriptions, sorted (subscriptions.list, a read). */
-async function heldAmong(t: T, customerId: string, planIds: readonly string[]): Promise<string[]> {
-  const { list } = t.setup(await t.client.call('subscriptions.list', { customer_id: customerId, limit: 200 }), ['list']);
-  return list
-    .filter((sub) => sub.customer_id === customerId && sub.status === 'active' && sub.entity_id == null && planIds.includes(sub.plan_id))
-    .map((sub) => sub.plan_id)
-    .sort();
-}
+/** The ids of `plans`, sorted. */
+const idsOf = (plans: readonly FlaggedPlan[]): string[] => plans.map(({ plan }) => plan.id).sort();
 
 /** Turns auto_enable off again on every plan that had it, so the tenant's later customers get none of them. */
 async function turnOffAutoEnable(t: T, planIds: readonly string[]): Promise<void> {
   for (const planId of planIds) await t.client.call('plans.update', { plan_id: planId, auto_enable: false });
 }
 
-/** Creates an auto-enable plan, as the subject of PLAN-AUTO-ENABLE (a refusal FAILs it); its id joins `defaults` once created. */
-async function createDefault(t: T<'PLAN-AUTO-ENABLE'>, defaults: string[], featureId: string, body: { group: string; add_on?: boolean }) {
+/**
+ * Creates an auto-enable plan with a boolean feature of its own (holdsPlans), as the subject of
+ * PLAN-AUTO-ENABLE (a refusal FAILs it); its id joins `defaults` once created.
+ */
+async function createDefault(t: T<'PLAN-AUTO-ENABLE'>, defaults: string[], body: { group: string; add_on?: boolean }): Promise<FlaggedPlan> {
+  const flag = await createFeature(t, 'boolean');
   const planId = t.ns.id('plan');
-  const result = await t.client.call('plans.create', { plan_id: planId, name: `Plan ${planId}`, auto_enable: true, items: [{ feature_id: featureId }], ...body });
+  const result = await t.client.call('plans.create', { plan_id: planId, name: `Plan ${planId}`, auto_enable: true, items: [{ feature_id: flag.id }], ...body });
   if (result.ok) defaults.push(planId);
-  return t.expectOk(result, 'PLAN-AUTO-ENABLE');
+  return { plan: t.expectOk(result, 'PLAN-AUTO-ENABLE'), flagId: flag.id };
 }
 
 export const groupsScenarios = [
@@ -34,67 +32,68 @@ export const groupsScenarios = [
     {
       id: 'plans.group-exclusive',
       title: 'attaching a main plan replaces the main plan of the same group and leaves other groups alone',
-      rules: ['PLAN-GROUP-EXCLUSIVE'],
+      rules: ['PLAN-GROUP-EXCLUSIVE', ...FLAG_RULES],
     },
     async (t) => {
+      await checkFlagsShowPlans(t);
       const [group, other] = [t.ns.id('grp'), t.ns.id('grp')];
-      const basic = await createPlan(t, { group });
-      const premium = await createPlan(t, { group });
-      const elsewhere = await createPlan(t, { group: other });
-      t.check('PLAN-GROUP-EXCLUSIVE', () => expect([basic.group, premium.group, elsewhere.group], 'each plan reads back its group').toEqual([group, group, other]));
+      const basic = await createFlaggedPlan(t, { group });
+      const premium = await createFlaggedPlan(t, { group });
+      const elsewhere = await createFlaggedPlan(t, { group: other });
+      const plans = [basic, premium, elsewhere];
+      t.check('PLAN-GROUP-EXCLUSIVE', () => expect(plans.map(({ plan }) => plan.group), 'each plan reads back its group').toEqual([group, group, other]));
       const customer = await createCustomer(t);
-      await attach(t, customer.id, basic.id);
-      await attach(t, customer.id, elsewhere.id);
-      const together = await activePlanIds(t, customer.id);
-      t.check('PLAN-GROUP-EXCLUSIVE', () => expect(together, 'plans of different groups are held together').toEqual([basic.id, elsewhere.id].sort()));
-      await attach(t, customer.id, premium.id);
-      const replaced = await activePlanIds(t, customer.id);
-      t.check('PLAN-GROUP-EXCLUSIVE', () => expect(replaced, `${premium.id} replaced ${basic.id} in their group`).toEqual([premium.id, elsewhere.id].sort()));
+      await attach(t, customer.id, basic.plan.id);
+      await attach(t, customer.id, elsewhere.plan.id);
+      const together = await holdsPlans(t, customer.id, plans);
+      t.check('PLAN-GROUP-EXCLUSIVE', () => expect(together, 'plans of different groups are held together').toEqual(idsOf([basic, elsewhere])));
+      await attach(t, customer.id, premium.plan.id);
+      const replaced = await holdsPlans(t, customer.id, plans);
+      t.check('PLAN-GROUP-EXCLUSIVE', () => expect(replaced, `${premium.plan.id} replaced ${basic.plan.id} in their group`).toEqual(idsOf([premium, elsewhere])));
     },
   ),
   scenario(
     {
       id: 'plans.add-on-alongside',
       title: 'an add-on attaches alongside the main plan, in its group or without one, and replaces nothing',
-      rules: ['PLAN-ADD-ON-ALONGSIDE'],
+      rules: ['PLAN-ADD-ON-ALONGSIDE', ...FLAG_RULES],
     },
     async (t) => {
+      await checkFlagsShowPlans(t);
       const group = t.ns.id('grp');
-      const main = await createPlan(t, { group });
-      const groupAddOn = await createPlan(t, { group, add_on: true });
-      const looseAddOn = await createPlan(t, { add_on: true });
-      t.check('PLAN-ADD-ON-ALONGSIDE', () => expect([groupAddOn.add_on, looseAddOn.add_on], 'plans created with add_on true read back as add-ons').toEqual([true, true]));
-      // The listing read below shows add-ons (LIST-SUBSCRIPTIONS-RECURRING): seen first on an add-on held alone.
-      const alone = await createCustomer(t);
-      await attach(t, alone.id, looseAddOn.id);
-      const aloneHeld = await activePlanIds(t, alone.id);
-      t.precondition('subscriptions.list shows an add-on held alone', () => expect(aloneHeld).toEqual([looseAddOn.id]));
+      const main = await createFlaggedPlan(t, { group });
+      const groupAddOn = await createFlaggedPlan(t, { group, add_on: true });
+      const looseAddOn = await createFlaggedPlan(t, { add_on: true });
+      const plans = [main, groupAddOn, looseAddOn];
+      t.check('PLAN-ADD-ON-ALONGSIDE', () => expect([groupAddOn.plan.add_on, looseAddOn.plan.add_on], 'plans created with add_on true read back as add-ons').toEqual([true, true]));
       const customer = await createCustomer(t);
-      await attach(t, customer.id, main.id);
-      await attach(t, customer.id, groupAddOn.id);
-      await attach(t, customer.id, looseAddOn.id);
-      const held = await activePlanIds(t, customer.id);
-      t.check('PLAN-ADD-ON-ALONGSIDE', () => expect(held, 'the main plan and both add-ons are held together').toEqual([main.id, groupAddOn.id, looseAddOn.id].sort()));
+      await attach(t, customer.id, main.plan.id);
+      await attach(t, customer.id, groupAddOn.plan.id);
+      const beside = await holdsPlans(t, customer.id, plans);
+      t.check('PLAN-ADD-ON-ALONGSIDE', () => expect(beside, 'the add-on of the group is held beside its main plan').toEqual(idsOf([main, groupAddOn])));
+      await attach(t, customer.id, looseAddOn.plan.id);
+      const held = await holdsPlans(t, customer.id, plans);
+      t.check('PLAN-ADD-ON-ALONGSIDE', () => expect(held, 'the main plan and both add-ons are held together').toEqual(idsOf(plans)));
     },
   ),
   scenario(
     {
       id: 'plans.auto-enable',
       title: 'an auto_enable plan is attached to a customer when the customer is created',
-      rules: ['PLAN-AUTO-ENABLE'],
+      rules: ['PLAN-AUTO-ENABLE', ...FLAG_RULES],
       // For a moment every new customer of the tenant gets the auto-enable plan.
       needs: ['exclusive-tenant'],
     },
     async (t) => {
-      const flag = await createFeature(t, 'boolean');
+      await checkFlagsShowPlans(t);
       // A free plan in a group of its own, turned off right after it has served.
-      const plan = await createPlan(t, { group: t.ns.id('grp'), auto_enable: true, items: [{ feature_id: flag.id }] });
+      const flagged = await createFlaggedPlan(t, { group: t.ns.id('grp'), auto_enable: true });
+      const { plan } = flagged;
       const customer = await createCustomer(t).finally(() => updatePlan(t, { plan_id: plan.id, auto_enable: false }));
-      const subscriptions = (await activeSubscriptions(t, customer.id)).filter((sub) => sub.plan_id === plan.id);
-      // Holding the plan is the rule; what a held plan grants is the balance rules'.
+      const held = await holdsPlans(t, customer.id, [flagged]);
       t.check('PLAN-AUTO-ENABLE', () => {
         expect(plan.auto_enable, 'auto_enable reads back true').toBe(true);
-        expect(subscriptions, 'the new customer holds the auto-enable plan').toHaveLength(1);
+        expect(held, 'the new customer holds the auto-enable plan (its boolean feature is allowed)').toEqual([plan.id]);
       });
     },
   ),
@@ -102,23 +101,23 @@ export const groupsScenarios = [
     {
       id: 'plans.auto-enable-one-per-group',
       title: 'two auto-enable main plans of one group never both reach a new customer: the second is refused, or the customer holds one',
-      rules: ['PLAN-GROUP-EXCLUSIVE'],
+      rules: ['PLAN-GROUP-EXCLUSIVE', ...FLAG_RULES],
       // For a moment every new customer of the tenant gets the auto-enable plans.
       needs: ['exclusive-tenant'],
     },
     async (t) => {
-      const flag = await createFeature(t, 'boolean');
+      await checkFlagsShowPlans(t);
       const group = t.ns.id('grp');
-      const first = await createPlan(t, { group, auto_enable: true, items: [{ feature_id: flag.id }] });
-      const defaults = [first.id];
+      const first = await createFlaggedPlan(t, { group, auto_enable: true });
+      const defaults = [first.plan.id];
       try {
-        const secondId = t.ns.id('plan');
-        const second = await t.client.call('plans.create', { plan_id: secondId, name: `Plan ${secondId}`, group, auto_enable: true, items: [{ feature_id: flag.id }] });
+        const [secondFlag, secondId] = [await createFeature(t, 'boolean'), t.ns.id('plan')];
+        const second = await t.client.call('plans.create', { plan_id: secondId, name: `Plan ${secondId}`, group, auto_enable: true, items: [{ feature_id: secondFlag.id }] });
         // Refusing a second default of the group (as the reference does) keeps the group exclusive.
         if (!second.ok) return;
         defaults.push(secondId);
         const customer = await createCustomer(t);
-        const held = await heldAmong(t, customer.id, defaults);
+        const held = await holdsPlans(t, customer.id, [first, { plan: second.body, flagId: secondFlag.id }]);
         t.check('PLAN-GROUP-EXCLUSIVE', () => expect(held.length, `a new customer holds ${held.join(', ')}: two main plans of one group`).toBeLessThanOrEqual(1));
       } finally {
         await turnOffAutoEnable(t, defaults);
@@ -129,27 +128,27 @@ export const groupsScenarios = [
     {
       id: 'plans.auto-enable-beside-group-plans',
       title: 'an auto-enable plan is accepted and attached to new customers beside a plain plan and an auto-enable add-on of its group, and beside the default of another group',
-      rules: ['PLAN-AUTO-ENABLE'],
+      rules: ['PLAN-AUTO-ENABLE', ...FLAG_RULES],
       needs: ['exclusive-tenant'],
     },
     async (t) => {
-      const flag = await createFeature(t, 'boolean');
+      await checkFlagsShowPlans(t);
       const [group, otherGroup] = [t.ns.id('grp'), t.ns.id('grp')];
       const defaults: string[] = [];
       try {
         // A free main plan and an auto-enable add-on already in the group.
-        await createPlan(t, { group, items: [{ feature_id: flag.id }] });
-        const addOn = await createDefault(t, defaults, flag.id, { group, add_on: true });
-        const main = await createDefault(t, defaults, flag.id, { group });
+        const plain = await createFlaggedPlan(t, { group });
+        const addOn = await createDefault(t, defaults, { group, add_on: true });
+        const main = await createDefault(t, defaults, { group });
         // An add-on default after the main one, and the default of another group.
-        const laterAddOn = await createDefault(t, defaults, flag.id, { group, add_on: true });
-        const elsewhere = await createDefault(t, defaults, flag.id, { group: otherGroup });
+        const laterAddOn = await createDefault(t, defaults, { group, add_on: true });
+        const elsewhere = await createDefault(t, defaults, { group: otherGroup });
         const customer = await createCustomer(t);
-        t.precondition('the add-ons were created as auto-enable add-ons', () => expect([addOn, laterAddOn].map((plan) => [plan.add_on, plan.auto_enable])).toEqual([[true, true], [true, true]]));
-        // The main plans only: that subscriptions.list lists add-ons is LIST-SUBSCRIPTIONS-RECURRING's.
-        const expected = [main.id, elsewhere.id].sort();
-        const held = await heldAmong(t, customer.id, expected);
-        t.check('PLAN-AUTO-ENABLE', () => expect(held, 'a new customer holds the auto-enable main plans of both groups').toEqual(expected));
+        t.precondition('the add-ons were created as auto-enable add-ons', () => expect([addOn, laterAddOn].map(({ plan }) => [plan.add_on, plan.auto_enable])).toEqual([[true, true], [true, true]]));
+        // The main plans, and the plain plan of the group that is no default: whether add-ons are
+        // attached at creation is not what this scenario decides.
+        const held = await holdsPlans(t, customer.id, [plain, main, elsewhere]);
+        t.check('PLAN-AUTO-ENABLE', () => expect(held, 'a new customer holds the auto-enable main plans of both groups, not the plain plan').toEqual(idsOf([main, elsewhere])));
       } finally {
         await turnOffAutoEnable(t, defaults);
       }
@@ -159,20 +158,21 @@ export const groupsScenarios = [
     {
       id: 'plans.auto-enable-after-archived-default',
       title: 'an auto-enable plan is accepted in a group whose former default is archived, and a new customer gets it',
-      rules: ['PLAN-AUTO-ENABLE'],
+      rules: ['PLAN-AUTO-ENABLE', ...FLAG_RULES],
       needs: ['exclusive-tenant'],
     },
     async (t) => {
-      const flag = await createFeature(t, 'boolean');
+      await checkFlagsShowPlans(t);
       const group = t.ns.id('grp');
-      const archived = await createPlan(t, { group, auto_enable: true, items: [{ feature_id: flag.id }] });
-      const defaults = [archived.id];
+      const archived = await createFlaggedPlan(t, { group, auto_enable: true });
+      const defaults = [archived.plan.id];
       try {
-        t.setup(await t.client.call('plans.update', { plan_id: archived.id, archived: true }));
-        const current = await createDefault(t, defaults, flag.id, { group });
+        t.setup(await t.client.call('plans.update', { plan_id: archived.plan.id, archived: true }));
+        const current = await createDefault(t, defaults, { group });
         const customer = await createCustomer(t);
-        const held = await heldAmong(t, customer.id, [current.id]);
-        t.check('PLAN-AUTO-ENABLE', () => expect(held, 'a new customer holds the new default').toEqual([current.id]));
+        // Whether the archived default still reaches new customers is PLAN-ARCHIVED-NOT-ATTACHABLE's, not read here.
+        const held = await holdsPlans(t, customer.id, [current]);
+        t.check('PLAN-AUTO-ENABLE', () => expect(held, 'a new customer holds the new default').toEqual([current.plan.id]));
       } finally {
         await turnOffAutoEnable(t, defaults);
       }
@@ -222,10 +222,12 @@ export const groupsScenarios = [
     {
       id: 'plans.archived-not-attachable',
       title: 'an archived plan cannot be attached to a new customer; a customer who had it keeps it',
-      rules: ['PLAN-ARCHIVED-NOT-ATTACHABLE'],
+      rules: ['PLAN-ARCHIVED-NOT-ATTACHABLE', ...FLAG_RULES],
     },
     async (t) => {
-      const plan = await createPlan(t, { group: t.ns.id('grp') });
+      await checkFlagsShowPlans(t);
+      const flagged = await createFlaggedPlan(t, { group: t.ns.id('grp') });
+      const { plan } = flagged;
       // The nearest valid request: attaching the plan before it is archived.
       const existing = await createCustomer(t);
       await attach(t, existing.id, plan.id);
@@ -233,9 +235,9 @@ export const groupsScenarios = [
       const read = await readPlan(t, plan.id);
       t.precondition('the update archived the plan', () => expect([archived.archived, read.archived]).toEqual([true, true]));
       const newcomer = await createCustomer(t);
-      // billing.attach is the reference's call: what counts is what the documented listing shows after it, refused or not.
+      // billing.attach is the reference's call: what counts is what the documented balances.check shows after it, refused or not.
       await t.client.call('billing.attach', { customer_id: newcomer.id, plan_id: plan.id });
-      const [newcomerPlans, existingPlans] = [await activePlanIds(t, newcomer.id), await activePlanIds(t, existing.id)];
+      const [newcomerPlans, existingPlans] = [await holdsPlans(t, newcomer.id, [flagged]), await holdsPlans(t, existing.id, [flagged])];
       t.check('PLAN-ARCHIVED-NOT-ATTACHABLE', () => {
         expect(newcomerPlans, 'the new customer did not get the archived plan').toEqual([]);
         expect(existingPlans, 'the customer who had it keeps it').toEqual([plan.id]);

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { Plan, PlanItemInput, PlansCreateRequest, PlansUpdateRequest } from '../../../spec/plans.ts';
 import type { RuleId } from '../../../spec/rules/catalogue.ts';
 import type { WireNameKey } from '../../../spec/wire-names.ts';
-import { attach, createCustomer, createPlan, type T } from '../../support.ts';
+import { attach, createCustomer, createFeature, createPlan, type T } from '../../support.ts';
 
 /** A plans.create body without its id and name. */
 export type PlanBody = Omit<z.input<typeof PlansCreateRequest>, 'plan_id' | 'name'>;
@@ -25,15 +25,65 @@ export async function updatePlan(t: T, body: z.input<typeof PlansUpdateRequest>)
   return t.setup(await t.client.call('plans.update', body));
 }
 
-/** A customer's active customer-level subscriptions, through the documented subscriptions.list (a read here). */
-export async function activeSubscriptions(t: T, customerId: string) {
-  const { list } = t.setup(await t.client.call('subscriptions.list', { customer_id: customerId, limit: 200 }), ['list']);
-  return list.filter((sub) => sub.customer_id === customerId && sub.status === 'active' && sub.entity_id == null);
+/**
+ * The plan ids of a customer's active subscriptions, sorted, through the setup read customers.get
+ * (the reference's call: only for SHOULD rules, or rules that own it; a MUST rule observes through
+ * `holdsPlans`). subscriptions.list is not used: it is the listings rules' subject, and the 2.3.0
+ * reference does not serve it.
+ */
+export async function heldPlanIds(t: T, customerId: string): Promise<string[]> {
+  const { subscriptions } = t.setup(await t.client.call('customers.get', { customer_id: customerId }), ['subscriptions']);
+  return subscriptions.filter((sub) => sub.status === 'active').map((sub) => sub.plan_id).sort();
 }
 
-/** The plan ids of a customer's active customer-level subscriptions, sorted. */
-export async function activePlanIds(t: T, customerId: string): Promise<string[]> {
-  return (await activeSubscriptions(t, customerId)).map((sub) => sub.plan_id).sort();
+/** A plan with a boolean feature of its own: whether a customer holds the plan shows in balances.check of that feature (`holdsPlans`). */
+export interface FlaggedPlan {
+  readonly plan: Plan;
+  readonly flagId: string;
+}
+
+/** Creates a boolean feature and a plan (setup) whose only item is that feature, so that no other plan includes it. */
+export async function createFlaggedPlan(t: T, body: PlanBody = {}): Promise<FlaggedPlan> {
+  const flag = await createFeature(t, 'boolean');
+  return { plan: await createPlan(t, { ...body, items: [{ feature_id: flag.id }] }), flagId: flag.id };
+}
+
+/** Whether balances.check allows a customer a boolean feature (required_balance 1 sent, not left to its default: a read). */
+async function flagAllowed(t: T, customerId: string, flagId: string): Promise<boolean> {
+  return t.setup(await t.client.call('balances.check', { customer_id: customerId, feature_id: flagId, required_balance: 1 }), ['allowed']).allowed;
+}
+
+/** The balances rules `holdsPlans` reads through; a scenario relying on it declares them. */
+export type FlagRules = 'CHECK-ALLOWED-BOOLEAN-IN-PLAN' | 'CHECK-DENIED-OTHERWISE';
+export const FLAG_RULES = ['CHECK-ALLOWED-BOOLEAN-IN-PLAN', 'CHECK-DENIED-OTHERWISE'] as const satisfies readonly FlagRules[];
+
+/**
+ * Before a scenario reads held plans through `holdsPlans`, the balances rules it reads through are
+ * checked as themselves, first, on a plan of their own: its boolean feature is allowed to a customer
+ * holding it (CHECK-ALLOWED-BOOLEAN-IN-PLAN) and denied to one who does not (CHECK-DENIED-OTHERWISE).
+ * A target deviating there FAILs those rules, and the plans rule observed through them is BLOCKED by
+ * them, not FAILed.
+ */
+export async function checkFlagsShowPlans(t: T<FlagRules>): Promise<void> {
+  const flagged = await createFlaggedPlan(t, { group: t.ns.id('grp') });
+  const [holder, other] = [await createCustomer(t), await createCustomer(t)];
+  await attach(t, holder.id, flagged.plan.id);
+  const held = await flagAllowed(t, holder.id, flagged.flagId);
+  t.check('CHECK-ALLOWED-BOOLEAN-IN-PLAN', () => expect(held, 'the boolean feature of a plan the customer holds is allowed').toBe(true));
+  const notHeld = await flagAllowed(t, other.id, flagged.flagId);
+  t.check('CHECK-DENIED-OTHERWISE', () => expect(notHeld, 'the boolean feature of a plan the customer does not hold is denied').toBe(false));
+}
+
+/**
+ * The ids of the plans among `plans` that a customer holds, sorted, seen through the documented
+ * balances.check of each plan's own boolean feature: `allowed` is "true when … it is a boolean
+ * feature included in the plan", and no other plan includes it (a read, after checkFlagsShowPlans;
+ * the rule using it checks what it answers).
+ */
+export async function holdsPlans(t: T, customerId: string, plans: readonly FlaggedPlan[]): Promise<string[]> {
+  const held: string[] = [];
+  for (const { plan, flagId } of plans) if (await flagAllowed(t, customerId, flagId)) held.push(plan.id);
+  return held.sort();
 }
 
 export async function track(t: T, customerId: string, featureId: string, value: number): Promise<void> {

@@ -4,7 +4,7 @@
  */
 import { expect } from 'vitest';
 import { attach, createCustomer, createFeature, createPlan, scenario, type T } from '../../support.ts';
-import { activeSubscriptions, DAY_MS, expectMilliseconds, type PlanBody, requirePlanField, targetNow } from './support.ts';
+import { DAY_MS, expectMilliseconds, type PlanBody, requirePlanField, targetNow } from './support.ts';
 
 const TRIAL_PRICE = { amount: 10, interval: 'month' } as const;
 
@@ -32,7 +32,9 @@ export const trialsScenarios = [
       const customer = await createCustomer(t);
       const now = await targetNow(t);
       await attach(t, customer.id, plan.id);
-      const sub = (await activeSubscriptions(t, customer.id)).find((s) => s.plan_id === plan.id);
+      // subscriptions.list is where the document shows trial_ends_at (the rule's own read: PLAN-FREE-TRIAL-APPLIES owns it).
+      const { list } = t.setup(await t.client.call('subscriptions.list', { customer_id: customer.id, limit: 200 }), ['list']);
+      const sub = list.find((record) => record.customer_id === customer.id && record.plan_id === plan.id && record.status === 'active' && record.entity_id == null);
       t.check('PLAN-FREE-TRIAL-APPLIES', () => {
         expect(sub, 'the customer holds the plan, active').toBeDefined();
         // Plain values, so the report shows what was seen (an asymmetric matcher prints only itself).

@@ -89,6 +89,50 @@ async function fullProgram(t: T, rewardId: string, plans: readonly string[]): Pr
   return createProgram(t, { reward_id: rewardId, redeem_on: 'customer_creation', received_by: 'referrer', max_redemptions: 5, plan_ids: [plans[0]!], exclude_trial: true });
 }
 
+/**
+ * Random sequences of partial updates of a full program, each checked against a merge model. With
+ * `nulls`, fields are also sent as null: the acceptance of an update with a null is then
+ * REF-UPDATE-NULL-REMOVES's, so that REF-UPDATE-SETS-FIELDS is decided on updates without null
+ * (a target that refuses null, as the 2.3.0 reference does, fails only the null rule).
+ */
+async function checkUpdateModel(t: T, nulls: boolean, numRuns: number): Promise<void> {
+  const plans = await planIds(t);
+  const rewards = [await createReward(t), await createReward(t)] as const;
+  const optional = <V>(value: fc.Arbitrary<V>) => (nulls ? fc.option(value) : value);
+  const fields = {
+    reward_id: fc.constantFrom(...rewards),
+    redeem_on: fc.constantFrom('customer_creation' as const, 'checkout' as const),
+    received_by: fc.constantFrom('referrer' as const, 'all' as const),
+    max_redemptions: optional(fc.oneof(fc.constantFrom(1, Number.MAX_SAFE_INTEGER), fc.integer({ min: 1, max: 1000 }))),
+    plan_ids: optional(fc.uniqueArray(fc.constantFrom(...plans), { minLength: 1 })),
+    exclude_trial: optional(fc.boolean()),
+  };
+  const updates = fc.array(fc.record(fields, { requiredKeys: [] }), { minLength: 1, maxLength: 5 });
+  await checkProperty(
+    t,
+    fc.asyncProperty(updates, async (changes) => {
+      let model = await fullProgram(t, rewards[0], plans);
+      for (const generated of changes) {
+        // Only updates that every reading of the checkout rule accepts: redeem_on checkout comes with
+        // its plans, and a checkout program keeps some.
+        const change: UpdateFields = { ...generated };
+        if (change.redeem_on === 'checkout' && !change.plan_ids) change.plan_ids = [plans[0]!];
+        if ((change.redeem_on ?? model.redeem_on) === 'checkout' && change.plan_ids === null) delete change.plan_ids;
+        const merged: ReferralProgram = { ...model, ...change, exclude_trial: change.exclude_trial === undefined ? model.exclude_trial : (change.exclude_trial ?? false) } as ReferralProgram;
+        const withNull = Object.values(change).includes(null);
+        await expectUpdated(t, { referral_program_id: model.id, ...change }, merged, `update ${JSON.stringify(change)}`, {
+          accepted: withNull ? 'REF-UPDATE-NULL-REMOVES' : 'REF-UPDATE-SETS-FIELDS',
+          set: 'REF-UPDATE-SETS-FIELDS',
+          removed: 'REF-UPDATE-NULL-REMOVES',
+          kept: 'REF-PARTIAL-UPDATE',
+        });
+        model = merged;
+      }
+    }),
+    numRuns,
+  );
+}
+
 export const updateScenarios = [
   scenario(
     {
@@ -119,50 +163,24 @@ export const updateScenarios = [
   scenario(
     {
       id: 'referrals.update-model',
-      title: 'random sequences of partial updates, nulls included, leave the program where a merge model says',
+      title: 'random sequences of partial updates without null leave the program where a merge model says',
+      rules: ['REF-PARTIAL-UPDATE', 'REF-UPDATE-SETS-FIELDS', 'REF-GET'],
+    },
+    (t) => checkUpdateModel(t, false, 15),
+  ),
+  scenario(
+    {
+      id: 'referrals.update-model-with-nulls',
+      title: 'random sequences of partial updates, nulls among them, leave the program where a merge model says',
       rules: ['REF-PARTIAL-UPDATE', 'REF-UPDATE-SETS-FIELDS', 'REF-UPDATE-NULL-REMOVES', 'REF-GET'],
     },
-    async (t) => {
-      const plans = await planIds(t);
-      const rewards = [await createReward(t), await createReward(t)] as const;
-      const fields = {
-        reward_id: fc.constantFrom(...rewards),
-        redeem_on: fc.constantFrom('customer_creation' as const, 'checkout' as const),
-        received_by: fc.constantFrom('referrer' as const, 'all' as const),
-        max_redemptions: fc.option(fc.oneof(fc.constantFrom(1, Number.MAX_SAFE_INTEGER), fc.integer({ min: 1, max: 1000 }))),
-        plan_ids: fc.option(fc.uniqueArray(fc.constantFrom(...plans), { minLength: 1 })),
-        exclude_trial: fc.option(fc.boolean()),
-      };
-      const updates = fc.array(fc.record(fields, { requiredKeys: [] }), { minLength: 1, maxLength: 5 });
-      await checkProperty(
-        t,
-        fc.asyncProperty(updates, async (changes) => {
-          let model = await fullProgram(t, rewards[0], plans);
-          for (const generated of changes) {
-            // Only updates that every reading of the checkout rule accepts: redeem_on checkout comes with
-            // its plans, and a checkout program keeps some.
-            const change = { ...generated };
-            if (change.redeem_on === 'checkout' && !change.plan_ids) change.plan_ids = [plans[0]];
-            if ((change.redeem_on ?? model.redeem_on) === 'checkout' && change.plan_ids === null) delete change.plan_ids;
-            const merged: ReferralProgram = { ...model, ...change, exclude_trial: change.exclude_trial === undefined ? model.exclude_trial : (change.exclude_trial ?? false) };
-            await expectUpdated(t, { referral_program_id: model.id, ...change }, merged, `update ${JSON.stringify(change)}`, {
-              accepted: 'REF-UPDATE-SETS-FIELDS',
-              set: 'REF-UPDATE-SETS-FIELDS',
-              removed: 'REF-UPDATE-NULL-REMOVES',
-              kept: 'REF-PARTIAL-UPDATE',
-            });
-            model = merged;
-          }
-        }),
-        15,
-      );
-    },
+    (t) => checkUpdateModel(t, true, 10),
   ),
   scenario(
     {
       id: 'referrals.update-null-removes',
-      title: 'null removes max_redemptions, plan_ids and exclude_trial, one at a time and all at once, and keeps the other fields',
-      rules: ['REF-UPDATE-NULL-REMOVES', 'REF-PARTIAL-UPDATE', 'REF-UPDATE-SETS-FIELDS', 'REF-GET'],
+      title: 'null removes max_redemptions, plan_ids and exclude_trial, one at a time and all at once, and keeps the other fields; a checkout program cannot lose its plans to null',
+      rules: ['REF-UPDATE-NULL-REMOVES', 'REF-PARTIAL-UPDATE', 'REF-UPDATE-SETS-FIELDS', 'REF-UPDATE-CHECKOUT-NEEDS-PLANS', 'REF-GET'],
     },
     async (t) => {
       const plans = await planIds(t);
@@ -185,6 +203,18 @@ export const updateScenarios = [
       program = { ...program, max_redemptions: null, plan_ids: null, exclude_trial: false };
       await expectUpdated(t, { referral_program_id: program.id, max_redemptions: null, plan_ids: null, exclude_trial: null }, program, 'all three null at once', {
         accepted: 'REF-UPDATE-NULL-REMOVES',
+        removed: 'REF-UPDATE-NULL-REMOVES',
+        kept: 'REF-PARTIAL-UPDATE',
+      });
+      // null meets the checkout rule: a checkout program keeps its plans, and loses them once it redeems on sign-up.
+      const checkout = 'REF-UPDATE-CHECKOUT-NEEDS-PLANS';
+      program = { ...program, redeem_on: 'checkout', plan_ids: [plans[0]!] };
+      await expectUpdated(t, { referral_program_id: program.id, redeem_on: 'checkout', plan_ids: [plans[0]!] }, program, 'redeem_on checkout with a plan', { accepted: checkout });
+      await expectRefused(t, { referral_program_id: program.id, plan_ids: null }, program, 'removing the plans of a checkout program', checkout);
+      program = { ...program, redeem_on: 'customer_creation', plan_ids: null };
+      await expectUpdated(t, { referral_program_id: program.id, redeem_on: 'customer_creation', plan_ids: null }, program, 'back to customer_creation without plans', {
+        accepted: 'REF-UPDATE-NULL-REMOVES',
+        set: 'REF-UPDATE-SETS-FIELDS',
         removed: 'REF-UPDATE-NULL-REMOVES',
         kept: 'REF-PARTIAL-UPDATE',
       });
@@ -259,7 +289,7 @@ export const updateScenarios = [
   scenario(
     {
       id: 'referrals.checkout-needs-plans',
-      title: 'a program cannot redeem on checkout without plan ids, whether the update names checkout without plans or removes the plans of a checkout program',
+      title: 'a program cannot redeem on checkout without plan ids: checkout is refused without plans or with an empty list, accepted with a plan',
       rules: ['REF-UPDATE-CHECKOUT-NEEDS-PLANS', 'REF-GET'],
     },
     async (t) => {
@@ -268,12 +298,13 @@ export const updateScenarios = [
       let program = await createProgram(t, { reward_id: rewardId, redeem_on: 'customer_creation', received_by: 'all', max_redemptions: 3 });
       const rule = 'REF-UPDATE-CHECKOUT-NEEDS-PLANS';
       await expectRefused(t, { referral_program_id: program.id, redeem_on: 'checkout' }, program, 'redeem_on checkout on a program without plans', rule);
-      await expectRefused(t, { referral_program_id: program.id, redeem_on: 'checkout', plan_ids: null }, program, 'redeem_on checkout with plan_ids null', rule);
+      // An empty list names no plan either (also REF-PLAN-IDS-MIN-ONE's refusal; null is REF-UPDATE-NULL-REMOVES's scenario).
+      await expectRefused(t, { referral_program_id: program.id, redeem_on: 'checkout', plan_ids: [] }, program, 'redeem_on checkout with plan_ids []', rule);
       program = { ...program, redeem_on: 'checkout', plan_ids: [plan] };
       await expectUpdated(t, { referral_program_id: program.id, redeem_on: 'checkout', plan_ids: [plan] }, program, 'redeem_on checkout with a plan', { accepted: rule });
-      await expectRefused(t, { referral_program_id: program.id, plan_ids: null }, program, 'removing the plans of a checkout program', rule);
-      program = { ...program, redeem_on: 'customer_creation', plan_ids: null };
-      await expectUpdated(t, { referral_program_id: program.id, redeem_on: 'customer_creation', plan_ids: null }, program, 'back to customer_creation without plans', { accepted: rule });
+      program = { ...program, redeem_on: 'customer_creation' };
+      await expectUpdated(t, { referral_program_id: program.id, redeem_on: 'customer_creation' }, program, 'back to customer_creation, keeping the plans', { accepted: rule });
+      await expectRefused(t, { referral_program_id: program.id, redeem_on: 'checkout', plan_ids: [] }, program, 'redeem_on checkout again with plan_ids []', rule);
     },
   ),
   scenario(
