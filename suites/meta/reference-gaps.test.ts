@@ -78,4 +78,15 @@ describe('against a fake that answers as the reference where the document leaves
       expect(seen[rule], rule).toMatchObject({ status: 'PASS' });
     }
   }, 300_000);
+
+  it('decides the preview rules and ERR-PLAN-NOT-FOUND through customers.get, without the listings', async () => {
+    const outcomes = await runAgainstFake(
+      [LISTINGS_NOT_SERVED],
+      scenarios('preview.free-plans', 'preview.paid-entries', 'preview.refund-modes', 'preview.update-refusals', 'billing.replacement-joins-live-subscription', 'envelope.money-major-units', 'plans.not-found'),
+    );
+    const seen = verdicts(outcomes);
+    for (const rule of ['PREV-CURRENCY-ISO', 'PREV-FREE-PLANS-NO-ENTRY', 'PREV-TOTAL-SUM', 'PREV-SUBSCRIPTION-PARAMS-WIRE', 'PREV-NO-CHANGES', 'PREV-REFUND-MODE', 'PREV-TARGET-HELD', 'PREV-ONE-UPDATE-PER-PLAN', 'PREV-END-OF-CYCLE-NEEDS-CYCLE', 'PREV-ONE-ENTRY-PER-SUBSCRIPTION', 'CONV-MONEY-MAJOR-UNITS', 'ERR-PLAN-NOT-FOUND']) {
+      expect(seen[rule], rule).toMatchObject({ status: 'PASS' });
+    }
+  }, 300_000);
 });

@@ -17,23 +17,30 @@ function balanceState(balance: Pick<Balance, 'granted' | 'usage' | 'remaining'> 
 }
 
 /**
- * What a preview must not change, through documented reads: the customer's plans as
- * subscriptions.list shows them, and a balance check of each feature given. The reads prove
- * nothing themselves (setup); the comparison is PREV-NO-CHANGES'.
+ * What a preview must not change: the customer's plans as the setup read customers.get shows them
+ * (the listings are not this part's, and not served by every target), and a balance check of each
+ * feature given. The reads prove nothing themselves (setup); the comparison is PREV-NO-CHANGES'.
  */
 async function snapshot(t: T, customerId: string, featureIds: readonly string[] = []) {
-  const { list } = t.setup(await t.client.call('subscriptions.list', { customer_id: customerId, limit: 200 }), ['list']);
+  const customer = t.setup(await t.client.call('customers.get', { customer_id: customerId }), ['subscriptions', 'purchases']);
   const checks = [];
   for (const feature_id of featureIds) {
     const check = t.setup(await t.client.call('balances.check', { customer_id: customerId, feature_id, required_balance: 0 }));
     checks.push({ feature_id, allowed: check.allowed, balance: balanceState(check.balance ?? null) });
   }
   return {
-    plans: list
-      .map(({ plan_id, entity_id, status, past_due, canceled_at, expires_at, quantity }) => ({ plan_id, entity_id, status, past_due, canceled_at, expires_at, quantity }))
+    plans: customer.subscriptions
+      .map(({ plan_id, status, past_due, canceled_at, expires_at, quantity }) => ({ plan_id, status, past_due, canceled_at, expires_at, quantity }))
       .sort((a, b) => a.plan_id.localeCompare(b.plan_id)),
+    purchases: customer.purchases.map(({ plan_id, expires_at, quantity }) => ({ plan_id, expires_at, quantity })).sort((a, b) => a.plan_id.localeCompare(b.plan_id)),
     checks,
   };
+}
+
+/** The customer's live subscription to a plan, as the setup read customers.get shows it (its period and trial). */
+async function heldRecord(t: T, customerId: string, planId: string) {
+  const { subscriptions } = t.setup(await t.client.call('customers.get', { customer_id: customerId }), ['subscriptions']);
+  return subscriptions.find((record) => record.plan_id === planId && record.status === 'active');
 }
 
 /** The amounts of a preview are in the major unit (CONV-MONEY-MAJOR-UNITS): cancelling refunds at most what the plans cost. */
@@ -168,7 +175,7 @@ export const resultScenarios = [
       await attach(t, payer.id, plan.id);
       await attach(t, trialing.id, trialPlan.id);
       // The trial itself is PLAN-FREE-TRIAL-APPLIES's; here it is what the refund of a trial is measured against.
-      const trialRecord = t.setup(await t.client.call('subscriptions.list', { customer_id: trialing.id, plan_id: trialPlan.id }), ['list']).list[0];
+      const trialRecord = await heldRecord(t, trialing.id, trialPlan.id);
       t.precondition('the trial plan started on its free trial', () => expect(trialRecord?.trial_ends_at).toEqual(expect.any(Number)));
       const refund = async (customerId: string, held: Plan, mode?: 'prorated' | 'full') => {
         const result = await preview(t, { customer_id: customerId, updates: cancelNow([held.id]), ...(mode && { refund_last_payment: mode }) }, mode === undefined ? 'PREV-REFUND-MODE' : 'PREV-REFUND-WIRE');
@@ -177,9 +184,9 @@ export const resultScenarios = [
         return result.total;
       };
       const record = async (customerId: string, held: Plan) => {
-        const { list } = t.setup(await t.client.call('subscriptions.list', { customer_id: customerId, plan_id: held.id }), ['list']);
-        t.precondition(`subscriptions.list shows the one record of ${held.id}`, () => expect(list.length).toBe(1));
-        return { ...list[0]!, now: (await t.control.call('clock.get', {})).now };
+        const found = await heldRecord(t, customerId, held.id);
+        t.precondition(`customers.get shows the customer's record of ${held.id}`, () => expect(found).toBeDefined());
+        return { ...found!, now: (await t.control.call('clock.get', {})).now };
       };
       /**
        * The prorated refund lies between the unused shares at the clock readings taken before and
