@@ -6,7 +6,7 @@
 import { expect } from 'vitest';
 import type { Plan } from '../../../spec/plans.ts';
 import { attach, createCustomer, createEntity, createFeature, createPlan, scenario, type T } from '../../support.ts';
-import { addOnPlan, expectReadsAs, LISTINGS, type ListName, listPage, mainPlans, oneOffPrice, type Row, walkRows } from './support.ts';
+import { addOnPlan, expectReadsAs, LISTINGS, type ListName, listPage, mainPlans, oneOffPrice, type Row, WALK_RULES, walkRows } from './support.ts';
 
 /** A record by customer and plan only: what a filter by customer or plan can be judged on whatever entity_id reads (LIST-RECORD-OWNER's). */
 function customerPlanOf(row: Row): string {
@@ -57,6 +57,10 @@ export const recordsScenarios = [
         'LIST-TRIAL-ENDS-NULL',
         'LIST-SUBSCRIPTIONS-RECURRING',
         'LIST-PURCHASES-ONE-OFF',
+        // What the walks rest on: checked as the rules that state it.
+        ...WALK_RULES,
+        'LIST-CUSTOMER-FILTER',
+        'LIST-ENTITY-FILTER',
       ],
       needs: ['paid-attach'],
     },
@@ -69,7 +73,7 @@ export const recordsScenarios = [
       t.check('LIST-SUBSCRIPTIONS-RECURRING', () =>
         expect(subscriptions.map((row) => row.plan_id).sort(), 'the recurring plans of a and of its entity, add-on included, and no one-off plan').toEqual([main.id, addOn.id, monthly.id, main.id].sort()),
       );
-      for (const row of subscriptions) expectReadsAs(t, row, 'active', `subscription ${row.plan_id}`);
+      for (const row of subscriptions) expectReadsAs(t, row, 'active', `subscription ${row.plan_id}`, 'LIST-SUBSCRIPTION-SHAPE');
       t.check('LIST-SUB-PLAN-FLAGS', () => {
         for (const row of subscriptions) {
           const plan = plans.get(row.plan_id)!;
@@ -83,14 +87,14 @@ export const recordsScenarios = [
 
       const purchases = await walkRows(t, 'purchases.list', { customer_id: a }, 'LIST-PURCHASES-ONE-OFF');
       t.check('LIST-PURCHASES-ONE-OFF', () => expect(purchases.map((row) => row.plan_id), 'the one-off plan of a and of its entity, and no recurring plan').toEqual([pack.id, pack.id]));
-      for (const row of purchases) expectReadsAs(t, row, 'active', `purchase ${row.plan_id}`);
+      for (const row of purchases) expectReadsAs(t, row, 'active', `purchase ${row.plan_id}`, 'LIST-PURCHASE-SHAPE');
 
-      // Who holds each record: the entity filter (LIST-ENTITY-FILTER's) finds the entity's, the rest are a's own.
+      // Who holds each record: the entity filter finds the entity's, the rest are a's own.
       const ofEntity = [...(await walkRows(t, 'subscriptions.list', { customer_id: a, entity_id: e })), ...(await walkRows(t, 'purchases.list', { customer_id: a, entity_id: e }))];
-      t.precondition("the entity's records are its main plan and its pack", () => expect(ofEntity.map((row) => row.plan_id).sort()).toEqual([main.id, pack.id].sort()));
+      t.check('LIST-ENTITY-FILTER', () => expect(ofEntity.map((row) => row.plan_id).sort(), "the entity's records are its main plan and its pack").toEqual([main.id, pack.id].sort()));
       const entityIds = new Set(ofEntity.map((row) => row.id));
       const all = [...subscriptions, ...purchases];
-      t.precondition('every record has an id of its own', () => expect(new Set(all.map((row) => row.id)).size).toBe(all.length));
+      t.check('LIST-SUBSCRIPTION-SHAPE', () => expect(new Set(all.map((row) => row.id)).size, 'every record has an id of its own').toBe(all.length));
       t.check('LIST-RECORD-OWNER', () => {
         for (const row of all) {
           expect([row.customer_id, row.entity_id ?? null], `${row.plan_id}: owner`).toEqual([a, entityIds.has(row.id) ? e : null]);
@@ -105,7 +109,7 @@ export const recordsScenarios = [
     {
       id: 'listings.customer-and-entity-scope',
       title: 'customer_id narrows a listing to one customer and its entities, entity_id to one entity, and without customer_id a listing spans every customer',
-      rules: ['LIST-CUSTOMER-FILTER', 'LIST-ENTITY-FILTER', 'LIST-ACROSS-CUSTOMERS'],
+      rules: ['LIST-CUSTOMER-FILTER', 'LIST-ENTITY-FILTER', 'LIST-ACROSS-CUSTOMERS', ...WALK_RULES, 'LIST-PLAN-FILTER'],
       needs: ['paid-attach'],
     },
     async (t) => {
@@ -151,7 +155,7 @@ export const recordsScenarios = [
     {
       id: 'listings.record-flags-of-its-plan-version',
       title: 'a subscription record on a later version of a plan carries the flags of that version, not of the first',
-      rules: ['LIST-SUB-PLAN-FLAGS'],
+      rules: ['LIST-SUB-PLAN-FLAGS', 'LIST-SUBSCRIPTIONS-RECURRING'],
     },
     async (t) => {
       const flag = await createFeature(t, 'boolean');
@@ -164,9 +168,10 @@ export const recordsScenarios = [
       t.precondition('plans.update made the plan an add-on', () => expect([plan.add_on, updated.add_on]).toEqual([false, true]));
       const late = await createCustomer(t);
       await attach(t, late.id, plan.id);
-      const { list } = t.setup(await t.client.call('subscriptions.list', { customer_id: late.id, plan_id: plan.id }), ['list']);
-      t.precondition('subscriptions.list shows the one record of the plan', () => expect(list).toHaveLength(1));
-      t.check('LIST-SUB-PLAN-FLAGS', () => expect(list[0]!.add_on, 'the record of the customer attached after the change is an add-on').toBe(true));
+      const { rows } = await listPage(t, 'subscriptions.list', { customer_id: late.id }, 'LIST-SUB-PLAN-FLAGS');
+      const record = rows.find((row) => row.plan_id === plan.id);
+      t.check('LIST-SUBSCRIPTIONS-RECURRING', () => expect(record, `subscriptions.list lists the customer's plan ${plan.id}`).toBeDefined());
+      t.check('LIST-SUB-PLAN-FLAGS', () => expect(record!.add_on, 'the record of the customer attached after the change is an add-on').toBe(true));
     },
   ),
   scenario(
@@ -189,7 +194,7 @@ export const recordsScenarios = [
     {
       id: 'listings.plan-filter-exact',
       title: 'plan_id matches exactly: a plan whose id starts with the filtered one is not listed, on either listing, within a customer or across customers',
-      rules: ['LIST-PLAN-FILTER'],
+      rules: ['LIST-PLAN-FILTER', ...WALK_RULES, 'LIST-CUSTOMER-FILTER'],
       needs: ['paid-attach'],
     },
     async (t) => {
@@ -220,7 +225,7 @@ export const recordsScenarios = [
       const entityId = (await createEntity(t, customerId, seats.id)).id;
       for (const name of LISTINGS) {
         t.expectError(await t.client.call(name, { entity_id: entityId }), { rule: 'LIST-ENTITY-REQUIRES-CUSTOMER' });
-        await listPage(t, name, { customer_id: customerId, entity_id: entityId });
+        await listPage(t, name, { customer_id: customerId, entity_id: entityId }, 'LIST-ENTITY-REQUIRES-CUSTOMER');
       }
     },
   ),
