@@ -89,4 +89,15 @@ describe('against a fake that answers as the reference where the document leaves
       expect(seen[rule], rule).toMatchObject({ status: 'PASS' });
     }
   }, 300_000);
+
+  it('reports every listing rule SKIP "not served", never BLOCKED or FAIL, when the listings are not served', async () => {
+    const listings = SCENARIOS.filter((scenario) => scenario.area === 'listings');
+    const outcomes = await runAgainstFake([LISTINGS_NOT_SERVED], listings);
+    // The shape rules of the setup calls (plans.create, billing.attach, …) are decided as usual; the listings' rules are not.
+    const ofListings = (rule: string) => /^(LIST|STATE)-/.test(rule);
+    const undecided = outcomes.flatMap((o) => Object.entries(o.verdicts).filter(([rule, v]) => ofListings(rule) && v.status !== 'SKIP').map(([rule, v]) => `${o.scenario}: ${rule} ${v.status} ${v.blockedBy ?? ''} ${v.message ?? ''}`));
+    expect(undecided).toEqual([]);
+    const reasons = outcomes.map((o) => `${o.scenario}: ${o.status} ${Object.values(o.verdicts).map((v) => v.message ?? '').join(' ')} ${o.reason ?? ''}`);
+    for (const reason of reasons) expect(reason).toMatch(/skip.*(not serve|does not serve)/s);
+  }, 300_000);
 });

@@ -30,7 +30,7 @@ export const periodsScenarios = [
       const { customer, firstEnd } = await firstPeriodOf(t, plan.id);
       // Past the first period's end and the next one's (at most 31 days later).
       await t.control.call('clock.advance', { ms: firstEnd - (await now(t)) + 40 * DAY });
-      t.precondition('the plan is still held (customers.get)', async () => expect(await heldSubscription(t, customer.id, plan.id)).toBeDefined());
+      await t.precondition('the plan is still held (customers.get)', async () => expect(await heldSubscription(t, customer.id, plan.id)).toBeDefined());
       const later = await recordOf(t, customer.id, plan.id);
       const at = await now(t);
       const [start, end] = [later!.current_period_start, later!.current_period_end];
@@ -96,7 +96,7 @@ export const periodsScenarios = [
       const trialing = await heldSubscription(t, customer.id, trialPlan.id);
       t.precondition('the plan started on its trial (customers.get)', () => expect(trialing?.trial_ends_at).toEqual(expect.any(Number)));
       await t.control.call('clock.advance', { ms: trialing!.trial_ends_at! - (await now(t)) + DAY });
-      t.precondition('the plan is still held (customers.get)', async () => expect(await heldSubscription(t, customer.id, trialPlan.id)).toBeDefined());
+      await t.precondition('the plan is still held (customers.get)', async () => expect(await heldSubscription(t, customer.id, trialPlan.id)).toBeDefined());
       const [after, plain] = [await recordOf(t, customer.id, trialPlan.id), await recordOf(t, customer.id, plainPlan.id)];
       t.check('LIST-TRIAL-ENDS-NULL', () => expect(plain?.trial_ends_at, 'a plan without a trial reads trial_ends_at null').toBeNull());
       t.check('LIST-TRIAL-ENDS-WHILE-TRIALING', () => expect(after, 'the plan is listed').toBeDefined());

@@ -43,20 +43,39 @@ async function recordsOfEachKind(t: T): Promise<RecordsOfEachKind> {
   return { a, b, e, main: main!, addOn, monthly, pack };
 }
 
+/**
+ * Who holds each record of one listing: the entity filter finds the entity's one record (of
+ * `entityPlanId`), the rest are a's own (LIST-RECORD-OWNER); a's own have scope customer
+ * (LIST-RECORD-SCOPE); every record reads active, as just attached, and has an id of its own (the
+ * listing's shape rule).
+ */
+async function expectOwnersAndScope(t: T, name: ListName, { a, e }: RecordsOfEachKind, rows: readonly Row[], entityPlanId: string): Promise<void> {
+  const shapeRule = name === 'purchases.list' ? 'LIST-PURCHASE-SHAPE' : 'LIST-SUBSCRIPTION-SHAPE';
+  for (const row of rows) expectReadsAs(t, row, 'active', `${name}: ${row.plan_id}`, shapeRule);
+  t.check(shapeRule, () => expect(new Set(rows.map((row) => row.id)).size, `${name}: every record has an id of its own`).toBe(rows.length));
+  const ofEntity = await walkRows(t, name, { customer_id: a, entity_id: e }, 'LIST-ENTITY-FILTER');
+  t.check('LIST-ENTITY-FILTER', () => expect(ofEntity.map((row) => row.plan_id), `${name}: the entity's one record`).toEqual([entityPlanId]));
+  const entityIds = new Set(ofEntity.map((row) => row.id));
+  t.check('LIST-RECORD-OWNER', () => {
+    for (const row of rows) expect([row.customer_id, row.entity_id ?? null], `${name}: ${row.plan_id}: owner`).toEqual([a, entityIds.has(row.id) ? e : null]);
+  });
+  t.check('LIST-RECORD-SCOPE', () => {
+    for (const row of rows.filter((candidate) => !entityIds.has(candidate.id))) expect(row.scope, `${name}: ${row.plan_id}: a customer-level record has scope customer`).toBe('customer');
+  });
+}
+
 export const recordsScenarios = [
   scenario(
     {
       id: 'listings.records-of-each-kind',
-      title: 'subscriptions.list lists recurring plans with add-ons, purchases.list one-off plans; each record names its plan flags, customer and entity, its scope, and no trial end without a trial',
+      title: 'subscriptions.list lists the recurring plans with add-ons and no one-off plan; each record names its plan flags, customer and entity, its scope, and no trial end without a trial',
       rules: [
         'LIST-SUBSCRIPTION-SHAPE',
-        'LIST-PURCHASE-SHAPE',
         'LIST-SUB-PLAN-FLAGS',
         'LIST-RECORD-OWNER',
         'LIST-RECORD-SCOPE',
         'LIST-TRIAL-ENDS-NULL',
         'LIST-SUBSCRIPTIONS-RECURRING',
-        'LIST-PURCHASES-ONE-OFF',
         // What the walks rest on: checked as the rules that state it.
         ...WALK_RULES,
         'LIST-CUSTOMER-FILTER',
@@ -65,15 +84,14 @@ export const recordsScenarios = [
       needs: ['paid-attach'],
     },
     async (t) => {
-      const { a, e, main, addOn, monthly, pack } = await recordsOfEachKind(t);
+      const records = await recordsOfEachKind(t);
+      const { a, main, addOn, monthly, pack } = records;
       const plans = new Map([main, addOn, monthly, pack].map((plan) => [plan.id, plan]));
       t.precondition('the plans differ in their flags', () => expect([main.add_on, addOn.add_on]).toEqual([false, true]));
-
       const subscriptions = await walkRows(t, 'subscriptions.list', { customer_id: a }, 'LIST-SUBSCRIPTIONS-RECURRING');
       t.check('LIST-SUBSCRIPTIONS-RECURRING', () =>
         expect(subscriptions.map((row) => row.plan_id).sort(), 'the recurring plans of a and of its entity, add-on included, and no one-off plan').toEqual([main.id, addOn.id, monthly.id, main.id].sort()),
       );
-      for (const row of subscriptions) expectReadsAs(t, row, 'active', `subscription ${row.plan_id}`, 'LIST-SUBSCRIPTION-SHAPE');
       t.check('LIST-SUB-PLAN-FLAGS', () => {
         for (const row of subscriptions) {
           const plan = plans.get(row.plan_id)!;
@@ -84,25 +102,23 @@ export const recordsScenarios = [
         // A missing trial_ends_at is the shape rule's: only a value is judged.
         for (const row of subscriptions) expect(row.trial_ends_at ?? null, `${row.plan_id}: no trial, so trial_ends_at is null`).toBeNull();
       });
-
+      await expectOwnersAndScope(t, 'subscriptions.list', records, subscriptions, main.id);
+    },
+  ),
+  scenario(
+    {
+      id: 'listings.purchase-records',
+      // Apart from the subscriptions: a target that serves one listing and not the other has the other's rules decided.
+      title: 'purchases.list lists the one-off plans and no recurring plan; each record names its customer and entity, and its scope',
+      rules: ['LIST-PURCHASE-SHAPE', 'LIST-RECORD-OWNER', 'LIST-RECORD-SCOPE', 'LIST-PURCHASES-ONE-OFF', ...WALK_RULES, 'LIST-CUSTOMER-FILTER', 'LIST-ENTITY-FILTER'],
+      needs: ['paid-attach'],
+    },
+    async (t) => {
+      const records = await recordsOfEachKind(t);
+      const { a, pack } = records;
       const purchases = await walkRows(t, 'purchases.list', { customer_id: a }, 'LIST-PURCHASES-ONE-OFF');
       t.check('LIST-PURCHASES-ONE-OFF', () => expect(purchases.map((row) => row.plan_id), 'the one-off plan of a and of its entity, and no recurring plan').toEqual([pack.id, pack.id]));
-      for (const row of purchases) expectReadsAs(t, row, 'active', `purchase ${row.plan_id}`, 'LIST-PURCHASE-SHAPE');
-
-      // Who holds each record: the entity filter finds the entity's, the rest are a's own.
-      const ofEntity = [...(await walkRows(t, 'subscriptions.list', { customer_id: a, entity_id: e })), ...(await walkRows(t, 'purchases.list', { customer_id: a, entity_id: e }))];
-      t.check('LIST-ENTITY-FILTER', () => expect(ofEntity.map((row) => row.plan_id).sort(), "the entity's records are its main plan and its pack").toEqual([main.id, pack.id].sort()));
-      const entityIds = new Set(ofEntity.map((row) => row.id));
-      const all = [...subscriptions, ...purchases];
-      t.check('LIST-SUBSCRIPTION-SHAPE', () => expect(new Set(all.map((row) => row.id)).size, 'every record has an id of its own').toBe(all.length));
-      t.check('LIST-RECORD-OWNER', () => {
-        for (const row of all) {
-          expect([row.customer_id, row.entity_id ?? null], `${row.plan_id}: owner`).toEqual([a, entityIds.has(row.id) ? e : null]);
-        }
-      });
-      t.check('LIST-RECORD-SCOPE', () => {
-        for (const row of all.filter((candidate) => !entityIds.has(candidate.id))) expect(row.scope, `${row.plan_id}: a customer-level record has scope customer`).toBe('customer');
-      });
+      await expectOwnersAndScope(t, 'purchases.list', records, purchases, pack.id);
     },
   ),
   scenario(
