@@ -14,7 +14,7 @@ import { expect } from 'vitest';
 import { BOUND_OR_ENUM_KINDS, generateBody, type Mutant, mutantsOf, type OptionalFields, requestSchema } from '../../../fixtures/bodies.ts';
 import { hashSeed } from '../../../fixtures/factories.ts';
 import type { ErrorBody } from '../../../spec/common.ts';
-import { constraintProvenance, ownBoundRule } from '../../../spec/constraint-provenance.ts';
+import { constraintProvenance, ownBoundRule, statedBound } from '../../../spec/constraint-provenance.ts';
 import { OPERATION_NAMES, type OperationName, operations } from '../../../spec/operations.ts';
 import { type CallResult, isRouteNotServed, TargetFault } from '../../framework/index.ts';
 import { createFeature, scenario, type T } from '../../support.ts';
@@ -201,27 +201,14 @@ function successRule(operation: OperationName): 'ERR-SUCCESS-200' | 'ERR-SUCCESS
   return operations[operation].provenance === 'documented' ? 'ERR-SUCCESS-200' : 'ERR-SUCCESS-200-SETUP';
 }
 
-/**
- * The bounds and enumerations interface.md states outright on documented operations that no rule of
- * their own part proves (those are in spec/constraint-provenance.ts): operation → field path (`[]`
- * for an array's items) → the mutation kinds the sentence rules out, and the sentence. Only these
- * are ERR-OUT-OF-BOUNDS-OR-ENUM's (MUST). Every other bound of the request schemas (the reference's,
- * or one the document leaves open: an empty `entities` on licenses.attach, an empty feature name,
- * `interval_count` below 1, a currency code pattern, an out-of-range plans.get `version`) is
- * ERR-OUT-OF-BOUNDS-REFERENCE's (SHOULD).
- */
-const STATED_BOUNDS: Partial<Record<OperationName, Readonly<Record<string, { readonly kinds: readonly Mutant['kind'][]; readonly quote: string }>>>> = {
-  'plans.create': { 'items[].price.tiers[].to': { kinds: ['outside-enum'], quote: 'Item price: … `tiers` array of `{to: number or the string inf, amount: number}`' } },
-};
-
-function fieldKey(path: readonly PropertyKey[]): string {
-  return path.map((segment) => (typeof segment === 'number' ? '[]' : String(segment))).join('.').replaceAll('.[]', '[]');
-}
-
-/** Whether interface.md states the bound or enumeration a mutant breaks (STATED_BOUNDS), on a documented operation and field. */
-function statedBound(operation: OperationName, mutant: Mutant): boolean {
-  const stated = STATED_BOUNDS[operation]?.[fieldKey(mutant.path)];
-  return stated !== undefined && stated.kinds.includes(mutant.kind) && operations[operation].provenance === 'documented' && constraintProvenance(operation, mutant.path) === 'documented';
+/** Whether interface.md states the bound or enumeration a mutant breaks (statedBound), on a documented operation and field. */
+function statedBy(operation: OperationName, mutant: Mutant): boolean {
+  return (
+    BOUND_OR_ENUM_KINDS.has(mutant.kind) &&
+    statedBound(operation, mutant.path) !== undefined &&
+    operations[operation].provenance === 'documented' &&
+    constraintProvenance(operation, mutant.path) === 'documented'
+  );
 }
 
 /**
@@ -309,7 +296,7 @@ export const generatedBodiesScenarios = [
         const created = (await t.client.call('plans.get', { plan_id: body.plan_id })).ok;
         t.check('ERR-OUT-OF-BOUNDS-OR-ENUM', () => expect(created, `${what} was refused, so nothing was created`).toBe(false));
       }
-      await boundsRefused(t, 'ERR-OUT-OF-BOUNDS-OR-ENUM', (operation, mutant) => umbrellaBound(operation, mutant) && statedBound(operation, mutant));
+      await boundsRefused(t, 'ERR-OUT-OF-BOUNDS-OR-ENUM', (operation, mutant) => umbrellaBound(operation, mutant) && statedBy(operation, mutant));
     },
   ),
   scenario(
@@ -319,7 +306,7 @@ export const generatedBodiesScenarios = [
       rules: ['ERR-OUT-OF-BOUNDS-REFERENCE'],
     },
     async (t) => {
-      const sent = await boundsRefused(t, 'ERR-OUT-OF-BOUNDS-REFERENCE', (operation, mutant) => umbrellaBound(operation, mutant) && !statedBound(operation, mutant));
+      const sent = await boundsRefused(t, 'ERR-OUT-OF-BOUNDS-REFERENCE', (operation, mutant) => umbrellaBound(operation, mutant) && !statedBy(operation, mutant));
       t.precondition('the schemas state bounds and enumerations (other than those with rules of their own) to break', () => expect(sent).toBeGreaterThanOrEqual(OPERATION_NAMES.length / 2));
     },
   ),
