@@ -77,8 +77,34 @@ const OWN_BOUND_RULES: Partial<Record<OperationName, Readonly<Record<string, Rul
   'features.create': { type: 'FEAT-TYPE-ENUM', default_markup: 'FEAT-AI-DEFAULT-MARKUP-MIN' },
 };
 
+function fieldKey(path: readonly PropertyKey[]): string {
+  return path.map((segment) => (typeof segment === 'number' ? '[]' : String(segment))).join('.').replaceAll('.[]', '[]');
+}
+
 /** The rule of its own part that states the bound or enumeration on the value at `path` of `operation`'s request; undefined for the umbrella rules'. */
 export function ownBoundRule(operation: OperationName, path: readonly PropertyKey[]): RuleId | undefined {
-  const key = path.map((segment) => (typeof segment === 'number' ? '[]' : String(segment))).join('.').replaceAll('.[]', '[]');
-  return OWN_BOUND_RULES[operation]?.[key];
+  return OWN_BOUND_RULES[operation]?.[fieldKey(path)];
+}
+
+/** A bound or enumeration interface.md states outright: the sentence, and a value within it (what a lenient server would put instead). */
+export interface StatedBound {
+  readonly quote: string;
+  readonly within: unknown;
+}
+
+/**
+ * The bounds and enumerations interface.md states outright on documented operations that no rule
+ * of their own part proves (OWN_BOUND_RULES): operation → field path → the sentence. Only these are
+ * ERR-OUT-OF-BOUNDS-OR-ENUM's (MUST); every other bound of the request schemas (the reference's, or
+ * one the document leaves open: an empty `entities` on licenses.attach, an empty feature name,
+ * `interval_count` below 1, a currency code pattern, an out-of-range plans.get `version`) is
+ * ERR-OUT-OF-BOUNDS-REFERENCE's (SHOULD).
+ */
+const STATED_BOUNDS: Partial<Record<OperationName, Readonly<Record<string, StatedBound>>>> = {
+  'plans.create': { 'items[].price.tiers[].to': { quote: 'Item price: … `tiers` array of `{to: number or the string inf, amount: number}`', within: 'inf' } },
+};
+
+/** The bound interface.md states on the value at `path` of `operation`'s request and no rule of its own part proves, if any. */
+export function statedBound(operation: OperationName, path: readonly PropertyKey[]): StatedBound | undefined {
+  return STATED_BOUNDS[operation]?.[fieldKey(path)];
 }

@@ -32,9 +32,13 @@ export type Entity = z.infer<typeof Entity>;
 /** The payment processors of the processor filter ("<processor_1>, <processor_2>, <processor_3>"). */
 export const Processor = fromReference(z.enum(['stripe', 'revenuecat', 'vercel']), 'openapi-2.3.0 /v1/entities.list');
 
-/** "plan filter": the reference's wire form is an array of plans, each with optional versions. */
+/**
+ * "plan filter": the reference's wire form is an array of plans, each with optional versions. The
+ * reference types a version here as a plain number (no integer or safe-integer cap, no minimum): a
+ * version no plan has matches nothing, it is not refused.
+ */
 export const EntityPlanFilter = fromReference(
-  z.array(z.object({ id: z.string(), versions: z.array(z.int().positive()).optional() })),
+  z.array(z.object({ id: z.string(), versions: z.array(z.number()).optional() })),
   'exchanges/052-entities.list-plan-filter-inherited.json',
   'exchanges/053-entities.list-plan-filter-version.json',
 );

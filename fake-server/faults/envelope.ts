@@ -1,7 +1,7 @@
 /** Broken variants of the envelope rules: conventions, authentication, versioning and error bodies. */
 import type { z } from 'zod';
 import type { ErrorBody, ErrorCode } from '../../spec/common.ts';
-import { constraintProvenance, ownBoundRule } from '../../spec/constraint-provenance.ts';
+import { constraintProvenance, ownBoundRule, statedBound } from '../../spec/constraint-provenance.ts';
 import { type OperationName, operationForPath, operations } from '../../spec/operations.ts';
 import { bearerToken, parseApiVersion } from '../router.ts';
 import { DEFAULT_KEYS } from '../tenants.ts';
@@ -57,7 +57,8 @@ function clampedIntoBounds(documented: boolean) {
   return (operation: OperationName, body: unknown): unknown => {
     const statedByDocument = (path: readonly PropertyKey[]) =>
       operations[operation].provenance === 'documented' &&
-      constraintProvenance(operation, path.filter((segment) => typeof segment !== 'symbol')) === 'documented';
+      constraintProvenance(operation, path.filter((segment) => typeof segment !== 'symbol')) === 'documented' &&
+      statedBound(operation, path) !== undefined;
     // A bound with a rule of its own part (LIST-LIMIT-BOUNDS, FEAT-TYPE-ENUM, …) is that rule's fault to break.
     return clamped(operation, body, (path) => ownBoundRule(operation, path) === undefined && statedByDocument(path) === documented);
   };
@@ -75,7 +76,9 @@ function clamped(operation: OperationName, body: unknown, repairs: (path: readon
           ? Number(issue.minimum) + (issue.inclusive ? 0 : 1)
           : issue.code === 'invalid_value'
             ? issue.values[0]
-            : undefined;
+            : issue.path.length > 0 && statedBound(operation, issue.path)
+              ? statedBound(operation, issue.path)!.within
+              : undefined;
     if (replacement === undefined || issue.path.length === 0 || !repairs(issue.path)) continue;
     let parent = repaired;
     for (const segment of issue.path.slice(0, -1)) parent = parent[segment] as Record<PropertyKey, unknown>;
@@ -205,12 +208,12 @@ export const envelopeFaults: readonly Fault[] = [
   },
   {
     rule: 'ERR-OUT-OF-BOUNDS-OR-ENUM',
-    breaks: 'on documented operations, a value outside a bound interface.md states is clamped to it and a value outside a stated enumeration replaced by its first option, instead of being refused',
+    breaks: 'on documented operations, a value outside a bound or enumeration interface.md states (and no rule of its own part proves) is replaced by one within it, instead of being refused',
     input: clampedIntoBounds(true),
   },
   {
     rule: 'ERR-OUT-OF-BOUNDS-REFERENCE',
-    breaks: 'a value outside a bound or enumeration taken from the reference (setup operations, fields the document does not show) is clamped or replaced instead of being refused',
+    breaks: 'a value outside a bound or enumeration interface.md does not state (the reference\'s, or the schemas\' where the document states none) is clamped or replaced instead of being refused',
     input: clampedIntoBounds(false),
   },
   {

@@ -37,8 +37,9 @@ export const errorsRules = [
     part: 'errors',
     section: ERRORS,
     quote: 'values outside stated bounds or enumerations',
-    // Probed with the bounds and enumerations interface.md states, on documented operations only;
-    // the ones taken from the reference are ERR-OUT-OF-BOUNDS-REFERENCE.
+    // Probed only with the bounds and enumerations interface.md states outright, on documented
+    // operations (envelope/generated-bodies.ts STATED_BOUNDS); every other bound of the request
+    // schemas is ERR-OUT-OF-BOUNDS-REFERENCE's.
     operations: [],
   },
   {
@@ -47,7 +48,8 @@ export const errorsRules = [
     provenance: 'reference',
     part: 'errors',
     section: ERRORS,
-    quote: 'Values outside the bounds and enumerations the reference states (on setup operations, and on fields the document does not show) are refused too.',
+    quote:
+      'Values outside the other bounds and enumerations of the request schemas are refused too: those the reference states on setup operations and on fields the document does not show, and those it sets where the document states none (a minimum length, a minimum item count, a minimum amount or count, a currency code pattern).',
     source: 'exchanges/008-features.create-missing-name.json',
     operations: [],
   },

@@ -737,13 +737,18 @@ export class RuleChecks {
       const explicit = this.#verdicts.get(rule);
       out[rule] = explicit !== undefined && outranks(explicit.status, verdict.status) ? explicit : verdict;
     }
+    const notServed = this.#evidence().filter((e) => this.#isNotServed(e));
     for (const rule of this.#declared) {
       if (out[rule] !== undefined) continue;
       const explicit = this.#verdicts.get(rule);
+      // A shape rule whose own operation answered as an unknown route is SKIP, as any rule is (see "Not served").
+      const own = notServed.find((e) => this.#owns(rule, this.#documentedOperation(e) ?? e.label));
       out[rule] =
         explicit !== undefined && explicit.status !== 'PASS'
           ? explicit
-          : stopped
+          : own !== undefined
+            ? { status: 'SKIP', message: `${this.#notServedText(own)}, the operation ${rule} is about`, seqs: [own.seq] }
+            : stopped
             ? { status: 'BLOCKED', blockedBy: this.#stoppedBy(out) ?? 'the scenario stopping', message: 'no 200 answer of its operation was reached' }
             : { status: 'BLOCKED', blockedBy: 'the scenario', message: 'the scenario declares this shape rule but no 200 answer of its operation was checked' };
     }

@@ -48,24 +48,16 @@ export function expectRefusal(result: { status: number; body: unknown }, why: st
   expect(result.status, what).toBeLessThan(500);
 }
 
-type DocumentedCall = { readonly operation: OperationName; readonly body: Record<string, unknown> };
+export type DocumentedCall = { readonly operation: OperationName; readonly body: Record<string, unknown> };
 
 /**
- * A valid request for each of the twelve documented operations, over state built through setup
- * calls: a license pool, a boolean feature, a referral program. Creates name fresh IDs.
+ * A valid request for eleven of the twelve documented operations, over state built through setup
+ * calls: a license pool and its boolean feature. Creates name fresh IDs. The twelfth,
+ * referral_programs.update, needs a referral program of its own (referralProgramCall), so that a
+ * target refusing to build one leaves the other eleven asked.
  */
 export async function documentedCalls(t: T): Promise<{ calls: DocumentedCall[]; seat: Record<string, unknown> }> {
   const pool = await createLicensePool(t, 2);
-  const reward = t.setup(
-    await t.client.call('rewards.create', {
-      feature_grant: { id: t.ns.id('reward'), name: 'Auth reward', grants: [{ feature_id: pool.flag.id, included: 1, expiry: null }], promo_codes: [{ code: t.ns.code('AUTH'), max_uses: 1 }] },
-    }),
-    ['feature_grant'],
-  );
-  const program = t.setup(
-    await t.client.call('referral_programs.create', { id: t.ns.id('refprog'), reward_id: reward.feature_grant.id, redeem_on: 'customer_creation', received_by: 'referrer' }),
-    ['id'],
-  );
   const customer_id = pool.customerId;
   const [seat] = licenseEntities(t, pool, 1);
   const calls: DocumentedCall[] = [
@@ -80,7 +72,25 @@ export async function documentedCalls(t: T): Promise<{ calls: DocumentedCall[]; 
     { operation: 'plans.get', body: { plan_id: pool.parentPlan.id } },
     { operation: 'balances.check', body: { customer_id, feature_id: pool.flag.id } },
     { operation: 'features.create', body: freshFeature(t).body },
-    { operation: 'referral_programs.update', body: { referral_program_id: program.id, max_redemptions: 5 } },
   ];
   return { calls, seat: seat! };
+}
+
+/**
+ * A referral program (setup: a reward granting a metered feature, the reference's most permissive
+ * grant; a boolean grant must have `included: null` there) and a valid referral_programs.update of it.
+ */
+export async function referralProgramCall(t: T): Promise<DocumentedCall> {
+  const units = await createFeature(t, 'consumable');
+  const reward = t.setup(
+    await t.client.call('rewards.create', {
+      feature_grant: { id: t.ns.id('reward'), name: 'Auth reward', grants: [{ feature_id: units.id, included: 1, expiry: null }], promo_codes: [{ code: t.ns.code('AUTH'), max_uses: 1 }] },
+    }),
+    ['feature_grant'],
+  );
+  const program = t.setup(
+    await t.client.call('referral_programs.create', { id: t.ns.id('refprog'), reward_id: reward.feature_grant.id, redeem_on: 'customer_creation', received_by: 'referrer' }),
+    ['id'],
+  );
+  return { operation: 'referral_programs.update', body: { referral_program_id: program.id, max_redemptions: 5 } };
 }

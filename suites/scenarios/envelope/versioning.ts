@@ -16,10 +16,11 @@ export const versioningScenarios = [
       uses: ['exclusive-tenant'],
     },
     async (t) => {
-      const { plan, customer } = await createCustomerWithEntity(t);
+      const { feature, plan, customer } = await createCustomerWithEntity(t);
+      // Documented reads every target serves (the listings of records are not served by every deployment).
       const reads = [
         ['plans.get', { plan_id: plan.id }],
-        ['subscriptions.list', { customer_id: customer.id }],
+        ['balances.check', { customer_id: customer.id, feature_id: feature.id, required_balance: 0 }],
         ['entities.list', { customer_id: customer.id }],
       ] as const;
       for (const [operation, body] of reads) {
@@ -67,7 +68,7 @@ export const versioningScenarios = [
       t.expectOk(await t.client.call('plans.get', { plan_id: planId }, v240));
       const customer = await createCustomer(t);
       t.expectOk(await t.client.call('entities.list', { customer_id: customer.id }, v240));
-      t.expectOk(await t.client.call('subscriptions.list', { customer_id: customer.id }, v240));
+      t.expectOk(await t.client.call('licenses.list', { customer_id: customer.id }, v240));
       t.expectOk(await t.client.call('balances.check', { customer_id: customer.id, feature_id: featureId }, v240));
     },
   ),

@@ -104,17 +104,18 @@ export const modelScenarios = [
         'STATE-DEFAULT-ACTIVE-SCHEDULED',
         'STATE-EXPIRED-ONLY-ON-REQUEST',
         'STATE-PAST-DUE-NOT-A-STATUS',
+        'LIST-CURSOR-CONTINUES',
       ],
       needs: ['control-plane', 'paid-attach'],
     },
     async (t) => {
       const seats = await createFeature(t, 'allocated');
-      // Premise: a cursor moves on (LIST-CURSOR-CONTINUES), which a walk at limit 1 cannot tell from a record listed twice.
+      // First, that a cursor moves on (LIST-CURSOR-CONTINUES), which a walk at limit 1 cannot tell from a record listed twice.
       const probe = (await createCustomer(t)).id;
       for (let i = 0; i < 3; i++) await attach(t, probe, (await addOnPlan(t)).id);
       const probePages = await walk(t, 'subscriptions.list', { customer_id: probe, limit: 2 });
-      t.precondition('the page after the first next_cursor is not the first page again', () =>
-        expect(probePages[1]?.rows.map((row) => row.id)).not.toEqual(probePages[0]!.rows.map((row) => row.id)),
+      t.check('LIST-CURSOR-CONTINUES', () =>
+        expect(probePages[1]?.rows.map((row) => row.id), 'the page after the first next_cursor is not the first page again').not.toEqual(probePages[0]!.rows.map((row) => row.id)),
       );
       await checkProperty(
         t,
@@ -147,16 +148,14 @@ export const modelScenarios = [
             for (const kind of LISTINGS) {
               for (const row of await walkRows(t, kind, { customer_id: customerId, statuses: EVERY_STATUS, limit: 200 })) {
                 const state = wanted.get(holdingOf(row));
-                t.precondition(`${kind} lists ${holdingOf(row)}, which this run attached, active`, () => {
-                  expect(state).toBeDefined();
-                  expect(row.status).toBe('active');
-                });
+                t.check('LIST-CUSTOMER-FILTER', () => expect(state, `${kind} of ${customerId} lists ${holdingOf(row)}, which this run attached`).toBeDefined());
+                t.check('LIST-STATUSES-FILTER', () => expect(row.status, `${kind}: ${holdingOf(row)}, just attached, reads active`).toBe('active'));
                 await forceState(t, row.id, state!);
                 model.push({ id: row.id, kind, customerId, entityId: row.entity_id, planId: row.plan_id, state: state! });
               }
             }
           }
-          t.precondition('every attached plan is listed once', () => expect(model.length).toBe(wanted.size));
+          t.check('LIST-WALK-EVERY-MATCH-ONCE', () => expect(model.length, 'every attached plan is listed once').toBe(wanted.size));
 
           for (const query of queryList) {
             const customer = customers[query.customer % customers.length]!;

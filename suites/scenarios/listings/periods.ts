@@ -5,15 +5,15 @@
  */
 import { expect } from 'vitest';
 import { attach, createCustomer, createPlan, scenario, type T } from '../../support.ts';
-import { DAY, now, recordOf } from './support.ts';
+import { DAY, heldSubscription, listPage, now, recordOf } from './support.ts';
 
-/** A customer holding a monthly paid plan, and its record's first billing period (setup; that the record reports one is a premise). */
+/** A customer holding a monthly paid plan, and its record's first billing period, as the setup read customers.get shows them. */
 async function firstPeriodOf(t: T, planId: string) {
   const customer = await createCustomer(t);
   await attach(t, customer.id, planId);
-  const first = await recordOf(t, customer.id, planId);
+  const first = await heldSubscription(t, customer.id, planId);
   const firstEnd = first?.current_period_end;
-  t.precondition('the paid plan reports its first billing period', () => expect(firstEnd).toEqual(expect.any(Number)));
+  t.precondition('the paid plan reports its first billing period (customers.get)', () => expect(firstEnd).toEqual(expect.any(Number)));
   return { customer, first: first!, firstEnd: firstEnd! };
 }
 
@@ -30,9 +30,9 @@ export const periodsScenarios = [
       const { customer, firstEnd } = await firstPeriodOf(t, plan.id);
       // Past the first period's end and the next one's (at most 31 days later).
       await t.control.call('clock.advance', { ms: firstEnd - (await now(t)) + 40 * DAY });
+      await t.precondition('the plan is still held (customers.get)', async () => expect(await heldSubscription(t, customer.id, plan.id)).toBeDefined());
       const later = await recordOf(t, customer.id, plan.id);
       const at = await now(t);
-      t.precondition('the plan is still held', () => expect(later?.status).toBe('active'));
       const [start, end] = [later!.current_period_start, later!.current_period_end];
       t.check('LIST-CURRENT-PERIOD', () => {
         expect(start, 'the current period started after the first one ended').toBeGreaterThan(firstEnd);
@@ -46,7 +46,7 @@ export const periodsScenarios = [
     {
       id: 'lifecycle.expired-keeps-its-last-period',
       title: 'monthly plans that expire halfway through their second period, and exactly at the end of their first, report after a clock move of months the period they expired in',
-      rules: ['LIST-CURRENT-PERIOD'],
+      rules: ['LIST-CURRENT-PERIOD', 'LIST-STATUSES-FILTER'],
       needs: ['control-plane', 'paid-attach'],
     },
     async (t) => {
@@ -63,9 +63,10 @@ export const periodsScenarios = [
       // One clock move, past both expiries and three more periods.
       await t.control.call('clock.advance', { ms: midway.expiresAt - (await now(t)) + 100 * DAY });
       const listed = async ({ customer, record, expiresAt }: typeof midway) => {
-        const { list } = t.setup(await t.client.call('subscriptions.list', { customer_id: customer.id, plan_id: plan.id, statuses: ['expired'] }), ['list']);
-        const expired = list.find((row) => row.id === record.id);
-        t.precondition('the record is listed as expired, at its expiry time', () => expect(expired).toMatchObject({ status: 'expired', expires_at: expiresAt }));
+        const { rows } = await listPage(t, 'subscriptions.list', { customer_id: customer.id, plan_id: plan.id, statuses: ['expired'] }, 'LIST-CURRENT-PERIOD');
+        const expired = rows.find((row) => row.id === record.id);
+        // Its expiry time is the one forced (expiresAt), whatever the record reads.
+        t.check('LIST-STATUSES-FILTER', () => expect(expired?.status, `statuses ["expired"] lists the record expired at ${expiresAt}, reading expired`).toBe('expired'));
         return { start: expired!.current_period_start, end: expired!.current_period_end };
       };
       const [midwayPeriod, atTheEndPeriod] = [await listed(midway), await listed(atTheEnd)];
@@ -82,7 +83,7 @@ export const periodsScenarios = [
     {
       id: 'lifecycle.trial-over',
       title: "once a plan's 7-day trial is over, its record's trial_ends_at reads null",
-      rules: ['LIST-TRIAL-ENDS-WHILE-TRIALING'],
+      rules: ['LIST-TRIAL-ENDS-WHILE-TRIALING', 'LIST-TRIAL-ENDS-NULL'],
       needs: ['control-plane', 'paid-attach'],
     },
     async (t) => {
@@ -91,13 +92,14 @@ export const periodsScenarios = [
       const customer = await createCustomer(t);
       await attach(t, customer.id, trialPlan.id);
       await attach(t, customer.id, plainPlan.id);
-      const trialing = await recordOf(t, customer.id, trialPlan.id);
-      t.precondition('the plan started on its trial', () => expect(trialing?.trial_ends_at).toEqual(expect.any(Number)));
+      // That the plan started on its trial is PLAN-FREE-TRIAL-APPLIES', read through the setup read customers.get.
+      const trialing = await heldSubscription(t, customer.id, trialPlan.id);
+      t.precondition('the plan started on its trial (customers.get)', () => expect(trialing?.trial_ends_at).toEqual(expect.any(Number)));
       await t.control.call('clock.advance', { ms: trialing!.trial_ends_at! - (await now(t)) + DAY });
+      await t.precondition('the plan is still held (customers.get)', async () => expect(await heldSubscription(t, customer.id, trialPlan.id)).toBeDefined());
       const [after, plain] = [await recordOf(t, customer.id, trialPlan.id), await recordOf(t, customer.id, plainPlan.id)];
-      // A record without a trial reading null is LIST-TRIAL-ENDS-NULL's.
-      t.precondition('a plan without a trial reads trial_ends_at null', () => expect(plain?.trial_ends_at).toBeNull());
-      t.precondition('the plan is still held', () => expect(after?.status).toBe('active'));
+      t.check('LIST-TRIAL-ENDS-NULL', () => expect(plain?.trial_ends_at, 'a plan without a trial reads trial_ends_at null').toBeNull());
+      t.check('LIST-TRIAL-ENDS-WHILE-TRIALING', () => expect(after, 'the plan is listed').toBeDefined());
       t.check('LIST-TRIAL-ENDS-WHILE-TRIALING', () => expect(after!.trial_ends_at, 'the trial is over').toBeNull());
     },
   ),

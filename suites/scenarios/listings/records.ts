@@ -6,7 +6,7 @@
 import { expect } from 'vitest';
 import type { Plan } from '../../../spec/plans.ts';
 import { attach, createCustomer, createEntity, createFeature, createPlan, scenario, type T } from '../../support.ts';
-import { addOnPlan, expectReadsAs, LISTINGS, type ListName, listPage, mainPlans, oneOffPrice, type Row, walkRows } from './support.ts';
+import { addOnPlan, expectReadsAs, LISTINGS, type ListName, listPage, mainPlans, oneOffPrice, type Row, WALK_RULES, walkRows } from './support.ts';
 
 /** A record by customer and plan only: what a filter by customer or plan can be judged on whatever entity_id reads (LIST-RECORD-OWNER's). */
 function customerPlanOf(row: Row): string {
@@ -43,33 +43,55 @@ async function recordsOfEachKind(t: T): Promise<RecordsOfEachKind> {
   return { a, b, e, main: main!, addOn, monthly, pack };
 }
 
+/**
+ * Who holds each record of one listing: the entity filter finds the entity's one record (of
+ * `entityPlanId`), the rest are a's own (LIST-RECORD-OWNER); a's own have scope customer
+ * (LIST-RECORD-SCOPE); every record reads active, as just attached, and has an id of its own (the
+ * listing's shape rule).
+ */
+async function expectOwnersAndScope(t: T, name: ListName, { a, e }: RecordsOfEachKind, rows: readonly Row[], entityPlanId: string): Promise<void> {
+  const shapeRule = name === 'purchases.list' ? 'LIST-PURCHASE-SHAPE' : 'LIST-SUBSCRIPTION-SHAPE';
+  for (const row of rows) expectReadsAs(t, row, 'active', `${name}: ${row.plan_id}`, shapeRule);
+  t.check(shapeRule, () => expect(new Set(rows.map((row) => row.id)).size, `${name}: every record has an id of its own`).toBe(rows.length));
+  const ofEntity = await walkRows(t, name, { customer_id: a, entity_id: e }, 'LIST-ENTITY-FILTER');
+  t.check('LIST-ENTITY-FILTER', () => expect(ofEntity.map((row) => row.plan_id), `${name}: the entity's one record`).toEqual([entityPlanId]));
+  const entityIds = new Set(ofEntity.map((row) => row.id));
+  t.check('LIST-RECORD-OWNER', () => {
+    for (const row of rows) expect([row.customer_id, row.entity_id ?? null], `${name}: ${row.plan_id}: owner`).toEqual([a, entityIds.has(row.id) ? e : null]);
+  });
+  t.check('LIST-RECORD-SCOPE', () => {
+    for (const row of rows.filter((candidate) => !entityIds.has(candidate.id))) expect(row.scope, `${name}: ${row.plan_id}: a customer-level record has scope customer`).toBe('customer');
+  });
+}
+
 export const recordsScenarios = [
   scenario(
     {
       id: 'listings.records-of-each-kind',
-      title: 'subscriptions.list lists recurring plans with add-ons, purchases.list one-off plans; each record names its plan flags, customer and entity, its scope, and no trial end without a trial',
+      title: 'subscriptions.list lists the recurring plans with add-ons and no one-off plan; each record names its plan flags, customer and entity, its scope, and no trial end without a trial',
       rules: [
         'LIST-SUBSCRIPTION-SHAPE',
-        'LIST-PURCHASE-SHAPE',
         'LIST-SUB-PLAN-FLAGS',
         'LIST-RECORD-OWNER',
         'LIST-RECORD-SCOPE',
         'LIST-TRIAL-ENDS-NULL',
         'LIST-SUBSCRIPTIONS-RECURRING',
-        'LIST-PURCHASES-ONE-OFF',
+        // What the walks rest on: checked as the rules that state it.
+        ...WALK_RULES,
+        'LIST-CUSTOMER-FILTER',
+        'LIST-ENTITY-FILTER',
       ],
       needs: ['paid-attach'],
     },
     async (t) => {
-      const { a, e, main, addOn, monthly, pack } = await recordsOfEachKind(t);
+      const records = await recordsOfEachKind(t);
+      const { a, main, addOn, monthly, pack } = records;
       const plans = new Map([main, addOn, monthly, pack].map((plan) => [plan.id, plan]));
       t.precondition('the plans differ in their flags', () => expect([main.add_on, addOn.add_on]).toEqual([false, true]));
-
       const subscriptions = await walkRows(t, 'subscriptions.list', { customer_id: a }, 'LIST-SUBSCRIPTIONS-RECURRING');
       t.check('LIST-SUBSCRIPTIONS-RECURRING', () =>
         expect(subscriptions.map((row) => row.plan_id).sort(), 'the recurring plans of a and of its entity, add-on included, and no one-off plan').toEqual([main.id, addOn.id, monthly.id, main.id].sort()),
       );
-      for (const row of subscriptions) expectReadsAs(t, row, 'active', `subscription ${row.plan_id}`);
       t.check('LIST-SUB-PLAN-FLAGS', () => {
         for (const row of subscriptions) {
           const plan = plans.get(row.plan_id)!;
@@ -80,32 +102,30 @@ export const recordsScenarios = [
         // A missing trial_ends_at is the shape rule's: only a value is judged.
         for (const row of subscriptions) expect(row.trial_ends_at ?? null, `${row.plan_id}: no trial, so trial_ends_at is null`).toBeNull();
       });
-
+      await expectOwnersAndScope(t, 'subscriptions.list', records, subscriptions, main.id);
+    },
+  ),
+  scenario(
+    {
+      id: 'listings.purchase-records',
+      // Apart from the subscriptions: a target that serves one listing and not the other has the other's rules decided.
+      title: 'purchases.list lists the one-off plans and no recurring plan; each record names its customer and entity, and its scope',
+      rules: ['LIST-PURCHASE-SHAPE', 'LIST-RECORD-OWNER', 'LIST-RECORD-SCOPE', 'LIST-PURCHASES-ONE-OFF', ...WALK_RULES, 'LIST-CUSTOMER-FILTER', 'LIST-ENTITY-FILTER'],
+      needs: ['paid-attach'],
+    },
+    async (t) => {
+      const records = await recordsOfEachKind(t);
+      const { a, pack } = records;
       const purchases = await walkRows(t, 'purchases.list', { customer_id: a }, 'LIST-PURCHASES-ONE-OFF');
       t.check('LIST-PURCHASES-ONE-OFF', () => expect(purchases.map((row) => row.plan_id), 'the one-off plan of a and of its entity, and no recurring plan').toEqual([pack.id, pack.id]));
-      for (const row of purchases) expectReadsAs(t, row, 'active', `purchase ${row.plan_id}`);
-
-      // Who holds each record: the entity filter (LIST-ENTITY-FILTER's) finds the entity's, the rest are a's own.
-      const ofEntity = [...(await walkRows(t, 'subscriptions.list', { customer_id: a, entity_id: e })), ...(await walkRows(t, 'purchases.list', { customer_id: a, entity_id: e }))];
-      t.precondition("the entity's records are its main plan and its pack", () => expect(ofEntity.map((row) => row.plan_id).sort()).toEqual([main.id, pack.id].sort()));
-      const entityIds = new Set(ofEntity.map((row) => row.id));
-      const all = [...subscriptions, ...purchases];
-      t.precondition('every record has an id of its own', () => expect(new Set(all.map((row) => row.id)).size).toBe(all.length));
-      t.check('LIST-RECORD-OWNER', () => {
-        for (const row of all) {
-          expect([row.customer_id, row.entity_id ?? null], `${row.plan_id}: owner`).toEqual([a, entityIds.has(row.id) ? e : null]);
-        }
-      });
-      t.check('LIST-RECORD-SCOPE', () => {
-        for (const row of all.filter((candidate) => !entityIds.has(candidate.id))) expect(row.scope, `${row.plan_id}: a customer-level record has scope customer`).toBe('customer');
-      });
+      await expectOwnersAndScope(t, 'purchases.list', records, purchases, pack.id);
     },
   ),
   scenario(
     {
       id: 'listings.customer-and-entity-scope',
       title: 'customer_id narrows a listing to one customer and its entities, entity_id to one entity, and without customer_id a listing spans every customer',
-      rules: ['LIST-CUSTOMER-FILTER', 'LIST-ENTITY-FILTER', 'LIST-ACROSS-CUSTOMERS'],
+      rules: ['LIST-CUSTOMER-FILTER', 'LIST-ENTITY-FILTER', 'LIST-ACROSS-CUSTOMERS', ...WALK_RULES, 'LIST-PLAN-FILTER'],
       needs: ['paid-attach'],
     },
     async (t) => {
@@ -151,7 +171,7 @@ export const recordsScenarios = [
     {
       id: 'listings.record-flags-of-its-plan-version',
       title: 'a subscription record on a later version of a plan carries the flags of that version, not of the first',
-      rules: ['LIST-SUB-PLAN-FLAGS'],
+      rules: ['LIST-SUB-PLAN-FLAGS', 'LIST-SUBSCRIPTIONS-RECURRING'],
     },
     async (t) => {
       const flag = await createFeature(t, 'boolean');
@@ -164,9 +184,10 @@ export const recordsScenarios = [
       t.precondition('plans.update made the plan an add-on', () => expect([plan.add_on, updated.add_on]).toEqual([false, true]));
       const late = await createCustomer(t);
       await attach(t, late.id, plan.id);
-      const { list } = t.setup(await t.client.call('subscriptions.list', { customer_id: late.id, plan_id: plan.id }), ['list']);
-      t.precondition('subscriptions.list shows the one record of the plan', () => expect(list).toHaveLength(1));
-      t.check('LIST-SUB-PLAN-FLAGS', () => expect(list[0]!.add_on, 'the record of the customer attached after the change is an add-on').toBe(true));
+      const { rows } = await listPage(t, 'subscriptions.list', { customer_id: late.id }, 'LIST-SUB-PLAN-FLAGS');
+      const record = rows.find((row) => row.plan_id === plan.id);
+      t.check('LIST-SUBSCRIPTIONS-RECURRING', () => expect(record, `subscriptions.list lists the customer's plan ${plan.id}`).toBeDefined());
+      t.check('LIST-SUB-PLAN-FLAGS', () => expect(record!.add_on, 'the record of the customer attached after the change is an add-on').toBe(true));
     },
   ),
   scenario(
@@ -189,7 +210,7 @@ export const recordsScenarios = [
     {
       id: 'listings.plan-filter-exact',
       title: 'plan_id matches exactly: a plan whose id starts with the filtered one is not listed, on either listing, within a customer or across customers',
-      rules: ['LIST-PLAN-FILTER'],
+      rules: ['LIST-PLAN-FILTER', ...WALK_RULES, 'LIST-CUSTOMER-FILTER'],
       needs: ['paid-attach'],
     },
     async (t) => {
@@ -220,7 +241,7 @@ export const recordsScenarios = [
       const entityId = (await createEntity(t, customerId, seats.id)).id;
       for (const name of LISTINGS) {
         t.expectError(await t.client.call(name, { entity_id: entityId }), { rule: 'LIST-ENTITY-REQUIRES-CUSTOMER' });
-        await listPage(t, name, { customer_id: customerId, entity_id: entityId });
+        await listPage(t, name, { customer_id: customerId, entity_id: entityId }, 'LIST-ENTITY-REQUIRES-CUSTOMER');
       }
     },
   ),

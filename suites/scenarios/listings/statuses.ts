@@ -15,6 +15,7 @@ import {
   forceState,
   holding,
   holdingOf,
+  heldSubscription,
   type ListBody,
   LISTINGS,
   listPage,
@@ -27,32 +28,31 @@ import {
   type State,
   STATES,
   statusesRule,
+  WALK_RULES,
   walkRows,
 } from './support.ts';
 
-/** A customer holding a free plan, and its record (setup; that the record is listed is a premise). */
+/** A customer holding a free plan, and its record as the setup read customers.get shows it. */
 async function holdFreePlan(t: T) {
   const plan = await createPlan(t, { group: t.ns.id('grp') });
   const customer = await createCustomer(t);
   await attach(t, customer.id, plan.id);
-  const held = await recordOf(t, customer.id, plan.id);
-  t.precondition('the customer holds the plan', () => expect(held).toBeDefined());
+  const held = await heldSubscription(t, customer.id, plan.id);
+  t.precondition('the customer holds the plan (customers.get)', () => expect(held?.id).toEqual(expect.any(String)));
   return { customer, plan, held: held! };
 }
 
-/** The record ids of a walk by holding; that each holding is listed once is a premise. */
+/** The record ids of a walk by holding; that each holding is listed once is LIST-WALK-EVERY-MATCH-ONCE's. */
 function idsByHolding(t: T, rows: readonly Row[]): Map<string, string> {
   const ids = new Map(rows.map((row) => [holdingOf(row), row.id]));
-  t.precondition(`each holding listed once: ${rows.map(holdingOf).sort().join(', ')}`, () => expect(ids.size).toBe(rows.length));
+  t.check('LIST-WALK-EVERY-MATCH-ONCE', () => expect(ids.size, `each holding listed once: ${rows.map(holdingOf).sort().join(', ')}`).toBe(rows.length));
   return ids;
 }
 
-/** Premise: attaching another main plan of the group expired the customer's record of `planId` (PLAN-GROUP-EXCLUSIVE's). */
+/** Premise: attaching another main plan of the group replaced the customer's plan `planId` (PLAN-GROUP-EXCLUSIVE's), as the setup read customers.get shows. */
 async function requireReplaced(t: T, customerId: string, planId: string): Promise<void> {
-  const rows = await walkRows(t, 'subscriptions.list', { customer_id: customerId, statuses: EVERY_STATUS, limit: 200 });
-  t.precondition(`the record of ${planId} was replaced: it reads expired`, () =>
-    expect(rows.filter((row) => row.plan_id === planId && row.entity_id === null).map((row) => row.status)).toEqual(['expired']),
-  );
+  const held = await heldSubscription(t, customerId, planId);
+  t.precondition(`the plan ${planId} was replaced: the customer no longer holds it (customers.get)`, () => expect(held).toBeUndefined());
 }
 
 /**
@@ -66,11 +66,11 @@ async function pastDueFixture(t: T, fixture: RecordFixture): Promise<void> {
   const body: ListBody = { customer_id: fixture.customer_id, ...(fixture.entity_id !== undefined && { entity_id: fixture.entity_id }) };
   const pastDue = await walkRows(t, 'subscriptions.list', { ...body, statuses: ['past_due'] }, 'LIST-STATUSES-PAST-DUE');
   t.check('LIST-STATUSES-PAST-DUE', () => expect(pastDue.some(isFixture), 'statuses ["past_due"] lists the overdue fixture').toBe(true));
-  for (const row of pastDue) expectReadsAs(t, row, 'past_due', `overdue ${holdingOf(row)}`);
+  for (const row of pastDue) expectReadsAs(t, row, 'past_due', `overdue ${holdingOf(row)}`, 'LIST-STATUSES-PAST-DUE');
   const byDefault = await walkRows(t, 'subscriptions.list', body, 'STATE-EXPIRED-ONLY-ON-REQUEST');
   const listed = byDefault.find(isFixture);
   t.check('STATE-PAST-DUE-NOT-A-STATUS', () => expect(listed, 'the default listing (active and scheduled) includes the overdue fixture').toBeDefined());
-  expectReadsAs(t, listed!, 'past_due', 'the overdue fixture');
+  expectReadsAs(t, listed!, 'past_due', 'the overdue fixture', 'STATE-PAST-DUE-NOT-A-STATUS');
   t.check('STATE-EXPIRED-ONLY-ON-REQUEST', () => expect(byDefault.filter((row) => row.status === 'expired').map(holdingOf), 'the default listing holds nothing expired').toEqual([]));
 }
 
@@ -79,7 +79,17 @@ export const statusesScenarios = [
     {
       id: 'listings.past-due-subscriptions',
       title: 'an overdue subscription reads status active with past_due true; statuses ["past_due"] lists exactly the overdue ones; the default listing includes them and leaves expired ones out',
-      rules: ['STATE-PAST-DUE-NOT-A-STATUS', 'STATE-PAST-DUE-READS-ACTIVE', 'LIST-STATUSES-PAST-DUE', 'STATE-EXPIRED-ONLY-ON-REQUEST'],
+      rules: [
+        'STATE-PAST-DUE-NOT-A-STATUS',
+        'STATE-PAST-DUE-READS-ACTIVE',
+        'LIST-STATUSES-PAST-DUE',
+        'STATE-EXPIRED-ONLY-ON-REQUEST',
+        // What the scenario reads before it judges, checked as the rules that state it.
+        'LIST-STATUSES-FILTER',
+        'STATE-DEFAULT-ACTIVE-SCHEDULED',
+        ...WALK_RULES,
+        'LIST-CUSTOMER-FILTER',
+      ],
       needs: [['control-plane', 'fixture:past_due_subscription']],
     },
     async (t) => {
@@ -100,28 +110,30 @@ export const statusesScenarios = [
 
       const ids = idsByHolding(t, await walkRows(t, 'subscriptions.list', { customer_id: c, statuses: EVERY_STATUS }));
       const idOf = (key: string) => ids.get(key)!;
-      t.precondition('statuses with expired lists the replaced record', () => expect(ids.has(holding(c, null, replaced!.id))).toBe(true));
       const overdueIds = [holding(c, null, overdue!.id), holding(c, e, overdue!.id)].map(idOf).sort();
-      t.precondition('the records to make overdue are listed', () => expect(overdueIds.every((id) => id !== undefined)).toBe(true));
+      t.check('LIST-STATUSES-FILTER', () => {
+        expect(ids.has(holding(c, null, replaced!.id)), 'statuses with expired lists the replaced record').toBe(true);
+        expect(overdueIds.every((id) => id !== undefined), 'every status lists the live records, the customer\'s and its entity\'s').toBe(true);
+      });
       for (const id of overdueIds) await forceState(t, id, 'past_due');
 
       const pastDue = await walkRows(t, 'subscriptions.list', { customer_id: c, statuses: ['past_due'] }, 'LIST-STATUSES-PAST-DUE');
       t.check('LIST-STATUSES-PAST-DUE', () => expect(pastDue.map((row) => row.id).sort(), 'statuses ["past_due"]: exactly the overdue records').toEqual(overdueIds));
-      for (const row of pastDue) expectReadsAs(t, row, 'past_due', `overdue ${row.plan_id}`);
+      for (const row of pastDue) expectReadsAs(t, row, 'past_due', `overdue ${row.plan_id}`, 'LIST-STATUSES-PAST-DUE');
 
       const byDefault = await walkRows(t, 'subscriptions.list', { customer_id: c }, 'STATE-EXPIRED-ONLY-ON-REQUEST');
       const listed = byDefault.map((row) => row.id);
       t.check('STATE-EXPIRED-ONLY-ON-REQUEST', () => expect(listed, 'the default listing leaves the replaced record out').not.toContain(idOf(holding(c, null, replaced!.id))));
       t.check('STATE-PAST-DUE-NOT-A-STATUS', () => expect(listed, 'the default listing (active and scheduled) includes the overdue records').toEqual(expect.arrayContaining(overdueIds)));
-      t.precondition('the default listing holds the live records', () => expect(listed.sort()).toEqual([...overdueIds, idOf(holding(c, null, current!.id)), idOf(holding(c, null, addOn.id))].sort()));
-      for (const row of byDefault) expectReadsAs(t, row, overdueIds.includes(row.id) ? 'past_due' : 'active', row.plan_id);
+      t.check('STATE-DEFAULT-ACTIVE-SCHEDULED', () => expect(listed.sort(), 'the default listing holds the live records').toEqual([...overdueIds, idOf(holding(c, null, current!.id)), idOf(holding(c, null, addOn.id))].sort()));
+      for (const row of byDefault) expectReadsAs(t, row, overdueIds.includes(row.id) ? 'past_due' : 'active', row.plan_id, 'STATE-DEFAULT-ACTIVE-SCHEDULED');
     },
   ),
   scenario(
     {
       id: 'listings.statuses-filter',
       title: 'each statuses filter lists exactly the subscriptions and purchases in those states; the default is active (overdue included) and scheduled',
-      rules: ['LIST-STATUSES-FILTER', 'STATE-DEFAULT-ACTIVE-SCHEDULED', 'STATE-EXPIRED-ONLY-ON-REQUEST', 'LIST-STATUSES-PAST-DUE', 'STATE-PAST-DUE-NOT-A-STATUS', 'STATE-PAST-DUE-READS-ACTIVE'],
+      rules: ['LIST-STATUSES-FILTER', 'STATE-DEFAULT-ACTIVE-SCHEDULED', 'STATE-EXPIRED-ONLY-ON-REQUEST', 'LIST-STATUSES-PAST-DUE', 'STATE-PAST-DUE-NOT-A-STATUS', 'STATE-PAST-DUE-READS-ACTIVE', ...WALK_RULES, 'LIST-CUSTOMER-FILTER'],
       needs: ['control-plane', 'paid-attach'],
     },
     async (t) => {
@@ -134,9 +146,9 @@ export const statusesScenarios = [
       for (const planId of planIds.keys()) await attach(t, c, planId);
       for (const name of LISTINGS) {
         const rows = await walkRows(t, name, { customer_id: c, statuses: EVERY_STATUS });
-        t.precondition(`${name}: one active record of each of its plans`, () => {
-          expect(rows).toHaveLength(STATES.length);
-          expect(rows.map((row) => row.status)).toEqual(STATES.map(() => 'active'));
+        t.check('LIST-STATUSES-FILTER', () => {
+          expect(rows, `${name}: every status lists one record of each of its plans`).toHaveLength(STATES.length);
+          expect(rows.map((row) => row.status), `${name}: all active before their states are forced`).toEqual(STATES.map(() => 'active'));
         });
         for (const row of rows) await forceState(t, row.id, planIds.get(row.plan_id)!);
       }
@@ -152,7 +164,7 @@ export const statusesScenarios = [
           const extra = listed.filter((state) => !expected.includes(state));
           const missing = expected.filter((state) => !listed.includes(state));
           t.check(statusesRule(statuses, [...extra, ...missing]), () => expect(listed.sort(), `${what}: the records in exactly these states`).toEqual([...expected].sort()));
-          for (const row of rows) expectReadsAs(t, row, planIds.get(row.plan_id)!, `${what}, ${row.plan_id}`);
+          for (const row of rows) expectReadsAs(t, row, planIds.get(row.plan_id)!, `${what}, ${row.plan_id}`, rule);
         }
       }
     },
@@ -161,7 +173,7 @@ export const statusesScenarios = [
     {
       id: 'listings.replaced-plan-expired',
       title: 'a replaced main plan is expired: left out of the default listing, listed when statuses asks for expired',
-      rules: ['STATE-EXPIRED-ONLY-ON-REQUEST', 'LIST-STATUSES-FILTER'],
+      rules: ['STATE-EXPIRED-ONLY-ON-REQUEST', 'LIST-STATUSES-FILTER', ...WALK_RULES, 'LIST-CUSTOMER-FILTER'],
     },
     async (t) => {
       const [old, current] = await mainPlans(t, 2);
@@ -192,7 +204,7 @@ export const statusesScenarios = [
     async (t) => {
       const outOfEnum = [['canceled'], ['trialing'], ['ACTIVE'], ['pastdue'], ['active', 'paused']];
       for (const name of LISTINGS) {
-        for (const status of ['active', 'scheduled', 'past_due', 'expired'] as const) await listPage(t, name, { statuses: [status], limit: 1 });
+        for (const status of ['active', 'scheduled', 'past_due', 'expired'] as const) await listPage(t, name, { statuses: [status], limit: 1 }, 'LIST-STATUSES-ENUM');
         t.expectError(await t.client.call(name, { statuses: [], limit: 1 }), { rule: 'LIST-STATUSES-MIN-ONE' });
         for (const statuses of outOfEnum) t.expectError(await t.client.call(name, { statuses: statuses as ListingStatusFilter[], limit: 1 }), { rule: 'LIST-STATUSES-ENUM' });
       }
@@ -202,15 +214,18 @@ export const statusesScenarios = [
     {
       id: 'lifecycle.expiry-falls-due',
       title: 'a record due to expire in a day is listed by default until then, and no longer once its expiry has passed',
-      rules: ['STATE-EXPIRED-ONLY-ON-REQUEST'],
+      rules: ['STATE-EXPIRED-ONLY-ON-REQUEST', 'STATE-DEFAULT-ACTIVE-SCHEDULED'],
       needs: ['control-plane'],
     },
     async (t) => {
       const { customer, plan, held } = await holdFreePlan(t);
       const expiresAt = (await now(t)) + DAY;
       await t.control.call('records.force_state', { record_id: held.id, state: 'expired', at: expiresAt });
+      // The expiry the control plane set, through the setup read; that the record is still listed by default is the default listing's.
+      const due = await heldSubscription(t, customer.id, plan.id);
+      t.precondition('the record is due to expire in a day (customers.get)', () => expect(due?.expires_at).toBe(expiresAt));
       const before = await recordOf(t, customer.id, plan.id);
-      t.precondition('until its expiry the record is listed by default, active, with its expiry time', () => expect(before).toMatchObject({ status: 'active', expires_at: expiresAt }));
+      t.check('STATE-DEFAULT-ACTIVE-SCHEDULED', () => expect(before?.status, 'until its expiry the record is listed by default, active').toBe('active'));
       await t.control.call('clock.advance', { ms: 2 * DAY });
       const byDefault = await recordOf(t, customer.id, plan.id);
       t.check('STATE-EXPIRED-ONLY-ON-REQUEST', () => expect(byDefault, 'the default listing leaves the expired record out').toBeUndefined());
@@ -227,13 +242,12 @@ export const statusesScenarios = [
       const { customer, plan, held } = await holdFreePlan(t);
       const overdue = async () =>
         t.setup(await t.client.call('subscriptions.list', { customer_id: customer.id, plan_id: plan.id, statuses: ['past_due'] }), ['list']).list.map((record) => record.id);
+      // past_due matches overdue plans, and only those: before, while and after.
       const neverOverdue = await overdue();
-      // That the statuses filter filters at all is LIST-STATUSES-FILTER's.
-      t.precondition('before it is overdue, the plan does not match the past_due filter', () => expect(neverOverdue).toEqual([]));
+      t.check('LIST-STATUSES-PAST-DUE', () => expect(neverOverdue, 'before it is overdue, the plan does not match the past_due filter').toEqual([]));
       await t.control.call('records.force_state', { record_id: held.id, state: 'past_due' });
       const whileOverdue = await overdue();
-      // That an overdue plan matches is this rule's too, proven by listings.past-due-subscriptions above; here it is the premise.
-      t.precondition('while overdue, the plan matches the past_due filter', () => expect(whileOverdue).toEqual([held.id]));
+      t.check('LIST-STATUSES-PAST-DUE', () => expect(whileOverdue, 'while overdue, the plan matches the past_due filter').toEqual([held.id]));
       await t.control.call('records.force_state', { record_id: held.id, state: 'active' });
       const settled = await overdue();
       t.check('LIST-STATUSES-PAST-DUE', () => expect(settled, 'paid up, the plan is not overdue any more').toEqual([]));

@@ -14,6 +14,16 @@ export async function recordOf(t: T, customerId: string, planId: string) {
   return list.find((record) => record.plan_id === planId);
 }
 
+/**
+ * The customer's live subscription of the plan as the setup read customers.get shows it (with its
+ * record id): what a listing scenario's premises about state it built rest on, since no listing rule
+ * owns that read.
+ */
+export async function heldSubscription(t: T, customerId: string, planId: string) {
+  const { subscriptions } = t.setup(await t.client.call('customers.get', { customer_id: customerId }), ['subscriptions']);
+  return subscriptions.find((record) => record.plan_id === planId && record.status === 'active');
+}
+
 export async function now(t: T): Promise<number> {
   return (await t.control.call('clock.get', {})).now;
 }
@@ -35,28 +45,30 @@ export const LISTINGS: readonly ListName[] = ['subscriptions.list', 'purchases.l
 /** Every status a record can have: a listing with these holds every record, live or expired. */
 export const EVERY_STATUS: ListingStatusFilter[] = ['active', 'scheduled', 'expired'];
 
-/** A check of `rule` when the scenario declares it, otherwise a premise (the rule is proven elsewhere). */
-function checkOrPremise(t: T, rule: RuleId, what: string, assertion: () => void): void {
-  if (t.scenario.rules.includes(rule)) t.check(rule, assertion);
-  else t.precondition(what, assertion);
-}
+/*
+ * What a walk relies on is checked as the rule that states it, whichever scenario walks: a listing
+ * scenario's premises are all about the listing it reads, so none may be a precondition (checks.ts,
+ * "Preconditions"); a scenario that walks declares the rules its walk checks (WALK_RULES and the filters it uses).
+ */
+/** The rules every walk checks: its cursor moves on, and it lists each record once. */
+export const WALK_RULES = ['LIST-CURSOR-CONTINUES', 'LIST-WALK-EVERY-MATCH-ONCE'] as const;
 
 /** One page; a refusal FAILs `rule`, or blocks when the listing is only read here (setup). */
 export async function listPage<N extends ListName>(t: T, name: N, body: ListBody, rule?: RuleId): Promise<Page<N>> {
   // Both listings take the same body (RecordListRequest).
   const result = await t.client.call(name as ListName, body);
   const page = (rule === undefined ? t.setup(result, ['list']) : t.expectOk(result, rule)) as z.output<Ops[N]['response']>;
-  const rows = page.list as Row<N>[];
-  // A missing list, or a record without an id, cannot be walked: that is the shape rule's FAIL, and blocks here.
-  t.precondition(`${name}: a list of records with ids`, () => expect(rows.filter((row) => typeof row.id !== 'string')).toEqual([]));
-  return { rows, hasMore: page.has_more, nextCursor: page.next_cursor };
+  // A page without its list, has_more or next_cursor, or a record without an id, cannot be walked:
+  // that is the shape rule's FAIL, and what reads the missing field is BLOCKED by it (checks.ts,
+  // "Missing fields"). Any other deviation of the shape (a status outside the enum) is judged by the rules that read it.
+  return { rows: page.list as Row<N>[], hasMore: page.has_more, nextCursor: page.next_cursor };
 }
 
 /**
  * Every page of a listing, from `body.start_cursor` (the first page when absent) until has_more is
  * false. A walk that does not move on is charged by what it looks like: the first page answered
  * again for its own cursor (start_cursor ignored) is LIST-CURSOR-CONTINUES'; any other cursor already
- * followed lists records again, LIST-WALK-EVERY-MATCH-ONCE's (each a premise where not declared).
+ * followed lists records again, LIST-WALK-EVERY-MATCH-ONCE's (WALK_RULES).
  */
 export async function walk<N extends ListName>(t: T, name: N, body: ListBody, rule?: RuleId): Promise<Page<N>[]> {
   const pages: Page<N>[] = [];
@@ -66,7 +78,7 @@ export async function walk<N extends ListName>(t: T, name: N, body: ListBody, ru
     const page = await listPage(t, name, cursor === undefined ? body : { ...body, start_cursor: cursor }, rule);
     pages.push(page);
     if (!page.hasMore) return pages;
-    checkOrPremise(t, 'LIST-CURSOR-CONTINUES', `${name}: has_more is true, so next_cursor names the next page`, () =>
+    t.check('LIST-CURSOR-CONTINUES', () =>
       expect(page.nextCursor, `${name}: has_more is true, so next_cursor must name the next page`).not.toBeNull(),
     );
     if (followed.has(page.nextCursor!)) {
@@ -76,26 +88,30 @@ export async function walk<N extends ListName>(t: T, name: N, body: ListBody, ru
       const [stuck, what] = firstAgain
         ? (['LIST-CURSOR-CONTINUES', 'the page after the first cursor is the first page again: start_cursor is ignored'] as const)
         : (['LIST-WALK-EVERY-MATCH-ONCE', `page ${pages.length} answered a cursor already followed: the walk lists records again`] as const);
-      checkOrPremise(t, stuck, `${name}: the walk moves on`, () => expect.fail(`${name}: ${what}`));
+      t.check(stuck, () => expect.fail(`${name}: ${what}`));
     }
     followed.add(page.nextCursor!);
     cursor = page.nextCursor!;
   }
 }
 
-/** The rows of a walk; that it lists every record once is LIST-WALK-EVERY-MATCH-ONCE's (a premise where not declared). */
+/**
+ * The rows of a walk; that it lists every record once is LIST-WALK-EVERY-MATCH-ONCE's, that it keeps
+ * to the customer or the plan asked for LIST-CUSTOMER-FILTER's or LIST-PLAN-FILTER's: a scenario
+ * walking with those filters declares them.
+ */
 export async function walkRows<N extends ListName>(t: T, name: N, body: ListBody, rule?: RuleId): Promise<Row<N>[]> {
   const rows = (await walk(t, name, body, rule)).flatMap((page) => page.rows);
   const what = `${name} ${JSON.stringify(body)}`;
   expectNoDuplicates(t, rows, what);
   // The filters a walk relies on (rows without the field are the shape rule's, not judged here).
   if (body.customer_id !== undefined) {
-    checkOrPremise(t, 'LIST-CUSTOMER-FILTER', `${what}: the customer's records only`, () =>
+    t.check('LIST-CUSTOMER-FILTER', () =>
       expect(rows.filter((row) => row.customer_id !== undefined && row.customer_id !== body.customer_id).map(holdingOf), `${what}: records of other customers`).toEqual([]),
     );
   }
   if (body.plan_id !== undefined) {
-    checkOrPremise(t, 'LIST-PLAN-FILTER', `${what}: the plan's records only`, () =>
+    t.check('LIST-PLAN-FILTER', () =>
       expect(rows.filter((row) => row.plan_id !== body.plan_id).map(holdingOf), `${what}: records of other plans`).toEqual([]),
     );
   }
@@ -113,19 +129,18 @@ export function holdingOf(row: Row): string {
 
 export function expectNoDuplicates(t: T, rows: readonly Row[], what: string): void {
   const ids = rows.map((row) => row.id);
-  checkOrPremise(t, 'LIST-WALK-EVERY-MATCH-ONCE', `${what}: every record once`, () => expect(ids.filter((id, i) => ids.indexOf(id) !== i), `${what}: every record once`).toEqual([]));
+  t.check('LIST-WALK-EVERY-MATCH-ONCE', () => expect(ids.filter((id, i) => ids.indexOf(id) !== i), `${what}: every record once`).toEqual([]));
 }
 
-/** On every page: at most `limit` rows (a premise), and next_cursor null exactly when has_more is false (LIST-NEXT-CURSOR-NULL). */
+/**
+ * On every page: at most `limit` rows (a page "may hold fewer than limit rows", never more:
+ * LIST-SHORT-PAGES), and next_cursor null exactly when has_more is false (LIST-NEXT-CURSOR-NULL).
+ */
 export function expectPagesWellFormed(t: T, pages: readonly Page<ListName>[], limit: number, what: string): void {
-  t.precondition(`${what}: at most limit = ${limit} rows a page`, () => {
-    for (const page of pages) expect(page.rows.length).toBeLessThanOrEqual(limit);
+  t.check('LIST-SHORT-PAGES', () => {
+    pages.forEach((page, i) => expect(page.rows.length, `${what}, page ${i + 1}: at most limit = ${limit} rows`).toBeLessThanOrEqual(limit));
   });
-  // A page without either field is the record shape rule's deviation, not this one's.
-  t.precondition(`${what}: every page says has_more and next_cursor`, () => {
-    for (const page of pages) expect([page.hasMore, page.nextCursor]).not.toContain(undefined);
-  });
-  checkOrPremise(t, 'LIST-NEXT-CURSOR-NULL', `${what}: next_cursor is null on the last page`, () => {
+  t.check('LIST-NEXT-CURSOR-NULL', () => {
     pages.forEach((page, i) => expect(page.nextCursor === null, `${what}, page ${i + 1}: next_cursor is null exactly when has_more is false (has_more ${page.hasMore})`).toBe(!page.hasMore));
   });
 }
@@ -146,21 +161,19 @@ export function matchesStatuses(state: State, statuses: readonly ListingStatusFi
 
 /**
  * How a record in `state` reads: an overdue one status active (STATE-PAST-DUE-NOT-A-STATUS) and, for a
- * subscription, past_due true (STATE-PAST-DUE-READS-ACTIVE); any other its status and past_due false
- * (a premise: no rule of these scenarios is about it).
+ * subscription, past_due true (STATE-PAST-DUE-READS-ACTIVE); any other its status and past_due false,
+ * as a check of `rule`, the rule of the listing that listed it in that state.
  */
-export function expectReadsAs(t: T, row: Row, state: State, what: string): void {
+export function expectReadsAs(t: T, row: Row, state: State, what: string, rule: RuleId): void {
   if (state !== 'past_due') {
-    t.precondition(`${what} reads ${state}`, () => {
-      expect(row.status).toBe(state);
-      if ('past_due' in row) expect(row.past_due).toBe(false);
+    t.check(rule, () => {
+      expect(row.status, `${what}: status`).toBe(state);
+      if ('past_due' in row) expect(row.past_due, `${what}: past_due`).toBe(false);
     });
     return;
   }
-  checkOrPremise(t, 'STATE-PAST-DUE-NOT-A-STATUS', `${what}: an overdue record reads active`, () =>
-    expect(row.status, `${what}: status (past_due is not a status; an overdue record reads active)`).toBe('active'),
-  );
-  if ('past_due' in row) checkOrPremise(t, 'STATE-PAST-DUE-READS-ACTIVE', `${what}: past_due`, () => expect(row.past_due, `${what}: past_due`).toBe(true));
+  t.check('STATE-PAST-DUE-NOT-A-STATUS', () => expect(row.status, `${what}: status (past_due is not a status; an overdue record reads active)`).toBe('active'));
+  if ('past_due' in row) t.check('STATE-PAST-DUE-READS-ACTIVE', () => expect(row.past_due, `${what}: past_due`).toBe(true));
 }
 
 export async function forceState(t: T, recordId: string, state: State): Promise<void> {

@@ -16,22 +16,20 @@ async function holdersOf(t: T, customerId: string, planId: string): Promise<stri
 }
 
 /**
- * The refund mode goes by the reference's wire name, `refund_last_payment` (the document does not
- * show it): a target that reads no such field cannot refuse a value sent in it. Where the clock can
- * be moved and paid plans attach, a premise shows that the field is read: ten seconds into the
- * period, `full` and `prorated` refund different amounts (PREV-REFUND-WIRE's statement).
+ * The refund mode goes by a wire name the document does not show (the profile's, `refund_last_payment`
+ * by default), and the reference at HEAD strips it silently: before PREV-REFUND-MODE-ENUM (MUST)
+ * relies on it, the target must be seen reading it. Ten seconds into the period of a large price,
+ * `full` refunds more than the default (prorated) does; with the field left out both previews are
+ * the default. A target that does not read it makes the rule SKIP, naming the profile key.
  */
-async function expectRefundModeRead(t: T): Promise<void> {
-  if (!t.has('control-plane') || !t.has('paid-attach')) return;
-  const plan = await createPlan(t, monthly(50_000, { group: t.ns.id('grp') }));
-  const payer = await createCustomer(t);
-  await attach(t, payer.id, plan.id);
+async function requireRefundModeRead(t: T, customerId: string, planId: string): Promise<void> {
   await t.control.call('clock.advance', { ms: 10_000 });
-  const totals: number[] = [];
-  for (const refund_last_payment of ['prorated', 'full'] as const) {
-    totals.push(t.setup(await t.client.call('billing.preview_multi_update', { customer_id: payer.id, updates: cancelNow([plan.id]), refund_last_payment }), ['total']).total);
-  }
-  t.precondition('refund_last_payment is read: ten seconds into the period, full and prorated refunds differ', () => expect(Math.abs(totals[0]! - totals[1]!)).toBeGreaterThan(CENT));
+  await t.requireWireName('billing.preview_multi_update.refund_mode', async (send) => {
+    const body = { customer_id: customerId, updates: cancelNow([planId]), ...(send && { refund_last_payment: 'full' as const }) };
+    const { total } = t.setup(await t.client.call('billing.preview_multi_update', body), ['total']);
+    const prorated = t.setup(await t.client.call('billing.preview_multi_update', { customer_id: customerId, updates: cancelNow([planId]) }), ['total']).total;
+    return Math.abs(total - prorated) > CENT;
+  });
 }
 
 export const requestsScenarios = [
@@ -68,19 +66,16 @@ export const requestsScenarios = [
   scenario(
     {
       id: 'preview.request-validation',
-      title: 'billing.preview_multi_update refuses a missing customer_id or updates, an empty updates, an update without plan_id or cancel_action, and values outside the refund and cancel enums',
-      rules: ['PREV-REQUIRED-FIELDS', 'PREV-UPDATE-FIELDS', 'PREV-UPDATES-MIN-ONE', 'PREV-REFUND-MODE-ENUM', 'PREV-CANCEL-ACTION-ENUM'],
-      uses: ['control-plane', 'paid-attach'],
+      title: 'billing.preview_multi_update refuses a missing customer_id or updates, an empty updates, an update without plan_id or cancel_action, and a value outside the cancel enum',
+      rules: ['PREV-REQUIRED-FIELDS', 'PREV-UPDATE-FIELDS', 'PREV-UPDATES-MIN-ONE', 'PREV-CANCEL-ACTION-ENUM'],
     },
     async (t) => {
       const plan = await createPlan(t, { group: t.ns.id('grp') });
       const customer = await createCustomer(t);
       await attach(t, customer.id, plan.id);
       const valid = { customer_id: customer.id, updates: cancelNow([plan.id]) };
-      // The nearest valid requests are accepted (positive controls), so the refusals below are about their one defect.
-      for (const refund_last_payment of [undefined, 'prorated', 'full'] as const) {
-        t.setup(await t.client.call('billing.preview_multi_update', { ...valid, ...(refund_last_payment && { refund_last_payment }) }));
-      }
+      // The nearest valid request is accepted (positive control), so the refusals below are about their one defect.
+      t.setup(await t.client.call('billing.preview_multi_update', valid));
       type ValidationRule = Parameters<typeof t.check>[0];
       const expectRefused = async (why: string, body: Record<string, unknown>, rule: ValidationRule) => {
         const result = await t.client.call('billing.preview_multi_update', body as PreviewBody);
@@ -94,42 +89,66 @@ export const requestsScenarios = [
       await expectRefused('an update without plan_id', { customer_id: customer.id, updates: [{ cancel_action: 'cancel_immediately' }] }, 'PREV-UPDATE-FIELDS');
       const badAction = await t.client.call('billing.preview_multi_update', { ...valid, updates: [{ plan_id: plan.id, cancel_action: 'cancel_later' }] } as unknown as PreviewBody);
       t.expectError(badAction, { status: 400, code: 'invalid_inputs', rule: 'PREV-CANCEL-ACTION-ENUM' });
-
-      await expectRefundModeRead(t);
-      for (const mode of ['partial', 'PRORATED', '']) await expectRefused(`refund mode ${JSON.stringify(mode)}`, { ...valid, refund_last_payment: mode }, 'PREV-REFUND-MODE-ENUM');
+    },
+  ),
+  scenario(
+    {
+      id: 'preview.refund-mode-enum',
+      title: 'a refund mode outside prorated and full is refused, once the target is seen reading the field; prorated and full are accepted',
+      rules: ['PREV-REFUND-MODE-ENUM'],
+      // The probe that the field is read needs a paid plan and ten seconds of its period.
+      needs: ['control-plane', 'paid-attach'],
+    },
+    async (t) => {
+      const plan = await createPlan(t, monthly(50_000, { group: t.ns.id('grp') }));
+      const customer = await createCustomer(t);
+      await attach(t, customer.id, plan.id);
+      await requireRefundModeRead(t, customer.id, plan.id);
+      const valid = { customer_id: customer.id, updates: cancelNow([plan.id]) };
+      for (const refund_last_payment of ['prorated', 'full'] as const) t.setup(await t.client.call('billing.preview_multi_update', { ...valid, refund_last_payment }));
+      for (const mode of ['partial', 'PRORATED', '']) {
+        const result = await t.client.call('billing.preview_multi_update', { ...valid, refund_last_payment: mode } as unknown as PreviewBody);
+        t.check('PREV-REFUND-MODE-ENUM', () => expect(result.ok, `refund mode ${JSON.stringify(mode)} must be refused`).toBe(false));
+        t.expectError(result, { rule: 'PREV-REFUND-MODE-ENUM' });
+      }
     },
   ),
   scenario(
     {
       id: 'preview.update-refusals',
       title:
-        'the preview refuses an update of a plan the customer does not hold or no longer holds, cancel_end_of_cycle of a free or a one-off plan, and two updates of one plan; the nearest valid updates are accepted',
+        'the preview refuses an update of a plan the customer does not hold or no longer holds, cancel_end_of_cycle of a free (and, where paid plans attach, a one-off) plan, and two updates of one plan; the nearest valid updates are accepted',
       rules: ['PREV-TARGET-HELD', 'PREV-END-OF-CYCLE-NEEDS-CYCLE', 'PREV-ONE-UPDATE-PER-PLAN'],
-      needs: ['paid-attach'],
+      // None of the three needs a paid plan; a one-off and a monthly plan are added where they attach.
+      uses: ['paid-attach'],
     },
     async (t) => {
+      const paid = t.has('paid-attach');
       const free = await createPlan(t, { add_on: true });
-      const pack = await createPlan(t, { add_on: true, price: { amount: 5, interval: 'one_off' } });
-      const monthly = await createPlan(t, { add_on: true, price: { amount: 20, interval: 'month' } });
+      const otherFree = await createPlan(t, { add_on: true });
       const group = t.ns.id('grp');
-      const [replaced, replacing] = [await createPlan(t, { group, price: { amount: 10, interval: 'month' } }), await createPlan(t, { group, price: { amount: 15, interval: 'month' } })];
-      const never = await createPlan(t, { add_on: true, price: { amount: 20, interval: 'month' } });
+      const [replaced, replacing] = [await createPlan(t, { group }), await createPlan(t, { group })];
+      const never = await createPlan(t, { add_on: true });
+      const pack = paid ? await createPlan(t, { add_on: true, price: { amount: 5, interval: 'one_off' } }) : undefined;
+      const monthly = paid ? await createPlan(t, { add_on: true, price: { amount: 20, interval: 'month' } }) : undefined;
       const customer = await createCustomer(t);
-      for (const plan of [free, pack, monthly, replaced, replacing]) await attach(t, customer.id, plan.id);
-      const { list } = t.setup(await t.client.call('subscriptions.list', { customer_id: customer.id, limit: 200 }), ['list']);
-      t.precondition(`${replacing.id} replaced ${replaced.id} of its group`, () => expect(list.filter((sub) => sub.status === 'active').map((sub) => sub.plan_id)).not.toContain(replaced.id));
+      for (const plan of [free, otherFree, replaced, replacing, ...(pack ? [pack] : []), ...(monthly ? [monthly] : [])]) await attach(t, customer.id, plan.id);
+      // Through the setup read customers.get (the listings are not this part's); the replacement itself is PLAN-GROUP-EXCLUSIVE's.
+      const { subscriptions } = t.setup(await t.client.call('customers.get', { customer_id: customer.id }), ['subscriptions']);
+      t.precondition(`${replacing.id} replaced ${replaced.id} of its group`, () => expect(subscriptions.filter((sub) => sub.status === 'active').map((sub) => sub.plan_id)).not.toContain(replaced.id));
       type Update = { plan_id: string; cancel_action: 'cancel_immediately' | 'cancel_end_of_cycle' };
       const previewOf = async (...updates: Update[]) => t.client.call('billing.preview_multi_update', { customer_id: customer.id, updates: updates as [Update, ...Update[]] });
       const now = (plan: { id: string }): Update => ({ plan_id: plan.id, cancel_action: 'cancel_immediately' });
       const atCycleEnd = (plan: { id: string }): Update => ({ plan_id: plan.id, cancel_action: 'cancel_end_of_cycle' });
       // The nearest valid requests.
-      for (const plan of [free, pack, monthly, replacing]) t.setup(await previewOf(now(plan)));
-      t.setup(await previewOf(atCycleEnd(monthly)));
-      t.setup(await previewOf(now(monthly), now(replacing)));
+      for (const plan of [free, replacing, ...(pack ? [pack] : []), ...(monthly ? [monthly] : [])]) t.setup(await previewOf(now(plan)));
+      t.setup(await previewOf(now(free), now(otherFree)));
+      if (monthly) t.setup(await previewOf(atCycleEnd(monthly)));
 
       for (const plan of [never, replaced]) t.expectError(await previewOf(now(plan)), { rule: 'PREV-TARGET-HELD', status: 404, code: 'cus_product_not_found' });
-      for (const plan of [free, pack]) t.expectError(await previewOf(atCycleEnd(plan)), { rule: 'PREV-END-OF-CYCLE-NEEDS-CYCLE', status: 400 });
-      t.expectError(await previewOf(now(monthly), atCycleEnd(monthly)), { rule: 'PREV-ONE-UPDATE-PER-PLAN', status: 400, code: 'invalid_request' });
+      for (const plan of [free, ...(pack ? [pack] : [])]) t.expectError(await previewOf(atCycleEnd(plan)), { rule: 'PREV-END-OF-CYCLE-NEEDS-CYCLE', status: 400 });
+      t.expectError(await previewOf(now(free), now(free)), { rule: 'PREV-ONE-UPDATE-PER-PLAN', status: 400, code: 'invalid_request' });
+      if (monthly) t.expectError(await previewOf(now(monthly), atCycleEnd(monthly)), { rule: 'PREV-ONE-UPDATE-PER-PLAN', status: 400, code: 'invalid_request' });
     },
   ),
 ];

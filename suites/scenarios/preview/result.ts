@@ -17,23 +17,24 @@ function balanceState(balance: Pick<Balance, 'granted' | 'usage' | 'remaining'> 
 }
 
 /**
- * What a preview must not change, through documented reads: the customer's plans as
- * subscriptions.list shows them, and a balance check of each feature given. The reads prove
- * nothing themselves (setup); the comparison is PREV-NO-CHANGES'.
+ * What a preview must not change, through the documented read balances.check: the access and the
+ * balance of each feature the customer's plans grant (a plan cancelled, or its usage reset, shows
+ * there). PREV-NO-CHANGES is MUST, so it rests on no reference read (customers.get) and on no
+ * listing (not this part's). The reads prove nothing themselves (setup); the comparison is PREV-NO-CHANGES'.
  */
-async function snapshot(t: T, customerId: string, featureIds: readonly string[] = []) {
-  const { list } = t.setup(await t.client.call('subscriptions.list', { customer_id: customerId, limit: 200 }), ['list']);
+async function snapshot(t: T, customerId: string, featureIds: readonly string[]) {
   const checks = [];
   for (const feature_id of featureIds) {
     const check = t.setup(await t.client.call('balances.check', { customer_id: customerId, feature_id, required_balance: 0 }));
     checks.push({ feature_id, allowed: check.allowed, balance: balanceState(check.balance ?? null) });
   }
-  return {
-    plans: list
-      .map(({ plan_id, entity_id, status, past_due, canceled_at, expires_at, quantity }) => ({ plan_id, entity_id, status, past_due, canceled_at, expires_at, quantity }))
-      .sort((a, b) => a.plan_id.localeCompare(b.plan_id)),
-    checks,
-  };
+  return checks;
+}
+
+/** The customer's live subscription to a plan, as the setup read customers.get shows it (its period and trial). */
+async function heldRecord(t: T, customerId: string, planId: string) {
+  const { subscriptions } = t.setup(await t.client.call('customers.get', { customer_id: customerId }), ['subscriptions']);
+  return subscriptions.find((record) => record.plan_id === planId && record.status === 'active');
 }
 
 /** The amounts of a preview are in the major unit (CONV-MONEY-MAJOR-UNITS): cancelling refunds at most what the plans cost. */
@@ -122,15 +123,18 @@ export const resultScenarios = [
       uses: ['exclusive-tenant'],
     },
     async (t) => {
-      const month = await createPlan(t, monthly(20, { group: t.ns.id('grp') }));
-      const year = await createPlan(t, { add_on: true, price: { amount: 120, interval: 'year' } });
-      const free = await createPlan(t, { add_on: true });
+      // Each plan grants a feature of its own, so that a preview that cancelled it shows in a balance check.
+      const [units, yearFlag, freeFlag] = [await createFeature(t, 'consumable'), await createFeature(t, 'boolean'), await createFeature(t, 'boolean')];
+      const month = await createPlan(t, monthly(20, { group: t.ns.id('grp'), items: [{ feature_id: units.id, included: 10, reset: { interval: 'year' } }] }));
+      const year = await createPlan(t, { add_on: true, price: { amount: 120, interval: 'year' }, items: [{ feature_id: yearFlag.id }] });
+      const free = await createPlan(t, { add_on: true, items: [{ feature_id: freeFlag.id }] });
       const customer = await createCustomer(t);
       for (const plan of [month, year, free]) await attach(t, customer.id, plan.id);
-      const before = await snapshot(t, customer.id);
+      const granted = [units.id, yearFlag.id, freeFlag.id];
+      const before = await snapshot(t, customer.id, granted);
 
       const result = await preview(t, { customer_id: customer.id, updates: cancelNow([free.id, month.id, year.id]) }, 'PREV-RESULT-SHAPE');
-      const after = await snapshot(t, customer.id);
+      const after = await snapshot(t, customer.id, granted);
       t.check('PREV-NO-CHANGES', () => expect(after, 'the preview changed nothing').toEqual(before));
       expectConsistent(t, result, customer.id);
       t.check('PREV-FREE-PLANS-NO-ENTRY', () => expect(result.subscriptions.some((entry) => entry.plan_ids.includes(free.id)), 'the free plan has no entry').toBe(false));
@@ -148,7 +152,7 @@ export const resultScenarios = [
       const endOfCycle = await preview(t, { customer_id: customer.id, updates: [{ plan_id: month.id, cancel_action: 'cancel_end_of_cycle' }] }, 'PREV-CANCEL-ACTION-ENUM');
       expectConsistent(t, endOfCycle, customer.id);
       t.check('PREV-TOTAL-SUM', () => expect(endOfCycle.total, 'cancelling at the end of the cycle is due nothing today').toBe(0));
-      const afterBoth = await snapshot(t, customer.id);
+      const afterBoth = await snapshot(t, customer.id, granted);
       t.check('PREV-NO-CHANGES', () => expect(afterBoth, 'the previews changed nothing').toEqual(before));
     },
   ),
@@ -168,7 +172,7 @@ export const resultScenarios = [
       await attach(t, payer.id, plan.id);
       await attach(t, trialing.id, trialPlan.id);
       // The trial itself is PLAN-FREE-TRIAL-APPLIES's; here it is what the refund of a trial is measured against.
-      const trialRecord = t.setup(await t.client.call('subscriptions.list', { customer_id: trialing.id, plan_id: trialPlan.id }), ['list']).list[0];
+      const trialRecord = await heldRecord(t, trialing.id, trialPlan.id);
       t.precondition('the trial plan started on its free trial', () => expect(trialRecord?.trial_ends_at).toEqual(expect.any(Number)));
       const refund = async (customerId: string, held: Plan, mode?: 'prorated' | 'full') => {
         const result = await preview(t, { customer_id: customerId, updates: cancelNow([held.id]), ...(mode && { refund_last_payment: mode }) }, mode === undefined ? 'PREV-REFUND-MODE' : 'PREV-REFUND-WIRE');
@@ -177,9 +181,9 @@ export const resultScenarios = [
         return result.total;
       };
       const record = async (customerId: string, held: Plan) => {
-        const { list } = t.setup(await t.client.call('subscriptions.list', { customer_id: customerId, plan_id: held.id }), ['list']);
-        t.precondition(`subscriptions.list shows the one record of ${held.id}`, () => expect(list.length).toBe(1));
-        return { ...list[0]!, now: (await t.control.call('clock.get', {})).now };
+        const found = await heldRecord(t, customerId, held.id);
+        t.precondition(`customers.get shows the customer's record of ${held.id}`, () => expect(found).toBeDefined());
+        return { ...found!, now: (await t.control.call('clock.get', {})).now };
       };
       /**
        * The prorated refund lies between the unused shares at the clock readings taken before and
