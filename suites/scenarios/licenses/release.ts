@@ -6,15 +6,15 @@ import { expect } from 'vitest';
 import { createEntity, createLicensePool, licenseEntities, type LicenseSetup, scenario, type T } from '../../support.ts';
 import { assignSeats, type AttachItem, expectPool, holders, licenseRecordsOf, pool, releaseLicenses, sorted, without } from './support.ts';
 
-/** Setup: releases `entityIds` and requires, as a precondition, that their seats are back in the pool and they no longer hold the license. */
+/** Releases `entityIds` and requires that their seats are back in the pool and they no longer hold the license: LIC-RELEASE-FREES-SEAT's, which the scenario carries. */
 async function releaseSeats(t: T, setup: LicenseSetup, entityIds: readonly string[]): Promise<void> {
   const before = await pool(t, setup);
   t.setup(await releaseLicenses(t, setup, entityIds));
   const after = await pool(t, setup);
   const held = await holders(t, setup);
-  t.precondition(`${entityIds.length} released entities gave their seats back and no longer hold the license`, () => {
-    expect(after?.remaining).toBe((before?.remaining ?? Number.NaN) + entityIds.length);
-    expect(held.filter((id) => entityIds.includes(id))).toEqual([]);
+  t.check('LIC-RELEASE-FREES-SEAT', () => {
+    expect(after?.remaining, `the ${entityIds.length} released seats are back in the pool`).toBe((before?.remaining ?? Number.NaN) + entityIds.length);
+    expect(held.filter((id) => entityIds.includes(id)), 'the released entities no longer hold the license').toEqual([]);
   });
 }
 
@@ -23,7 +23,7 @@ export const releaseScenarios = [
     {
       id: 'licenses.release-ends-license',
       title: 'licenses.release takes the license from the entity and returns its seat to the pool; the entity itself stays',
-      rules: ['STATE-LICENSE-ATTACH-RELEASE', 'LIC-RELEASE-FREES-SEAT', 'LIC-RELEASE-SHAPE', 'LIC-ASSIGNMENTS-LIST', 'LIC-POOL-USAGE', 'LIC-POOL-REMAINING'],
+      rules: ['STATE-LICENSE-ATTACH-RELEASE', 'LIC-RELEASE-FREES-SEAT', 'LIC-RELEASE-SHAPE', 'LIC-ASSIGNMENTS-LIST', 'LIC-POOL-USAGE', 'LIC-POOL-REMAINING', 'LIC-ATTACH-BATCH'],
     },
     async (t) => {
       const setup = await createLicensePool(t, 3);
@@ -58,7 +58,7 @@ export const releaseScenarios = [
     {
       id: 'licenses.release-unassigned',
       title: 'licenses.release refuses an entity holding no license of the plan (never assigned, or released already) with 400 invalid_request, and releases nothing',
-      rules: ['LIC-RELEASE-UNASSIGNED'],
+      rules: ['LIC-RELEASE-UNASSIGNED', 'LIC-RELEASE-FREES-SEAT', 'LIC-ATTACH-BATCH'],
     },
     async (t) => {
       const rule = 'LIC-RELEASE-UNASSIGNED';
