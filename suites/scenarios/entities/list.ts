@@ -181,7 +181,10 @@ export const listScenarios = [
       const create = async (entityId: string) =>
         t.setup(await t.client.call('entities.create', { customer_id: customer.id, entity_id: entityId, feature_id: seat.id, name: `Entity ${entityId}` }), ['id', 'created_at']);
       const earlier = await create(`${base}b`);
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      // 5 ms of wall time between the two creations. Not a timer: against an in-process target, scenarios run side by
+      // side as one unbroken chain of promises, and a timer fires only once that chain pauses (it starved past the
+      // scenario's 30 s timeout in the meta-tests under load). A blocking wait of 5 ms holds up nothing that matters.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
       const later = await create(`${base}a`);
       t.precondition('the second entity was created later', () => expect(later.created_at).toBeGreaterThan(earlier.created_at));
       const { list } = await listPage(t, { customer_id: customer.id }, 'ENT-LIST-ORDER');
