@@ -270,7 +270,7 @@ export const poolsScenarios = [
     {
       id: 'entities.delete-frees-only-its-seat',
       title: "deleting one of two licensed entities frees its seat only: the pool's usage drops by one, and the other entity stays assigned",
-      rules: ['LIC-POOL-USAGE', 'LIC-ATTACH-SKIP-ASSIGNED'],
+      rules: ['LIC-POOL-USAGE', 'LIC-ATTACH-SKIP-ASSIGNED', 'LIC-ATTACH-BATCH'],
     },
     async (t) => {
       const pool = await createLicensePool(t, 3);
@@ -281,7 +281,8 @@ export const poolsScenarios = [
         const { list } = t.setup(await t.client.call('licenses.list', { customer_id: pool.customerId }), ['list']);
         return list.find((p) => p.license_plan_id === pool.licensePlan.id)?.usage;
       };
-      await assign([gone, kept]);
+      // That both entities hold a seat is LIC-ATTACH-BATCH's; that they use two seats, LIC-POOL-USAGE's.
+      await assignSeats(t, pool, [gone, kept].map((entity) => ({ entity_id: entity.id, name: entity.name ?? entity.id })));
       const before = await usage();
       t.check('LIC-POOL-USAGE', () => expect(before, 'two assigned entities use two seats').toBe(2));
       t.setup(await t.client.call('entities.delete', { customer_id: pool.customerId, entity_id: gone.id }));

@@ -74,10 +74,15 @@ export async function holders(t: T, setup: LicenseSetup): Promise<string[]> {
   return licenseHolders(t, setup.customerId, setup.licensePlan.id);
 }
 
-/** The entities of `customerId` holding an active record of `licensePlanId`, sorted, as entities.list (documented) shows them. */
+/**
+ * The entities of `customerId` holding an active record of `licensePlanId`, sorted, as entities.list
+ * (documented) shows them; only that customer's, whatever else the listing holds (its customer filter
+ * is ENT-CUSTOMER-FILTER's, not the license rules').
+ */
 export async function licenseHolders(t: T, customerId: string, licensePlanId: string): Promise<string[]> {
   const { list } = t.setup(await t.client.call('entities.list', { customer_id: customerId, limit: 200 }), ['list']);
   return list
+    .filter((entity) => entity.customer_id === customerId)
     .filter((entity) => (entity.subscriptions ?? []).some((subscription) => subscription.plan_id === licensePlanId && subscription.status === 'active'))
     .map((entity) => entity.id)
     .sort();
