@@ -1,7 +1,7 @@
 /** Scenarios of entities.delete. */
 import { expect } from 'vitest';
 import { attach, createCustomer, createEntity, createFeature, createPlan, scenario } from '../../support.ts';
-import { listIds, requirePlanFilter, requireSearch } from './support.ts';
+import { listIds, plansHeld, requirePlanFilter, requireSearch } from './support.ts';
 
 export const deleteScenarios = [
   scenario(
@@ -37,16 +37,22 @@ export const deleteScenarios = [
     {
       id: 'entities.delete-filters',
       title: "After entities.delete, neither the plan the entity held nor search finds it, and its plan does not pass to its customer (the sibling entity does not match it)",
-      rules: ['ENT-DELETE', 'ENT-PLAN-FILTER-DIRECT', 'ENT-SEARCH', 'ENT-CUSTOMER-FILTER'],
+      rules: ['ENT-DELETE', 'ENT-PLAN-FILTER-DIRECT', 'ENT-SEARCH', 'ENT-CUSTOMER-FILTER', 'BILL-ATTACH-ENTITY'],
     },
     async (t) => {
       const seat = await createFeature(t, 'allocated');
       const customer = await createCustomer(t);
       const doomed = await createEntity(t, customer.id, seat.id, 'Doomed');
-      await createEntity(t, customer.id, seat.id, 'Kept');
+      const kept = await createEntity(t, customer.id, seat.id, 'Kept');
       const ownPlan = await createPlan(t, { add_on: true });
       const unheld = await createPlan(t, { add_on: true });
       await attach(t, customer.id, ownPlan.id, { entity_id: doomed.id });
+      // That the attach gave the plan to that entity only is BILL-ATTACH-ENTITY's (read through entities.get): the filter checks rest on it.
+      const [doomedPlans, keptPlans] = [await plansHeld(t, customer.id, doomed.id), await plansHeld(t, customer.id, kept.id)];
+      t.check('BILL-ATTACH-ENTITY', () => {
+        expect(doomedPlans, `billing.attach with entity_id gave ${ownPlan.id} to ${doomed.id}`).toContain(ownPlan.id);
+        expect(keptPlans, 'and not to its sibling (nor to its customer)').not.toContain(ownPlan.id);
+      });
       // Both filters' wire names are not shown: the target must read them before the MUST rules rest on them.
       await requirePlanFilter(t, customer.id, unheld.id);
       await requireSearch(t, customer.id, t.ns.id('nobody').replace(/_/g, ''));
