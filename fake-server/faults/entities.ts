@@ -27,7 +27,7 @@ function rewriteEntities(names: readonly OperationName[], rewrite: (entity: Enti
 }
 
 /** entities.list with the real filters, except that `matches` decides the filter `field` instead. */
-function listReplacing<F extends 'plans' | 'search'>(
+function listReplacing<F extends 'plans' | 'search' | 'processors'>(
   field: F,
   matches: (ctx: DomainContext, row: EntityRow, value: NonNullable<ListInput[F]>, input: ListInput) => boolean,
 ): HandlerOverrides {
@@ -202,8 +202,10 @@ export const entitiesFaults: readonly Fault[] = [
   },
   {
     rule: 'ENT-PROCESSOR-FILTER',
-    breaks: "processors is ignored: entities are listed whatever their customer's processor",
-    input: rewriteBody('entities.list', ({ processors: _processors, ...body }) => body),
+    // Not "processors is ignored": a target that ignores the field cannot be told from one that reads it under
+    // another name, which the wire-name probe makes SKIP (spec/wire-names.ts); this one reads it, and matches wrongly.
+    breaks: 'processors [stripe] also lists the entities of customers without any processor (none counts as Stripe)',
+    handlers: listReplacing('processors', (_ctx, _row, processors) => processors.includes('stripe')),
   },
   {
     rule: 'ENT-PROCESSORS-WIRE',

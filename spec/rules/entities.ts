@@ -140,7 +140,7 @@ export const entitiesRules = [
     part: 'entities',
     section: ENTITIES_LIST,
     quote: 'including plans inherited from parent customers or attached directly to entities',
-    operations: ['entities.list', 'billing.attach', 'licenses.attach'],
+    operations: ['entities.list'],
   },
   {
     id: 'ENT-PLAN-FILTER-VERSION',

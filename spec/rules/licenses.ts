@@ -64,7 +64,7 @@ export const licensesRules = [
     part: 'licenses',
     section: LIST,
     quote: "Lists a customer's license pools and available seats.",
-    operations: ['licenses.list', 'plans.create', 'billing.attach'],
+    operations: ['licenses.list'],
   },
   {
     id: 'LIC-LIST-REQUIRED-FIELDS',

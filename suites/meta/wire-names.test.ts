@@ -3,6 +3,8 @@
  * fake: a profile's `wireNames` renames the field on the wire; before a MUST rule relies on one, the
  * probe (`requireWireName`) shows that the target reads it, and a target that does not read it under
  * the configured name is SKIP with the profile key to set, never FAIL.
+ * The suite's own scenarios whose MUST rules rest on such a name (the entities.list filters) are run
+ * both ways too.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +16,10 @@ import { ErrorBody } from '../../spec/common.ts';
 import { operations } from '../../spec/operations.ts';
 import { testSeed } from '../../fixtures/random.ts';
 import { createTarget, loadConfig, runScenario } from '../framework/index.ts';
-import { createCustomer, createEntity, createFeature, LEDGER, scenario, type ConformanceTarget } from '../support.ts';
+import { ruleById } from '../../spec/rules/catalogue.ts';
+import type { WireNameKey } from '../../spec/wire-names.ts';
+import { SCENARIOS } from '../scenarios/index.ts';
+import { createCustomer, createEntity, createFeature, LEDGER, PROBES, scenario, type ConformanceTarget } from '../support.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'conformance-wire-names-'));
 let served: Awaited<ReturnType<typeof serve>>;
@@ -32,12 +37,12 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** A target of the fake under a profile with these wire names. */
-async function targetWith(wireNames: Record<string, string>): Promise<ConformanceTarget> {
+/** A target of the fake (capabilities probed) under a profile with these wire names, granting `capabilities`. */
+async function targetWith(wireNames: Record<string, string>, capabilities: readonly string[] = []): Promise<ConformanceTarget> {
   const profile = join(dir, `profile-${targets.length}.json`);
-  writeFileSync(profile, JSON.stringify({ capabilities: [], wireNames }));
+  writeFileSync(profile, JSON.stringify({ capabilities, wireNames }));
   const config = loadConfig({ env: { CONFORMANCE_PROFILE: profile } });
-  const target = await createTarget({ operations, errorBody: ErrorBody, config, run: { baseUrl: served.url, apiKey, seed: testSeed(), salt: `profile-${targets.length}`, kind: 'fake' }, retry: false, ...LEDGER });
+  const target = await createTarget({ operations, errorBody: ErrorBody, config, run: { baseUrl: served.url, apiKey, seed: testSeed(), salt: `profile-${targets.length}`, kind: 'fake' }, retry: false, ...LEDGER, probes: PROBES });
   targets.push(target);
   return target;
 }
@@ -79,3 +84,52 @@ describe('wire names from the profile', () => {
     }
   });
 });
+
+/** A scenario of the suite, by id. */
+function suiteScenario(id: string) {
+  const found = SCENARIOS.find((candidate) => candidate.id === id);
+  if (found === undefined) throw new Error(`no scenario ${id}`);
+  return found;
+}
+
+/** Each scenario, the wire name its MUST rules rest on, and those rules. */
+const RESTING_ON_WIRE_NAMES: readonly { scenario: string; key: WireNameKey; rules: readonly string[] }[] = [
+  { scenario: 'entities.list-plan-filter', key: 'entities.list.plan_filter', rules: ['ENT-PLAN-FILTER-INHERITED', 'ENT-PLAN-FILTER-DIRECT'] },
+  { scenario: 'entities.list-plan-version', key: 'entities.list.plan_filter', rules: ['ENT-PLAN-FILTER-VERSION', 'ENT-PLAN-FILTER-INHERITED'] },
+  { scenario: 'entities.list-statuses', key: 'entities.list.plan_filter', rules: ['ENT-STATUSES-DEFAULT', 'ENT-PLAN-FILTER-INHERITED'] },
+  { scenario: 'entities.list-replaced-plan', key: 'entities.list.plan_filter', rules: ['ENT-STATUSES-DEFAULT'] },
+  { scenario: 'entities.list-search', key: 'entities.list.search', rules: ['ENT-SEARCH'] },
+  { scenario: 'entities.list-processors', key: 'entities.list.processor_type', rules: ['ENT-PROCESSOR-FILTER'] },
+  { scenario: 'entities.delete-filters', key: 'entities.list.plan_filter', rules: ['ENT-PLAN-FILTER-DIRECT', 'ENT-SEARCH'] },
+  { scenario: 'entities.delete-filters', key: 'entities.list.search', rules: ['ENT-PLAN-FILTER-DIRECT', 'ENT-SEARCH'] },
+];
+
+describe('the suite’s entities.list filters whose wire names interface.md does not show', () => {
+  it('are MUST rules that rest on those names', () => {
+    for (const { rules } of RESTING_ON_WIRE_NAMES) for (const rule of rules) expect(ruleById.get(rule)?.level, rule).toBe('MUST');
+  });
+
+  it('with the reference’s names (the default profile), the probe passes and the MUST rules are checked and PASS', async () => {
+    const target = await targetWith({}, ['control-plane']);
+    for (const scenario of new Set(RESTING_ON_WIRE_NAMES.map((entry) => entry.scenario))) {
+      const outcome = await runScenario(suiteScenario(scenario), target, { timeoutMs: 30_000 });
+      for (const { rules } of RESTING_ON_WIRE_NAMES.filter((entry) => entry.scenario === scenario)) {
+        for (const rule of rules) expect(outcome.verdicts[rule], `${scenario}: ${rule}`).toMatchObject({ status: 'PASS' });
+      }
+    }
+  }, 120_000);
+
+  it.each(RESTING_ON_WIRE_NAMES)('$scenario under a profile naming $key as a field the target does not read: SKIP naming the key, no FAIL', async ({ scenario, key, rules }) => {
+    const outcome = await runScenario(suiteScenario(scenario), await targetWith({ [key]: 'not_read_here' }, ['control-plane']), { timeoutMs: 30_000 });
+    for (const rule of rules) {
+      expect(outcome.verdicts[rule], `${scenario}: ${rule}`).toMatchObject({
+        status: 'SKIP',
+        message: expect.stringContaining(`interface.md does not show this wire name; set wireNames.${key} in the profile`),
+      });
+    }
+    expect(Object.entries(outcome.verdicts).filter(([, verdict]) => verdict.status === 'FAIL' || verdict.status === 'ERROR')).toEqual([]);
+    const sent = outcome.evidence.filter((exchange) => exchange.label === 'entities.list').flatMap((exchange) => Object.keys(exchange.request.body as object));
+    expect(sent).toContain('not_read_here');
+  }, 60_000);
+});
+

@@ -1,7 +1,8 @@
 /**
  * Conformance scenarios of the billing.attach setup endpoint. What the attach did is read through
- * documented operations (subscriptions.list, balances.check, entities.list), so that a fault of a
- * reference read (customers.get, entities.get) is never charged to billing.attach.
+ * documented operations that every target serves (entities.list, balances.check; not
+ * subscriptions.list, which the 2.3.0 reference does not serve), so that a fault of a reference read
+ * (customers.get, entities.get) is never charged to billing.attach.
  */
 import { expect } from 'vitest';
 import { createCustomer, createEntity, createFeature, createPlan, scenario } from '../../support.ts';
@@ -15,6 +16,7 @@ export const attachScenarios = [
     },
     async (t) => {
       const messages = await createFeature(t, 'consumable');
+      const seat = await createFeature(t, 'allocated');
       const plan = await createPlan(t, { group: t.ns.id('grp'), items: [{ feature_id: messages.id, included: 100, reset: { interval: 'month' } }] });
       const customer = await createCustomer(t);
 
@@ -22,12 +24,12 @@ export const attachScenarios = [
       const result = t.expectOk(await t.client.call('billing.attach', { customer_id: customer.id, plan_id: plan.id }), 'BILL-ATTACH-FREE');
       t.check('BILL-ATTACH-FREE', () => expect(result.payment_url ?? null, 'a free plan needs no payment').toBeNull());
 
-      const records = t.setup(await t.client.call('subscriptions.list', { customer_id: customer.id, plan_id: plan.id }), ['list']);
+      // The customer's plans as an entity of it inherits them (entities.list embeds them with their status).
+      const entity = await createEntity(t, customer.id, seat.id);
+      const { list } = t.setup(await t.client.call('entities.list', { customer_id: customer.id }), ['list']);
+      const inherited = list.find((listed) => listed.id === entity.id)?.subscriptions ?? [];
       t.check('BILL-ATTACH-FREE', () =>
-        expect(
-          records.list.filter((record) => record.plan_id === plan.id && record.customer_id === customer.id).map(({ status }) => status),
-          'the customer holds the plan, active',
-        ).toEqual(['active']),
+        expect(inherited.filter((record) => record.plan_id === plan.id).map(({ status }) => status), 'the customer holds the plan, active (its entity inherits it)').toEqual(['active']),
       );
       const balance = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: messages.id, required_balance: 0 }), ['balance']);
       t.check('BILL-ATTACH-FREE', () => expect(balance.balance, "and the plan's balance").toMatchObject({ granted: 100, usage: 0, remaining: 100 }));

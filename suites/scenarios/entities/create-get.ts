@@ -7,7 +7,7 @@ import { expect } from 'vitest';
 import { EmbeddedSubscription } from '../../../spec/listings.ts';
 import type { Exchange } from '../../framework/evidence.ts';
 import { attach, createCustomer, createEntity, createFeature, createPlan, MONTHLY, readBalance, scenario, type T } from '../../support.ts';
-import { entitiesById, entityCatalogue, expectCodedError, listIds, namedEntity, planIds } from './support.ts';
+import { entitiesById, entityCatalogue, listIds, namedEntity, planIds } from './support.ts';
 
 /** Exactly the documented fields of the embedded subscriptions of a listing, read from its raw JSON (the client's parse drops unknown keys). */
 function expectEmbeddedFieldsOnly(t: T, listing: Exchange | undefined): void {
@@ -28,7 +28,7 @@ export const createGetScenarios = [
     {
       id: 'entities.create-get-hydration',
       title: 'entities.create and entities.get answer the entity with its own plans and those of its customer, with the balances both grant; entities.list shows the same',
-      rules: ['ENT-CREATE', 'ENT-DETAIL-SHAPE', 'ENT-GET', 'ENT-OWN-PLANS-BALANCES', 'ENT-BALANCES-MAP', 'ENT-EMBEDDED-SUBSCRIPTION-FIELDS', 'ENT-LIST-SHAPE'],
+      rules: ['ENT-CREATE', 'ENT-DETAIL-SHAPE', 'ENT-GET', 'ENT-OWN-PLANS-BALANCES', 'ENT-BALANCES-MAP', 'ENT-EMBEDDED-SUBSCRIPTION-FIELDS', 'ENT-LIST-SHAPE', 'ENT-CUSTOMER-FILTER'],
     },
     async (t) => {
       const { seat, messages, flag } = await entityCatalogue(t);
@@ -107,7 +107,7 @@ export const createGetScenarios = [
       const seat = await createFeature(t, 'allocated');
       const owner = await createCustomer(t);
       const entity = await namedEntity(t, owner.id, seat.id, 'Original');
-      expectCodedError(t, await t.client.call('entities.create', { customer_id: owner.id, entity_id: entity.id, feature_id: seat.id, name: 'Impostor' }), {
+      t.expectError(await t.client.call('entities.create', { customer_id: owner.id, entity_id: entity.id, feature_id: seat.id, name: 'Impostor' }), {
         status: 409,
         code: 'entity_already_exists',
       });

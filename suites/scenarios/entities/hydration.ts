@@ -4,6 +4,7 @@
  */
 import { expect } from 'vitest';
 import { attach, createCustomer, createEntity, createFeature, createPlan, MONTHLY, scenario } from '../../support.ts';
+import { forceState, recordIdOf } from './support.ts';
 
 export const hydrationScenarios = [
   scenario(
@@ -23,7 +24,7 @@ export const hydrationScenarios = [
       await attach(t, customer.id, own.id, { entity_id: entity.id });
       const { list } = t.setup(await t.client.call('entities.list', { customer_id: customer.id }), ['list']);
       const listed = list.find((candidate) => candidate.id === entity.id);
-      t.precondition('entities.list of the customer lists the entity', () => expect(listed).toBeDefined());
+      t.check('ENT-OWN-PLANS-BALANCES', () => expect(listed, `entities.list of ${customer.id} lists ${entity.id}, with the plans it holds`).toBeDefined());
       t.check('ENT-OWN-PLANS-BALANCES', () =>
         expect(listed!.subscriptions.map((subscription) => subscription.plan_id).sort(), 'its own plan and the inherited one, once each').toEqual([inherited.id, own.id].sort()),
       );
@@ -47,7 +48,7 @@ export const hydrationScenarios = [
       const entity = await createEntity(t, customer.id, seat.id);
       const { list } = t.setup(await t.client.call('entities.list', { customer_id: customer.id }), ['list']);
       const listed = list.find((candidate) => candidate.id === entity.id);
-      t.precondition('entities.list of the customer lists the entity', () => expect(listed).toBeDefined());
+      t.check('ENT-OWN-PLANS-BALANCES', () => expect(listed, `entities.list of ${customer.id} lists ${entity.id}, with the plans it holds`).toBeDefined());
       t.check('ENT-OWN-PLANS-BALANCES', () => {
         expect(listed!.subscriptions.map((record) => record.plan_id), 'the recurring plan, and only it, among the subscriptions').toEqual([recurring.id]);
         expect(listed!.purchases.map((record) => (record as { plan_id?: string }).plan_id), 'the one-off plan, and only it, among the purchases').toEqual([pack.id]);
@@ -69,16 +70,16 @@ export const hydrationScenarios = [
       const customer = await createCustomer(t);
       const entity = await createEntity(t, customer.id, seat.id);
       for (const plan of [active, scheduled]) await attach(t, customer.id, plan.id, { entity_id: entity.id });
-      const { list: records } = t.setup(await t.client.call('subscriptions.list', { customer_id: customer.id, entity_id: entity.id, plan_id: scheduled.id }), ['list']);
-      t.precondition(`the entity holds ${scheduled.id}`, () => expect(records).toHaveLength(1));
-      const forced = await t.control.call('records.force_state', { record_id: records[0]!.id, state: 'scheduled' });
-      t.precondition(`the record of ${scheduled.id} is scheduled`, () => expect(forced.status).toBe('scheduled'));
+      await forceState(t, await recordIdOf(t, customer.id, scheduled.id, entity.id), 'scheduled');
       const { list } = t.setup(await t.client.call('entities.list', { customer_id: customer.id }), ['list']);
       const listed = list.find((candidate) => candidate.id === entity.id);
-      t.precondition('entities.list of the customer lists the entity', () => expect(listed).toBeDefined());
-      // The map keyed by feature_id is ENT-BALANCES-MAP's: a premise here.
-      t.precondition("the active plan's feature is in the entity's balances, under its id", () => expect(listed!.balances[now.id]?.granted).toBe(5));
-      t.check('ENT-OWN-PLANS-BALANCES', () => expect(listed!.balances[later.id] ?? null, "the scheduled plan's feature is not, yet").toBeNull());
+      // Balances found by feature_id, not by their key: how the map is keyed is ENT-BALANCES-MAP's.
+      const granted = (feature: string) => Object.values(listed?.balances ?? {}).find((balance) => balance.feature_id === feature)?.granted ?? null;
+      t.check('ENT-OWN-PLANS-BALANCES', () => {
+        expect(listed, `entities.list of ${customer.id} lists ${entity.id}, with the balances it holds`).toBeDefined();
+        expect(granted(now.id), "the active plan's feature is in the entity's balances").toBe(5);
+      });
+      t.check('ENT-OWN-PLANS-BALANCES', () => expect(granted(later.id), "the scheduled plan's feature is not, yet").toBeNull());
     },
   ),
 ];

@@ -5,7 +5,8 @@
  */
 import { expect } from 'vitest';
 import { activeLicensePlansOf, attach, createLicensePool, createPlan, createSeatHolder, requireLicenseLinks, scenario, type T } from '../../support.ts';
-import { pool, poolOf } from './support.ts';
+import { checkAs } from '../entities/support.ts';
+import { poolOf } from './support.ts';
 
 /**
  * An entity whose seat came from a parent plan that was then replaced by another plan offering the
@@ -23,9 +24,9 @@ async function seatFromSuccessor(t: T) {
   const attachMember = () => t.client.call('licenses.attach', { customer_id: setup.customerId, plan_id: setup.licensePlan.id, entities: [{ entity_id: setup.member.id, name: setup.member.id }] });
   t.setup(await attachMember());
   const pool = await poolOf(t, setup.customerId, setup.licensePlan.id);
-  t.precondition("the entity holds a seat of the successor's pool", () => {
-    expect(pool?.parent_plan_id).toBe(successor.id);
-    expect(seatsUsed(pool, 1)).toBe(true);
+  checkAs(t, 'LIC-ATTACH-BATCH', "the entity holds a seat of the successor's pool", () => {
+    expect(pool?.parent_plan_id, "the customer's pool is the successor's").toBe(successor.id);
+    expect(seatsUsed(pool, 1), `the attach took one seat of the successor's pool (usage ${pool?.usage}, remaining ${pool?.remaining})`).toBe(true);
   });
   return { ...setup, successor, attachMember };
 }
@@ -50,12 +51,14 @@ export const parentPlansScenarios = [
       const setup = await createLicensePool(t, 2);
       t.precondition('the parent plan has a group', () => expect(setup.parentPlan.group).toBeTruthy());
       const successor = await createPlan(t, { group: setup.parentPlan.group! });
-      const before = await poolOf(t, setup.customerId, setup.licensePlan.id);
-      t.precondition('the parent plan offers its pool before it is replaced', () => expect(before).toBeDefined());
+      // The parent plan offers its pool before it is replaced (poolOf: exactly one).
+      await poolOf(t, setup.customerId, setup.licensePlan.id);
       await attach(t, setup.customerId, successor.id);
-      // That the successor replaced the parent plan is PLAN-GROUP-EXCLUSIVE's; here it is the premise.
-      const held = t.setup(await t.client.call('subscriptions.list', { customer_id: setup.customerId, plan_id: setup.parentPlan.id }), ['list']);
-      t.precondition(`${successor.id} replaced ${setup.parentPlan.id} (one main plan per group)`, () => expect(held.list.filter((record) => record.status === 'active')).toEqual([]));
+      // That the successor replaced the parent plan is PLAN-GROUP-EXCLUSIVE's; here it is the premise, read through customers.get (which no rule here owns).
+      const held = t.setup(await t.client.call('customers.get', { customer_id: setup.customerId }), ['subscriptions']);
+      t.precondition(`${successor.id} replaced ${setup.parentPlan.id} (one main plan per group)`, () =>
+        expect(held.subscriptions.filter((record) => record.plan_id === setup.parentPlan.id && record.status === 'active')).toEqual([]),
+      );
       const { list } = t.setup(await t.client.call('licenses.list', { customer_id: setup.customerId }), ['list']);
       t.check('LIC-LIST-CUSTOMER-POOLS', () =>
         expect(list.map((p) => p.parent_plan_id), `the pool of ${setup.parentPlan.id}, replaced by ${successor.id}, is no longer the customer's`).not.toContain(setup.parentPlan.id),
@@ -66,16 +69,17 @@ export const parentPlansScenarios = [
     {
       id: 'billing.replaced-parent-revokes-seats',
       title: 'replacing the parent plan that offers a pool revokes the seats assigned from it: the entity no longer holds the license plan',
-      rules: ['LIC-PARENT-END-REVOKES-SEATS'],
+      rules: ['LIC-PARENT-END-REVOKES-SEATS', 'LIC-ATTACH-BATCH'],
     },
     async (t) => {
       const setup = await createSeatHolder(t, 2);
       const successor = await createPlan(t, { group: setup.parentPlan.group ?? undefined });
-      await attach(t, setup.customerId, successor.id);
-      const { list } = t.setup(await t.client.call('subscriptions.list', { customer_id: setup.customerId }), ['list']);
-      // That the successor replaced the parent is PLAN-GROUP-EXCLUSIVE's.
-      t.precondition('the parent plan was replaced', () => 
-        expect(list.filter((record) => record.status === 'active' && [setup.parentPlan.id, successor.id].includes(record.plan_id)).map((record) => record.plan_id)).toEqual([successor.id]),
+      // Ending the parent plan by attaching another of its group is this rule's step: its answer is the rule's.
+      t.expectOk(await t.client.call('billing.attach', { customer_id: setup.customerId, plan_id: successor.id }), 'LIC-PARENT-END-REVOKES-SEATS');
+      // That the successor replaced the parent is PLAN-GROUP-EXCLUSIVE's, read through customers.get (which no rule here owns).
+      const { subscriptions } = t.setup(await t.client.call('customers.get', { customer_id: setup.customerId }), ['subscriptions']);
+      t.precondition('the parent plan was replaced', () =>
+        expect(subscriptions.filter((record) => record.status === 'active' && [setup.parentPlan.id, successor.id].includes(record.plan_id)).map((record) => record.plan_id)).toEqual([successor.id]),
       );
       const after = await activeLicensePlansOf(t, setup, setup.member.id);
       t.check('LIC-PARENT-END-REVOKES-SEATS', () => expect(after, 'the seat went with the parent plan').toEqual([]));
@@ -85,7 +89,7 @@ export const parentPlansScenarios = [
     {
       id: 'licenses.assigned-again-after-parent-replaced',
       title: "an entity assigned from a replacing parent plan's pool, after the replaced parent's pool took its first seat, is skipped when attached once more",
-      rules: ['LIC-ATTACH-SKIP-ASSIGNED', 'LIC-ATTACH-ALL-ASSIGNED-OK'],
+      rules: ['LIC-ATTACH-SKIP-ASSIGNED', 'LIC-ATTACH-ALL-ASSIGNED-OK', 'LIC-ATTACH-BATCH', 'LIC-LIST-CUSTOMER-POOLS'],
     },
     async (t) => {
       const { customerId, licensePlan, attachMember } = await seatFromSuccessor(t);
@@ -101,7 +105,7 @@ export const parentPlansScenarios = [
     {
       id: 'licenses.released-after-parent-replaced',
       title: "an entity assigned from a replacing parent plan's pool, after the replaced parent's pool took its first seat, can be released",
-      rules: ['LIC-RELEASE-FREES-SEAT'],
+      rules: ['LIC-RELEASE-FREES-SEAT', 'LIC-ATTACH-BATCH', 'LIC-LIST-CUSTOMER-POOLS'],
     },
     async (t) => {
       const { customerId, licensePlan, member } = await seatFromSuccessor(t);

@@ -7,15 +7,6 @@ import { expect } from 'vitest';
 import { attach, createCustomer, createEntity, createFeature, createLicensePool, createPlan, licenseEntities, requireLicenseLinks, scenario, type T } from '../../support.ts';
 import { assignSeats, type AttachItem, attachLicenses, expectPool, licenseHolders, pool, poolOf, without } from './support.ts';
 
-/** The entity IDs holding an active assignment of `licensePlanId` under `customerId` (setup read). */
-async function assignedUnder(t: T, customerId: string, licensePlanId: string): Promise<string[]> {
-  const { list } = t.setup(await t.client.call('licenses.list_assignments', { customer_id: customerId, plan_id: licensePlanId }), ['list']);
-  return list
-    .filter((assignment) => assignment.ended_at == null)
-    .map((assignment) => assignment.entity_id)
-    .sort();
-}
-
 /** Active assignments as `[entity_id, license_plan_id]` pairs, sorted, for a licenses.list_assignments filter (setup read). */
 async function assignmentPairs(t: T, filter: { customer_id: string; entity_id?: string; plan_id?: string }): Promise<string[][]> {
   const { list } = t.setup(await t.client.call('licenses.list_assignments', filter), ['list']);
@@ -79,7 +70,7 @@ export const poolsScenarios = [
     {
       id: 'licenses.list-with-entity',
       title: 'licenses.list with the entity_id of an assigned or an unassigned entity lists the same customer pools as without it',
-      rules: ['LIC-LIST-ENTITY-SAME-POOLS', 'LIC-LIST-SHAPE'],
+      rules: ['LIC-LIST-ENTITY-SAME-POOLS', 'LIC-LIST-SHAPE', 'LIC-LIST-CUSTOMER-POOLS', 'LIC-ATTACH-BATCH'],
     },
     async (t) => {
       const setup = await createLicensePool(t, 3);
@@ -87,10 +78,8 @@ export const poolsScenarios = [
       await assignSeats(t, setup, [member]);
       const outsider = await createEntity(t, setup.customerId, setup.seatFeature.id);
 
-      const withoutEntity = t.setup(await t.client.call('licenses.list', { customer_id: setup.customerId }), ['list']).list;
-      t.precondition('the customer has its one pool, one seat used', () =>
-        expect(withoutEntity).toMatchObject([{ license_plan_id: setup.licensePlan.id, usage: 1, remaining: 2 }]),
-      );
+      const withoutEntity = t.expectOk(await t.client.call('licenses.list', { customer_id: setup.customerId }), 'LIC-LIST-CUSTOMER-POOLS').list;
+      t.check('LIC-LIST-CUSTOMER-POOLS', () => expect(withoutEntity.map((pool) => pool.license_plan_id), "licenses.list shows the customer's one pool").toEqual([setup.licensePlan.id]));
       for (const [entityId, which] of [
         [member.entity_id, 'an assigned entity'],
         [outsider.id, 'an entity holding no license'],
@@ -157,7 +146,7 @@ export const poolsScenarios = [
     {
       id: 'billing.no-seats-no-pool',
       title: 'a license link with no included seats, attached without license_quantities, makes no pool; its sibling link with a seat does',
-      rules: ['LIC-POOL-NEEDS-SEATS'],
+      rules: ['LIC-POOL-NEEDS-SEATS', 'LIC-LIST-CUSTOMER-POOLS'],
     },
     async (t) => {
       const flag = await createFeature(t, 'boolean');
@@ -175,7 +164,7 @@ export const poolsScenarios = [
       const { list } = t.setup(await t.client.call('licenses.list', { customer_id: customer.id }), ['list']);
       const pooled = list.filter((pool) => pool.parent_plan_id === parent.id).map((pool) => pool.license_plan_id);
       // The link with a seat is the positive control: its pool is listed (LIC-LIST-CUSTOMER-POOLS').
-      t.precondition('the link with an included seat makes a pool', () => expect(pooled).toContain(seated.id));
+      t.check('LIC-LIST-CUSTOMER-POOLS', () => expect(pooled, "licenses.list shows the pool of the link with an included seat").toContain(seated.id));
       t.check('LIC-POOL-NEEDS-SEATS', () => expect(pooled, 'the link with no seat makes none').not.toContain(seatless.id));
     },
   ),
@@ -183,7 +172,7 @@ export const poolsScenarios = [
     {
       id: 'licenses.two-customers-one-parent-plan',
       title: "two customers on the same parent plan: seats assigned under one never move the other's usage or remaining, neither can assign the other's entity, and releasing the other's entity fails and changes nothing",
-      rules: ['LIC-POOL-USAGE', 'LIC-POOL-REMAINING', 'ENT-OWN-PLANS-BALANCES', 'LIC-RELEASE-UNASSIGNED'],
+      rules: ['LIC-POOL-USAGE', 'LIC-POOL-REMAINING', 'ENT-OWN-PLANS-BALANCES', 'LIC-RELEASE-UNASSIGNED', 'LIC-ATTACH-BATCH', 'LIC-LIST-CUSTOMER-POOLS'],
     },
     async (t) => {
       const setup = await createLicensePool(t, 3);
@@ -202,7 +191,7 @@ export const poolsScenarios = [
 
       t.setup(await attachAs(setup.customerId, mine.id));
       const afterMine = await state();
-      t.precondition('the setup attach took effect', () => expect(afterMine.holders).toEqual([[mine.id], []]));
+      t.check('LIC-ATTACH-BATCH', () => expect(afterMine.holders, 'the attach assigned the entity of its customer, and no other').toEqual([[mine.id], []]));
       t.check('LIC-POOL-USAGE', () => {
         expect(afterMine.pools[0], 'the assigning customer uses one seat').toMatchObject({ usage: 1 });
         expect(afterMine.pools[1], "a seat assigned under one customer is not in the other's usage").toMatchObject({ usage: 0 });
@@ -213,7 +202,7 @@ export const poolsScenarios = [
       t.expectError(await attachAs(setup.customerId, theirs.id), { rule: 'ENT-OWN-PLANS-BALANCES' });
       t.setup(await attachAs(other.id, theirs.id)); // the nearest valid request: the same entity through its own customer
       const before = await state();
-      t.precondition("the other customer's own attach took effect", () => expect(before.holders).toEqual([[mine.id], [theirs.id]]));
+      t.check('LIC-ATTACH-BATCH', () => expect(before.holders, "the other customer's own attach assigned its entity").toEqual([[mine.id], [theirs.id]]));
       // Through the first customer, the other's entity holds no license of the plan: the reference refuses that (LIC-RELEASE-UNASSIGNED).
       const release = await t.client.call('licenses.release', { customer_id: setup.customerId, license_plan_id: plan, entity_ids: [theirs.id] });
       t.check('LIC-RELEASE-UNASSIGNED', () => expect(release.ok, "releasing the other customer's entity fails").toBe(false));
@@ -225,7 +214,7 @@ export const poolsScenarios = [
     {
       id: 'licenses.entity-holding-two-license-plans',
       title: "an entity holding two license plans of one customer: each attach consumes a seat of its own pool only, a release leaves the other pool alone, list_assignments filters by plan and by entity, and a license plan no pool offers is refused",
-      rules: ['LIC-POOL-USAGE', 'LIC-ATTACH-CAPACITY', 'LIC-ASSIGNMENTS-LIST'],
+      rules: ['LIC-POOL-USAGE', 'LIC-ATTACH-CAPACITY', 'LIC-ASSIGNMENTS-LIST', 'LIC-ATTACH-BATCH', 'LIC-LIST-CUSTOMER-POOLS'],
     },
     async (t) => {
       const seatFeature = await createFeature(t, 'allocated');
@@ -250,11 +239,13 @@ export const poolsScenarios = [
 
       t.setup(await attachTo(first.id, [both.id, onlyFirst.id]));
       t.setup(await attachTo(second.id, [both.id]));
-      const [heldFirst, heldSecond] = [await assignedUnder(t, customer.id, first.id), await assignedUnder(t, customer.id, second.id)];
-      t.precondition('the setup attaches took effect', () => expect([heldFirst, heldSecond]).toEqual([[both.id, onlyFirst.id].sort(), [both.id]]));
-      await t.check('LIC-POOL-USAGE', async () => {
-        expect(await usage(second.id), 'an entity holding the first license plan takes a seat of the second when attached to it').toBe(1);
-        expect(await usage(first.id), "attaching to the second pool leaves the first pool's usage alone").toBe(2);
+      // Read through entities.list (documented), not list_assignments (the reference's): LIC-ATTACH-BATCH is MUST.
+      const [heldFirst, heldSecond] = [await licenseHolders(t, customer.id, first.id), await licenseHolders(t, customer.id, second.id)];
+      t.check('LIC-ATTACH-BATCH', () => expect([heldFirst, heldSecond], 'each attach assigned its entities the license plan it named').toEqual([[both.id, onlyFirst.id].sort(), [both.id]]));
+      const [usedSecond, usedFirst] = [await usage(second.id), await usage(first.id)];
+      t.check('LIC-POOL-USAGE', () => {
+        expect(usedSecond, 'an entity holding the first license plan takes a seat of the second when attached to it').toBe(1);
+        expect(usedFirst, "attaching to the second pool leaves the first pool's usage alone").toBe(2);
       });
       await t.check('LIC-ASSIGNMENTS-LIST', async () => {
         const byKey = (pairs: string[][]) => pairs.sort((a, b) => a.join().localeCompare(b.join()));
@@ -268,9 +259,8 @@ export const poolsScenarios = [
       t.setup(
         await t.client.call('licenses.release', { customer_id: customer.id, license_plan_id: first.id, entity_ids: [both.id] }),
       );
-      await t.check('LIC-POOL-USAGE', async () => {
-        expect(await usage(second.id), "releasing one license plan leaves the entity's other seat in use").toBe(1);
-      });
+      const usedAfterRelease = await usage(second.id);
+      t.check('LIC-POOL-USAGE', () => expect(usedAfterRelease, "releasing one license plan leaves the entity's other seat in use").toBe(1));
 
       // No pool of the customer offers this license plan: there is no capacity for it at all.
       t.expectError(await attachTo(unoffered.id, [onlyFirst.id]), { rule: 'LIC-ATTACH-CAPACITY' });
@@ -280,7 +270,7 @@ export const poolsScenarios = [
     {
       id: 'entities.delete-frees-only-its-seat',
       title: "deleting one of two licensed entities frees its seat only: the pool's usage drops by one, and the other entity stays assigned",
-      rules: ['LIC-POOL-USAGE', 'LIC-ATTACH-SKIP-ASSIGNED'],
+      rules: ['LIC-POOL-USAGE', 'LIC-ATTACH-SKIP-ASSIGNED', 'LIC-ATTACH-BATCH'],
     },
     async (t) => {
       const pool = await createLicensePool(t, 3);
@@ -291,9 +281,10 @@ export const poolsScenarios = [
         const { list } = t.setup(await t.client.call('licenses.list', { customer_id: pool.customerId }), ['list']);
         return list.find((p) => p.license_plan_id === pool.licensePlan.id)?.usage;
       };
-      await assign([gone, kept]);
+      // That both entities hold a seat is LIC-ATTACH-BATCH's; that they use two seats, LIC-POOL-USAGE's.
+      await assignSeats(t, pool, [gone, kept].map((entity) => ({ entity_id: entity.id, name: entity.name ?? entity.id })));
       const before = await usage();
-      t.precondition('both entities hold a seat', () => expect(before).toBe(2));
+      t.check('LIC-POOL-USAGE', () => expect(before, 'two assigned entities use two seats').toBe(2));
       t.setup(await t.client.call('entities.delete', { customer_id: pool.customerId, entity_id: gone.id }));
       const { list: left } = t.setup(await t.client.call('entities.list', { customer_id: pool.customerId }), ['list']);
       // That the deleted entity is gone is ENT-DELETE's.

@@ -2,15 +2,17 @@
 import { expect } from 'vitest';
 import type { RuleId } from '../../../spec/rules/catalogue.ts';
 import { createEntity, type LicenseSetup, type T } from '../../support.ts';
+import { checkAs } from '../entities/support.ts';
 
 /**
- * One customer's pool of `licensePlanId` as licenses.list shows it (a read that is setup here); that
- * the customer has exactly one such pool is a precondition (LIC-LIST-CUSTOMER-POOLS proves it).
+ * One customer's pool of `licensePlanId` as licenses.list shows it; that the customer has exactly one
+ * such pool is LIC-LIST-CUSTOMER-POOLS's, a check where the scenario carries it (every scenario
+ * whose rules own licenses.list does), a premise elsewhere.
  */
 export async function poolOf(t: T, customerId: string, licensePlanId: string) {
   const { list } = t.setup(await t.client.call('licenses.list', { customer_id: customerId }), ['list']);
   const pools = list.filter((p) => p.license_plan_id === licensePlanId);
-  t.precondition(`licenses.list of ${customerId} shows one pool of ${licensePlanId}`, () => expect(pools).toHaveLength(1));
+  checkAs(t, 'LIC-LIST-CUSTOMER-POOLS', `licenses.list of ${customerId} shows one pool of ${licensePlanId}`, () => expect(pools, `licenses.list of ${customerId} shows one pool of ${licensePlanId}`).toHaveLength(1));
   return pools[0];
 }
 
@@ -72,24 +74,31 @@ export async function holders(t: T, setup: LicenseSetup): Promise<string[]> {
   return licenseHolders(t, setup.customerId, setup.licensePlan.id);
 }
 
-/** The entities of `customerId` holding an active record of `licensePlanId`, sorted, as entities.list (documented) shows them. */
+/**
+ * The entities of `customerId` holding an active record of `licensePlanId`, sorted, as entities.list
+ * (documented) shows them; only that customer's, whatever else the listing holds (its customer filter
+ * is ENT-CUSTOMER-FILTER's, not the license rules').
+ */
 export async function licenseHolders(t: T, customerId: string, licensePlanId: string): Promise<string[]> {
   const { list } = t.setup(await t.client.call('entities.list', { customer_id: customerId, limit: 200 }), ['list']);
   return list
+    .filter((entity) => entity.customer_id === customerId)
     .filter((entity) => (entity.subscriptions ?? []).some((subscription) => subscription.plan_id === licensePlanId && subscription.status === 'active'))
     .map((entity) => entity.id)
     .sort();
 }
 
 /**
- * Setup: assigns `items` (licenses.attach only builds state here) and requires, as a precondition,
- * that they hold the license afterwards, so a batch the target mishandles blocks rather than fails
- * the scenario's own rules.
+ * Assigns `items` (licenses.attach builds state here) and requires that they hold the license
+ * afterwards: LIC-ATTACH-BATCH's, a check where the scenario carries it (every scenario whose rules
+ * own licenses.attach does), so a batch the target mishandles FAILs that rule and blocks the rest.
  */
 export async function assignSeats(t: T, setup: LicenseSetup, items: readonly AttachItem[]): Promise<void> {
   t.setup(await attachLicenses(t, setup, items));
   const held = await holders(t, setup);
-  t.precondition(`${items.length} attached entities hold the license`, () => expect(held).toEqual(expect.arrayContaining(items.map((item) => item.entity_id))));
+  checkAs(t, 'LIC-ATTACH-BATCH', `${items.length} attached entities hold the license`, () =>
+    expect(held, `the ${items.length} entities of the batch hold the license`).toEqual(expect.arrayContaining(items.map((item) => item.entity_id))),
+  );
 }
 
 /**
