@@ -2,10 +2,6 @@
  * The conformance scenarios against the reference-like target (target.ts), in-process: the verdict
  * issue 17 requires for every case of "What was found", rule by rule, and no FAIL except where the
  * reference truly deviates from interface.md (TRUE_DEVIATIONS, each with its reason).
- *
- * PENDING_SCENARIO_FIXES is temporary: the rules whose scenarios are being fixed on other branches,
- * with the verdict they give today. A pending rule is held to today's verdict, and the test fails as
- * soon as it meets its target, so the lead removes the entry when the fix merges.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ruleById, type RuleId } from '../../../spec/rules/catalogue.ts';
@@ -38,7 +34,7 @@ const TARGETS: Partial<Record<RuleId, Target>> = {
   'FEAT-CREDIT-SCHEMA-VALID': { verdict: NOT_FAIL, why: 'the reference accepts a boolean feature in a credit schema (exchange 161)' },
   'FEAT-CREDIT-SCHEMA-WIRE': { verdict: NOT_FAIL, why: 'which of two credit systems a check draws from is stated nowhere' },
   // Misattributed BLOCKED: the real deviation FAILs, named
-  'ENT-DELETE': { verdict: ['FAIL'], message: /deleted entity is not matched by the plan it held/, why: "after entities.delete the entity's plan stays at customer level, so a sibling matches the plan filter (exchanges 162-165)" },
+  'ENT-DELETE': { verdict: ['FAIL'], message: /does not pass to its customer/, why: "after entities.delete the entity's plan stays at customer level, so a sibling matches the plan filter (exchanges 162-165)" },
   'CHECK-ENTITY-ID-NULL': { verdict: ['FAIL'], message: /entity_id/, why: "balances.check's own missing entity_id, not plans.create's" },
   'CHECK-BALANCES-MAP': { verdict: ['FAIL'], message: /balances/, why: "balances.check's own missing balances map (DIFF-CHECK-BALANCES-MAP-MISSING)" },
   'CHECK-BALANCES-LINKED-CREDIT-SYSTEM': { verdict: ['FAIL'], message: /balances map/, why: "decided on balances.check's own answer, never BLOCKED by plans.create" },
@@ -88,17 +84,8 @@ const TRUE_DEVIATIONS: Partial<Record<RuleId, string>> = {
   'REF-UPDATE-NULL-REMOVES': 'referral_programs.update refuses null (DIFF-REFERRAL-UPDATE-NULL-REJECTED, exchanges 119, 120)',
 };
 
-/**
- * TEMPORARY. Rules whose scenarios are being fixed on other branches, with the verdict they give on
- * this branch today. Remove an entry when its fix merges (the test says which).
- */
-const PENDING_SCENARIO_FIXES: Partial<Record<RuleId, { readonly branch: string; readonly today: RuleStatus }>> = {
-  'ENT-STATUSES-DEFAULT': { branch: 'r2-entities', today: 'BLOCKED' },
-  'LIC-PARENT-END-REVOKES-SEATS': { branch: 'r2-entities', today: 'SKIP' },
-};
-
-/** Rules that (beyond TARGETS) must end PASS once their pending fix is in: they do not test what the reference lacks. */
-const PASS_ONCE_FIXED: readonly RuleId[] = ['ERR-BODY-SHAPE', 'PLAN-ADD-ON-ALONGSIDE', 'PLAN-ARCHIVED-NOT-ATTACHABLE', 'PLAN-AUTO-ENABLE', 'PREV-NO-CHANGES', 'LIC-PARENT-END-REVOKES-SEATS', 'REF-UPDATE-SETS-FIELDS', 'REF-UPDATE-CHECKOUT-NEEDS-PLANS'];
+/** Rules that (beyond TARGETS) must PASS: they do not test what the reference lacks, and their scenarios once reached it through what it does not serve. */
+const MUST_PASS: readonly RuleId[] = ['ERR-BODY-SHAPE', 'PLAN-ADD-ON-ALONGSIDE', 'PLAN-ARCHIVED-NOT-ATTACHABLE', 'PLAN-AUTO-ENABLE', 'PREV-NO-CHANGES', 'LIC-PARENT-END-REVOKES-SEATS', 'REF-UPDATE-SETS-FIELDS', 'REF-UPDATE-CHECKOUT-NEEDS-PLANS'];
 
 interface Decided {
   readonly status: RuleStatus;
@@ -137,26 +124,17 @@ describe('the conformance scenarios against the reference-like target (issue 17)
 
   it.each(Object.entries(TARGETS))('%s: the verdict issue 17 requires', (rule, target) => {
     const decided = verdicts.get(rule);
-    const pending = PENDING_SCENARIO_FIXES[rule as RuleId];
     const meetsTarget = decided !== undefined && target.verdict.includes(decided.status) && (target.message === undefined || target.message.test(decided.message));
-    if (pending !== undefined) {
-      expect(meetsTarget, `${rule} now meets its target (${target.verdict.join(' or ')}); remove it from PENDING_SCENARIO_FIXES (${pending.branch})`).toBe(false);
-      expect(decided?.status, `${describeVerdict(rule, decided)}; pending on ${pending.branch}`).toBe(pending.today);
-      return;
-    }
     expect(meetsTarget, `${describeVerdict(rule, decided)}; required ${target.verdict.join(' or ')}${target.message ? ` matching ${target.message}` : ''}: ${target.why}`).toBe(true);
   });
 
-  it.each(PASS_ONCE_FIXED)('%s: PASS once its pending fix is in', (rule) => {
+  it.each(MUST_PASS)('%s: PASS', (rule) => {
     const decided = verdicts.get(rule);
-    const pending = PENDING_SCENARIO_FIXES[rule];
-    if (pending === undefined) return expect(decided?.status, describeVerdict(rule, decided)).toBe('PASS');
-    expect(decided?.status === 'PASS', `${rule} now PASSes; remove it from PENDING_SCENARIO_FIXES (${pending.branch})`).toBe(false);
-    expect(decided?.status, `${describeVerdict(rule, decided)}; pending on ${pending.branch}`).toBe(pending.today);
+    expect(decided?.status, describeVerdict(rule, decided)).toBe('PASS');
   });
 
   it('listing rules are SKIP (not served, or a capability the reference lacks), never BLOCKED or FAIL', () => {
-    const listings = [...verdicts].filter(([rule]) => ruleById.get(rule)?.part === 'listings' && PENDING_SCENARIO_FIXES[rule as RuleId] === undefined);
+    const listings = [...verdicts].filter(([rule]) => ruleById.get(rule)?.part === 'listings');
     expect(listings.length).toBeGreaterThan(12);
     expect(listings.filter(([, d]) => !LISTING_VERDICT.includes(d.status)).map(([rule, d]) => describeVerdict(rule, d))).toEqual([]);
     // Each SKIPs for the first need the reference does not meet: the listings not served, or a capability it lacks (paid-attach, control-plane).
@@ -166,17 +144,17 @@ describe('the conformance scenarios against the reference-like target (issue 17)
   });
 
   it('every true deviation of the reference FAILs', () => {
-    const missed = Object.keys(TRUE_DEVIATIONS).filter((rule) => verdicts.get(rule)?.status !== 'FAIL' && PENDING_SCENARIO_FIXES[rule as RuleId] === undefined);
+    const missed = Object.keys(TRUE_DEVIATIONS).filter((rule) => verdicts.get(rule)?.status !== 'FAIL');
     expect(missed.map((rule) => `${describeVerdict(rule, verdicts.get(rule))} (expected FAIL: ${TRUE_DEVIATIONS[rule as RuleId]})`)).toEqual([]);
   });
 
   it('no other rule FAILs, and nothing ends in ERROR', () => {
-    const unexpected = [...verdicts].filter(([rule, d]) => (d.status === 'FAIL' && TRUE_DEVIATIONS[rule as RuleId] === undefined && PENDING_SCENARIO_FIXES[rule as RuleId]?.today !== 'FAIL') || d.status === 'ERROR');
+    const unexpected = [...verdicts].filter(([rule, d]) => (d.status === 'FAIL' && TRUE_DEVIATIONS[rule as RuleId] === undefined) || d.status === 'ERROR');
     expect(unexpected.map(([rule, d]) => describeVerdict(rule, d))).toEqual([]);
   });
 
   it('no MUST rule FAILs except on a deviation of the reference', () => {
-    const must = [...verdicts].filter(([rule, d]) => d.status === 'FAIL' && ruleById.get(rule)?.level === 'MUST' && TRUE_DEVIATIONS[rule as RuleId] === undefined && PENDING_SCENARIO_FIXES[rule as RuleId] === undefined);
+    const must = [...verdicts].filter(([rule, d]) => d.status === 'FAIL' && ruleById.get(rule)?.level === 'MUST' && TRUE_DEVIATIONS[rule as RuleId] === undefined);
     expect(must.map(([rule, d]) => describeVerdict(rule, d))).toEqual([]);
   });
 });
