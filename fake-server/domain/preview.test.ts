@@ -189,6 +189,7 @@ describe('billing.preview_multi_update', () => {
     const ctx = setup();
     callHandler(ctx, 'features.create', { feature_id: 'calls', name: 'Calls', type: 'metered', consumable: true });
     callHandler(ctx, 'features.create', { feature_id: 'tokens', name: 'Tokens', type: 'metered', consumable: true });
+    callHandler(ctx, 'features.create', { feature_id: 'notes', name: 'Notes', type: 'metered', consumable: true });
     const usage = (extra: object) => ({ included: 10, reset: { interval: 'month' as const }, price: { interval: 'month' as const, billing_method: 'usage_based' as const, ...extra } });
     callHandler(ctx, 'plans.create', {
       plan_id: 'metered',
@@ -196,6 +197,7 @@ describe('billing.preview_multi_update', () => {
       add_on: true,
       price: { amount: 30, interval: 'month' },
       items: [
+        { feature_id: 'notes', included: 5, reset: { interval: 'month' } },
         { feature_id: 'calls', ...usage({ amount: 0.5 }) },
         { feature_id: 'tokens', ...usage({ tiers: [{ to: 100, amount: 1 }, { to: 'inf', amount: 0.5 }], billing_units: 50 }) },
       ],
@@ -205,6 +207,8 @@ describe('billing.preview_multi_update', () => {
     const cancelNow = () => preview(ctx, ['metered']);
     track('calls', 10);
     track('tokens', 10);
+    // An item without a price lets no usage past its 5 (overflow forces it): nothing is billed for it.
+    callHandler(ctx, 'balances.track', { customer_id: 'c', feature_id: 'notes', value: 9, overage_behavior: 'overflow' });
     expect(cancelNow().total, 'within the included amount only the base price comes back').toBe(-30);
 
     track('calls', 7);

@@ -162,7 +162,7 @@ function overageOf(grant: GrantRow): number {
 function overageLines(ctx: DomainContext, record: RecordRow): LineItem[] {
   return ctx.store.grantsOfRecord(record.id).flatMap((grant) => {
     const overage = overageOf(grant);
-    const amount = roundMoney(usageCharge(grant.price!, overage));
+    const amount = overage > 0 ? roundMoney(usageCharge(grant.price!, overage)) : 0;
     if (amount === 0) return [];
     const name = ctx.store.features.get(grant.featureId)?.name ?? grant.featureId;
     return [
