@@ -6,7 +6,7 @@ import { testSeed } from '../../fixtures/random.ts';
 import { type Operations, operations } from '../../spec/operations.ts';
 import type { DomainContext } from './context.ts';
 import { runDue } from './lifecycle.ts';
-import { roundMoney } from './preview.ts';
+import { roundMoney, usageCharge } from './preview.ts';
 import { callHandler, domainErrorCode, testContext } from './testing.ts';
 
 const DAY = 86_400_000;
@@ -59,6 +59,51 @@ describe('roundMoney', () => {
         expect(Math.abs(roundMoney(amount) - amount)).toBeLessThanOrEqual(0.005 + 1e-9);
       }),
       { seed: testSeed(), numRuns: 200 },
+    );
+  });
+});
+
+describe('usageCharge', () => {
+  const perUnit = { amount: 0.5, billing_units: 1 };
+  const tiers = [
+    { to: 10, amount: 3 },
+    { to: 'inf' as const, amount: 2 },
+  ];
+
+  it('charges nothing for no usage beyond the included amount, the amount per unit otherwise', () => {
+    expect(usageCharge(perUnit, 0)).toBe(0);
+    expect(usageCharge(perUnit, -4)).toBe(0);
+    expect(usageCharge(perUnit, 7)).toBe(3.5);
+  });
+
+  it('rounds the overage up to whole billing-unit packages, each costing the amount', () => {
+    const packs = { amount: 2, billing_units: 100 };
+    expect(usageCharge(packs, 1)).toBe(2);
+    expect(usageCharge(packs, 100)).toBe(2);
+    expect(usageCharge(packs, 101)).toBe(4);
+    // 0.3 / 0.1 is 2.9999999999999996 in binary: still three packages, not four.
+    expect(usageCharge({ amount: 1, billing_units: 0.1 }, 0.3)).toBeCloseTo(3, 9);
+  });
+
+  it('graduated tiers (the default) charge each band at its own rate; volume tiers all units at the last band', () => {
+    expect(usageCharge({ tiers, billing_units: 1 }, 4)).toBe(12);
+    expect(usageCharge({ tiers, billing_units: 1 }, 12)).toBe(10 * 3 + 2 * 2);
+    expect(usageCharge({ tiers, tier_behavior: 'graduated', billing_units: 1 }, 12)).toBe(34);
+    expect(usageCharge({ tiers, tier_behavior: 'volume', billing_units: 1 }, 10)).toBe(30);
+    expect(usageCharge({ tiers, tier_behavior: 'volume', billing_units: 1 }, 12)).toBe(24);
+    // Bounds count whole packages' units: 3 units in packages of 5 are 5 units of the first band.
+    expect(usageCharge({ tiers, billing_units: 5 }, 3)).toBe(3);
+  });
+
+  it('graduated tiers never charge more than the dearest band nor less than the cheapest, and grow with usage', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 10_000 }), fc.integer({ min: 0, max: 100 }), (units, more) => {
+        const charge = usageCharge({ tiers, billing_units: 1 }, units);
+        expect(charge).toBeGreaterThanOrEqual(units * 2);
+        expect(charge).toBeLessThanOrEqual(units * 3);
+        expect(usageCharge({ tiers, billing_units: 1 }, units + more)).toBeGreaterThanOrEqual(charge);
+      }),
+      { seed: testSeed() },
     );
   });
 });
@@ -138,6 +183,48 @@ describe('billing.preview_multi_update', () => {
     const before = structuredClone({ records: ctx.store.records, grants: ctx.store.grants, billing: ctx.store.processorSubscriptions });
     preview(ctx, ['free', 'month', 'year'], { refund_last_payment: 'full', subscription_params: { metadata: { a: 1 } } });
     expect({ records: ctx.store.records, grants: ctx.store.grants, billing: ctx.store.processorSubscriptions }).toEqual(before);
+  });
+
+  it('[PREV-USAGE-OVERAGE-BILLED] cancelling now bills the usage beyond the included amount of usage-priced items, on its own line; within it, nothing', () => {
+    const ctx = setup();
+    callHandler(ctx, 'features.create', { feature_id: 'calls', name: 'Calls', type: 'metered', consumable: true });
+    callHandler(ctx, 'features.create', { feature_id: 'tokens', name: 'Tokens', type: 'metered', consumable: true });
+    callHandler(ctx, 'features.create', { feature_id: 'notes', name: 'Notes', type: 'metered', consumable: true });
+    const usage = (extra: object) => ({ included: 10, reset: { interval: 'month' as const }, price: { interval: 'month' as const, billing_method: 'usage_based' as const, ...extra } });
+    callHandler(ctx, 'plans.create', {
+      plan_id: 'metered',
+      name: 'Metered',
+      add_on: true,
+      price: { amount: 30, interval: 'month' },
+      items: [
+        { feature_id: 'notes', included: 5, reset: { interval: 'month' } },
+        { feature_id: 'calls', ...usage({ amount: 0.5 }) },
+        { feature_id: 'tokens', ...usage({ tiers: [{ to: 100, amount: 1 }, { to: 'inf', amount: 0.5 }], billing_units: 50 }) },
+      ],
+    });
+    callHandler(ctx, 'billing.attach', { customer_id: 'c', plan_id: 'metered' });
+    const track = (feature_id: string, value: number) => callHandler(ctx, 'balances.track', { customer_id: 'c', feature_id, value });
+    const cancelNow = () => preview(ctx, ['metered']);
+    track('calls', 10);
+    track('tokens', 10);
+    // An item without a price lets no usage past its 5 (overflow forces it): nothing is billed for it.
+    callHandler(ctx, 'balances.track', { customer_id: 'c', feature_id: 'notes', value: 9, overage_behavior: 'overflow' });
+    expect(cancelNow().total, 'within the included amount only the base price comes back').toBe(-30);
+
+    track('calls', 7);
+    track('tokens', 120);
+    const result = cancelNow();
+    // Calls: 7 at 0.50. Tokens: 120 beyond, 150 in packages of 50: 100 at 1/50 and 50 at 0.5/50.
+    expect(result.subscriptions[0]!.line_items.map((line) => [line.feature_id, line.total])).toEqual([
+      [null, -30],
+      ['calls', 3.5],
+      ['tokens', 2.5],
+    ]);
+    expect(result.total).toBe(-24);
+    const endOfCycle = preview(ctx, [], { updates: [{ plan_id: 'metered', cancel_action: 'cancel_end_of_cycle' }] });
+    expect(endOfCycle.total, 'overage is due when the period ends, not today').toBe(0);
+    const withoutProration = preview(ctx, [], { updates: [{ plan_id: 'metered', cancel_action: 'cancel_immediately', proration_behavior: 'none' }] });
+    expect(withoutProration.total, 'no refund, but the usage is still owed').toBe(6);
   });
 
   it('refuses what the update itself would refuse: a billing-cycle action on a free plan, two updates of one plan, an unknown plan', () => {

@@ -4,8 +4,9 @@
  * processor subscription and so produce no entry. Amounts are in the currency's major unit.
  */
 import type { z } from 'zod';
+import type { ItemPrice } from '../../spec/plans.ts';
 import type { PreviewSubscription } from '../../spec/preview.ts';
-import type { ProcessorSubscriptionRow, RecordRow } from '../store/tenant-store.ts';
+import type { GrantRow, ProcessorSubscriptionRow, RecordRow } from '../store/tenant-store.ts';
 import { DEFAULT_CURRENCY, planOfRecord } from './billing.ts';
 import { type DomainContext, fail, type InputOf, type OutputOf } from './context.ts';
 import { isOneOff } from './plans.ts';
@@ -120,6 +121,65 @@ function refundLine(ctx: DomainContext, record: RecordRow, billing: ProcessorSub
   };
 }
 
+/**
+ * What a usage price charges for `overage` units used beyond the included amount ("an optional
+ * price applies to usage beyond the included amount"). How it is charged is the reference's, the
+ * document states none of it: the units are rounded up to whole `billing_units` packages and each
+ * package costs the price's amount; tier bounds count units beyond the included amount; graduated
+ * tiers (the default) charge each band at its own rate, volume tiers charge every unit at the rate
+ * of the band the last unit falls in.
+ */
+export function usageCharge(price: Pick<ItemPrice, 'amount' | 'tiers' | 'tier_behavior' | 'billing_units'>, overage: number): number {
+  const units = Math.ceil(Number((overage / price.billing_units).toPrecision(12))) * price.billing_units;
+  if (units <= 0) return 0;
+  const perUnit = (amount: number | undefined) => (amount ?? 0) / price.billing_units;
+  if (price.tiers === undefined) return units * perUnit(price.amount);
+  const bound = (to: number | 'inf') => (to === 'inf' ? Number.POSITIVE_INFINITY : to);
+  if (price.tier_behavior === 'volume') {
+    const band = price.tiers.find((tier) => units <= bound(tier.to)) ?? price.tiers.at(-1)!;
+    return units * perUnit(band.amount);
+  }
+  let charge = 0;
+  let from = 0;
+  for (const tier of price.tiers) {
+    const to = Math.min(units, bound(tier.to));
+    if (to > from) charge += (to - from) * perUnit(tier.amount);
+    from = Math.max(from, to);
+    if (from >= units) break;
+  }
+  return charge;
+}
+
+/** Units a usage-priced grant was used beyond what it included and what was bought upfront. */
+function overageOf(grant: GrantRow): number {
+  return grant.price?.billing_method === 'usage_based' && !grant.unlimited ? Math.max(0, grant.usage - grant.included - grant.prepaid) : 0;
+}
+
+/**
+ * The charge for the usage beyond the included amount of a record's usage-priced items: ending the
+ * plan now ends its period, so the overage used so far is due today.
+ */
+function overageLines(ctx: DomainContext, record: RecordRow): LineItem[] {
+  return ctx.store.grantsOfRecord(record.id).flatMap((grant) => {
+    const overage = overageOf(grant);
+    const amount = overage > 0 ? roundMoney(usageCharge(grant.price!, overage)) : 0;
+    if (amount === 0) return [];
+    const name = ctx.store.features.get(grant.featureId)?.name ?? grant.featureId;
+    return [
+      {
+        display_name: name,
+        description: `${overage} ${name} beyond the ${grant.included} included`,
+        subtotal: amount,
+        total: amount,
+        discounts: [],
+        plan_id: record.planId,
+        feature_id: grant.featureId,
+        quantity: overage,
+      },
+    ];
+  });
+}
+
 /** The plan an update takes out of the subscription (a cancel) or brings back into it (an uncancel), as the reference lists them. */
 function planChange(ctx: DomainContext, update: Update, record: RecordRow, billing: ProcessorSubscriptionRow): { side: 'incoming' | 'outgoing'; change: PlanChange } {
   const now = ctx.clock.now();
@@ -146,9 +206,11 @@ export function previewMultiUpdate(ctx: DomainContext, input: InputOf<'billing.p
     entry.planIds.push(record.planId);
     const { side, change } = planChange(ctx, update, record, billing);
     entry[side].push(change);
-    if (update.cancel_action === 'cancel_immediately' && update.proration_behavior !== 'none') {
-      const line = refundLine(ctx, record, billing, refundMode);
+    if (update.cancel_action === 'cancel_immediately') {
+      // Proration decides the refund only; the usage already consumed is owed either way.
+      const line = update.proration_behavior === 'none' ? null : refundLine(ctx, record, billing, refundMode);
       if (line !== null) entry.lines.push(line);
+      entry.lines.push(...overageLines(ctx, record));
     }
   }
   const subscriptions = [...entries.values()].map(({ billing, lines, planIds, incoming, outgoing }) => {

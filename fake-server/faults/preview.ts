@@ -2,7 +2,7 @@
 import type { OperationName } from '../../spec/operations.ts';
 import { endRecord } from '../domain/billing.ts';
 import { type DomainContext, fail, type InputOf, type OutputOf } from '../domain/context.ts';
-import { resolveTargets } from '../domain/preview.ts';
+import { resolveTargets, roundMoney } from '../domain/preview.ts';
 import type { RecordRow } from '../store/tenant-store.ts';
 import type { Fault } from './fault.ts';
 
@@ -100,6 +100,18 @@ export const previewFaults: readonly Fault[] = [
         return { ...result, subscriptions: [...result.subscriptions, ...entries] };
       },
     },
+  },
+  {
+    rule: 'PREV-USAGE-OVERAGE-BILLED',
+    breaks: 'cancelling now bills nothing for the usage beyond the included amount (its lines are dropped, the totals follow)',
+    output: previewResult((result) => {
+      const subscriptions = result.subscriptions.map((entry) => {
+        const dropped = entry.line_items.filter((line) => typeof line.feature_id === 'string').reduce((sum, line) => sum + line.total, 0);
+        const line_items = entry.line_items.filter((line) => typeof line.feature_id !== 'string');
+        return { ...entry, line_items, subtotal: roundMoney(entry.subtotal - dropped), total: roundMoney(entry.total - dropped) };
+      });
+      return { ...result, subscriptions, total: roundMoney(subscriptions.reduce((sum, entry) => sum + entry.total, 0)) };
+    }),
   },
   {
     rule: 'PREV-NO-CHANGES',

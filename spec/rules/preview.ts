@@ -4,6 +4,7 @@ import type { RuleDef } from './rule.ts';
 const PREVIEW = 'Endpoints > POST /v1/billing.preview_multi_update';
 const RESULT = 'Resources and their fields > Multi-update preview result';
 const ENDPOINTS = 'Endpoints';
+const PLAN = 'Resources and their fields > Plan';
 const OP = ['billing.preview_multi_update'] as const;
 
 export const previewRules = [
@@ -51,6 +52,23 @@ export const previewRules = [
     part: 'preview',
     section: RESULT,
     quote: '(updates to plans without a subscription, such as free plans, produce no entry)',
+    operations: [...OP],
+  },
+
+  {
+    // Inferred, so SHOULD: the price applies to usage beyond `included` (Plan, item semantics), the
+    // preview reports "the billing effect of cancelling" and its `total` is "the amount due today";
+    // the document never says when overage is billed, so that cancelling now bills the overage used
+    // so far is not stated outright. Tier and billing-unit arithmetic is not stated either, so the
+    // check prices units that lie in the first tier at one unit per package. The reference (2.3.0)
+    // bills no usage on an update (buildAutumnLineItems: "update subscription doesn't charge for
+    // existing usage"), so it fails this rule.
+    id: 'PREV-USAGE-OVERAGE-BILLED',
+    level: 'SHOULD',
+    provenance: 'documented',
+    part: 'preview',
+    section: PLAN,
+    quote: 'an optional price applies to usage beyond the included amount',
     operations: [...OP],
   },
 

@@ -1,7 +1,7 @@
 /**
  * Scenarios of the preview's result: no entry for free plans, one entry per paid plan with refunds
- * within its price and a total that is their sum, refunds by mode, every kind of price, and that a
- * preview changes nothing.
+ * within its price and a total that is their sum, refunds by mode, every kind of price, usage beyond
+ * the included amount billed, and that a preview changes nothing.
  */
 import { expect } from 'vitest';
 import type { Balance } from '../../../spec/balances.ts';
@@ -262,6 +262,63 @@ export const resultScenarios = [
       t.check('PREV-TOTAL-SUM', () => expect(Math.abs(result.total - sum), `total ${result.total} is the sum of the entries' totals (${sum})`).toBeLessThan(0.005));
       // Right after the attach almost all of the period is unused; the tiered seats cost something too, how much is not stated.
       t.check('PREV-REFUND-MODE', () => expect(-result.total, 'cancelling at once refunds at least the $20 base price and 2 seats at $4').toBeGreaterThanOrEqual(28 - 0.01));
+    },
+  ),
+  scenario(
+    {
+      id: 'preview.usage-overage',
+      title:
+        'cancelling at once a usage-only plan previews nothing due while usage stays within the included amounts (up to exactly them), and the usage beyond them billed at the per-unit and the first-tier rate',
+      rules: ['PREV-USAGE-OVERAGE-BILLED'],
+      needs: ['paid-attach'],
+    },
+    async (t) => {
+      // Yearly resets and prices, so that a scenario alongside moving the shared clock by a month resets no usage midway.
+      const YEARLY = { interval: 'year' as const };
+      const [calls, tokens] = [await createFeature(t, 'consumable'), await createFeature(t, 'consumable')];
+      // No base price and nothing prepaid: nothing is refunded, so the total is the usage charge alone.
+      // Tier arithmetic is not stated, so the tiered item's overage stays inside its first tier, whose
+      // bound (100) is above the included amount and above the total usage: every reading prices it at 0.20.
+      const plan = await createPlan(t, {
+        group: t.ns.id('grp'),
+        items: [
+          { feature_id: calls.id, included: 10, reset: YEARLY, price: { amount: 0.5, ...YEARLY, billing_method: 'usage_based' } },
+          { feature_id: tokens.id, included: 10, reset: YEARLY, price: { tiers: [{ to: 100, amount: 0.2 }, { to: 'inf', amount: 0.1 }], ...YEARLY, billing_method: 'usage_based' } },
+        ],
+      });
+      const customer = await createCustomer(t);
+      await attach(t, customer.id, plan.id);
+      const use = async (feature_id: string, units: number) => {
+        const used = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id, required_balance: units, send_event: true }), ['allowed']);
+        t.precondition(`${units} units of ${feature_id} are recorded`, () => expect(used.allowed).toBe(true));
+      };
+      /** Previews cancelling the plan now, once the usage reads as expected before and after (no reset in between). */
+      const cancelNowWith = async (usage: Record<string, number>) => {
+        const read = async () => {
+          for (const [feature_id, units] of Object.entries(usage)) {
+            const { balance } = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id, required_balance: 0 }), ['balance']);
+            t.precondition(`${feature_id} reads ${units} units used`, () => expect(balance?.usage).toBe(units));
+          }
+        };
+        await read();
+        const result = await preview(t, { customer_id: customer.id, updates: cancelNow([plan.id]) }, 'PREV-USAGE-OVERAGE-BILLED');
+        await read();
+        return result;
+      };
+      const shown = (result: PreviewResult) => JSON.stringify(result.subscriptions.map((entry) => ({ total: entry.total, line_items: entry.line_items.map((line) => [line.description, line.total]) })));
+
+      const unused = await cancelNowWith({ [calls.id]: 0, [tokens.id]: 0 });
+      t.check('PREV-USAGE-OVERAGE-BILLED', () => expect(unused.total, `no usage: nothing is due (${shown(unused)})`).toBe(0));
+      await use(calls.id, 10);
+      await use(tokens.id, 10);
+      const within = await cancelNowWith({ [calls.id]: 10, [tokens.id]: 10 });
+      t.check('PREV-USAGE-OVERAGE-BILLED', () => expect(within.total, `usage of exactly the included amounts is not billed (${shown(within)})`).toBe(0));
+      await use(calls.id, 7);
+      await use(tokens.id, 5);
+      const beyond = await cancelNowWith({ [calls.id]: 17, [tokens.id]: 15 });
+      t.check('PREV-USAGE-OVERAGE-BILLED', () =>
+        expect(Math.abs(beyond.total - 4.5), `7 calls beyond at 0.50 and 5 tokens beyond at 0.20 are due today: 4.50, not ${beyond.total} (${shown(beyond)})`).toBeLessThan(CENT / 2),
+      );
     },
   ),
 ];
