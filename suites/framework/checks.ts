@@ -34,8 +34,7 @@
  * on the exchanges since the previous check or precondition; when one of them called a documented
  * operation that a rule of the scenario owns (RuleDef.operations), the precondition asserts that
  * rule's behaviour, so it is refused, loudly (PreconditionOverreach: the scenario ends in ERROR),
- * whether it holds or not: write it as a check of the rule it proves. precondition-exemptions.ts
- * lists the call sites still to be rewritten.
+ * whether it holds or not: write it as a check of the rule it proves.
  *
  * "Not served". An answer says the target has no such route (isRouteNotServed) when it is a 405 or
  * 501; a 404 whose body is not a JSON object with a string `code`, or whose code names a route
@@ -279,8 +278,6 @@ export interface PreconditionOverreachFinding {
   readonly operation: string;
   /** The scenario's rules that own the operation. */
   readonly rules: readonly string[];
-  /** Listed in precondition-exemptions.ts (so it was let through). */
-  readonly exempt: boolean;
 }
 
 export interface RuleChecksOptions {
@@ -295,8 +292,6 @@ export interface RuleChecksOptions {
   readonly documentedOperation?: (exchange: Exchange) => string | undefined;
   /** The catalogue's facts of a rule; a rule it does not know is a MUST rule owning no operation. */
   readonly rules?: (rule: string) => RuleFacts | undefined;
-  /** Documented operations this scenario's preconditions may still rest on (precondition-exemptions.ts). */
-  readonly exemptOperations?: ReadonlySet<string>;
 }
 
 /** How a scenario that threw ended, before the verdicts say more. */
@@ -312,7 +307,6 @@ export class RuleChecks {
   readonly #referenceOperation: (exchange: Exchange) => 'read' | 'write' | undefined;
   readonly #documentedOperation: (exchange: Exchange) => string | undefined;
   readonly #facts: (rule: string) => RuleFacts | undefined;
-  readonly #exempt: ReadonlySet<string>;
   readonly #reliedOn = new Map<string, Set<string>>();
   readonly #missingReads: MissingRead[] = [];
   readonly #overreach: PreconditionOverreachFinding[] = [];
@@ -334,12 +328,11 @@ export class RuleChecks {
     this.#referenceOperation = options.referenceOperation ?? (() => undefined);
     this.#documentedOperation = options.documentedOperation ?? (() => undefined);
     this.#facts = options.rules ?? (() => undefined);
-    this.#exempt = options.exemptOperations ?? new Set();
     const ruleRules = options.declared.filter((rule) => !options.shapeRules.has(rule));
     this.#primary = ruleRules.length === 1 ? ruleRules[0] : undefined;
   }
 
-  /** Preconditions of this scenario that rest on an operation one of its rules owns (exempt ones included). */
+  /** Preconditions of this scenario that rest on an operation one of its rules owns. */
   get overreachingPreconditions(): readonly PreconditionOverreachFinding[] {
     return this.#overreach;
   }
@@ -420,7 +413,7 @@ export class RuleChecks {
   /**
    * Assertions about state the scenario relies on but does not prove: a failure BLOCKS the rules
    * not yet decided, naming `what` (or the answer behind it). Refused (PreconditionOverreach) when it
-   * rests on a documented operation a rule of the scenario owns, unless exempt (see above).
+   * rests on a documented operation a rule of the scenario owns (see above).
    */
   precondition<V>(what: string, assertion: () => V): V {
     // Checked before (so a precondition that holds is refused too) and after: an async one may call the target itself.
@@ -457,14 +450,11 @@ export class RuleChecks {
       if (operation === undefined) continue;
       const owners = this.#declared.filter((rule) => !this.#shapeRules.has(rule) && !this.#decided(rule) && this.#owns(rule, operation));
       if (owners.length === 0) continue;
-      const exempt = this.#exempt.has(operation);
-      if (!this.#overreach.some((f) => f.precondition === what && f.operation === operation)) this.#overreach.push({ precondition: what, operation, rules: owners, exempt });
-      if (!exempt) {
-        throw new PreconditionOverreach(
-          `suite defect: precondition "${what}" rests on ${operation} (exchange #${exchange.seq}), whose behaviour ${owners.join(', ')} of this scenario own: ` +
-            'assert it as a check of the rule it proves (t.check), or read the state through a setup operation (see checks.ts, "Preconditions")',
-        );
-      }
+      if (!this.#overreach.some((f) => f.precondition === what && f.operation === operation)) this.#overreach.push({ precondition: what, operation, rules: owners });
+      throw new PreconditionOverreach(
+        `suite defect: precondition "${what}" rests on ${operation} (exchange #${exchange.seq}), whose behaviour ${owners.join(', ')} of this scenario own: ` +
+          'assert it as a check of the rule it proves (t.check), or read the state through a setup operation (see checks.ts, "Preconditions")',
+      );
     }
   }
 

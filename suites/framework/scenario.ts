@@ -35,7 +35,6 @@ import { callMutates } from '../../spec/operation.ts';
 import { ruleById } from '../../spec/rules/catalogue.ts';
 import { renameRequestFields, WIRE_NAMES, type WireNameKey } from '../../spec/wire-names.ts';
 import { OwnAssertion, printable, show } from './own-words.ts';
-import { PRECONDITION_EXEMPTIONS } from './precondition-exemptions.ts';
 import type { CallFailure, CallSuccess, Client, OperationTable } from './client.ts';
 import type { FixtureName, Fixtures } from './config.ts';
 import type { ControlClient } from './control-client.ts';
@@ -172,7 +171,7 @@ export interface ScenarioOutcome {
   readonly evidence: readonly Exchange[];
   /** Rule → verdict (declared rules and the shape rules its 200s exercised); exchanges by sequence number. */
   readonly verdicts: Readonly<Record<string, RecordedVerdict>>;
-  /** Preconditions that rested on an operation a rule of the scenario owns (those let through by precondition-exemptions.ts included). */
+  /** Preconditions that rested on an operation a rule of the scenario owns (each ended the scenario in ERROR). */
   readonly overreachingPreconditions?: readonly PreconditionOverreachFinding[];
 }
 
@@ -246,8 +245,6 @@ export interface RunOptions {
   readonly signal?: AbortSignal;
   /** What the catalogue says of a rule (level, operations, fields). Default: spec/rules' catalogue. */
   readonly rules?: (rule: string) => RuleFacts | undefined;
-  /** Scenario ID → documented operations its preconditions may still rest on. Default: precondition-exemptions.ts. */
-  readonly exemptions?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** The catalogue's facts of a rule; rules outside it (the framework's own tests) are MUST rules owning no operation. */
@@ -291,7 +288,6 @@ export async function runScenario<Ops extends OperationTable, E extends z.ZodTyp
     referenceOperation: referenceOperationOf(operations),
     documentedOperation: documentedOperationOf(operations),
     rules: options.rules ?? catalogueFacts,
-    exemptOperations: new Set((options.exemptions ?? PRECONDITION_EXEMPTIONS)[scenario.id] ?? []),
   });
   const found = () => (checks.overreachingPreconditions.length > 0 ? { overreachingPreconditions: checks.overreachingPreconditions } : {});
   try {

@@ -68,7 +68,7 @@ describe('a precondition never asserts the behaviour under test', () => {
       );
       expect(outcome.status).toBe('error');
       expect(outcome.verdicts['MUST-GET']).toMatchObject({ status: 'ERROR', message: expect.stringMatching(/^suite defect: precondition "the thing is called a" rests on things\.get \(exchange #\d+\), whose behaviour MUST-GET of this scenario own/) });
-      expect(outcome.overreachingPreconditions).toEqual([{ precondition: 'the thing is called a', operation: 'things.get', rules: ['MUST-GET'], exempt: false }]);
+      expect(outcome.overreachingPreconditions).toEqual([{ precondition: 'the thing is called a', operation: 'things.get', rules: ['MUST-GET'] }]);
     }
   });
 
@@ -100,19 +100,6 @@ describe('a precondition never asserts the behaviour under test', () => {
     );
     expect(outcome.verdicts).toMatchObject({ 'SHOULD-GET': { status: 'FAIL' }, 'MUST-CHECK': { status: 'PASS' } });
     expect(outcome.overreachingPreconditions).toBeUndefined();
-  });
-
-  it('lets an exempt call site through and records it, so a stale exemption can be found', async () => {
-    const outcome = await runScenario(
-      scenario({ id: 'P-3', title: 't', rules: ['MUST-GET'] }, async (ctx) => {
-        const thing = ctx.expectOk(await get(ctx, 'a'));
-        ctx.precondition('the thing is called b', () => expect(thing.id).toBe('b'));
-      }),
-      t,
-      { ...options, exemptions: { 'P-3': ['things.get'] } },
-    );
-    expect(outcome.verdicts['MUST-GET']).toMatchObject({ status: 'BLOCKED', blockedBy: 'precondition: the thing is called b' });
-    expect(outcome.overreachingPreconditions).toEqual([{ precondition: 'the thing is called b', operation: 'things.get', rules: ['MUST-GET'], exempt: true }]);
   });
 });
 
