@@ -7,10 +7,10 @@
  *   dependents (DEPENDENT_RULES in precision.ts), over more scenarios than those carrying the rule,
  *   chosen by the sweep (`PRECISION_SWEEP`, precision.ts; both found from one run against the
  *   healthy fake):
- *   - `full` (under CI): every scenario that calls an operation the fault can touch;
- *   - `checked` (otherwise): every scenario whose verdicts rest on an answer of such an operation
- *     (where a misattributed FAIL shows first), every scenario when the fault touches every
- *     operation, and the scenarios carrying the rule.
+ *   - `checked` (the default): every scenario whose verdicts rest on an answer of such an
+ *     operation (where a misattributed FAIL shows first), every scenario when the fault touches
+ *     every operation, and the scenarios deciding the rule or its dependents;
+ *   - `full`: every scenario that calls an operation the fault can touch.
  * The figure printed at the end: faults whose FAIL set is exact / faults checked (all of them).
  * `PRECISION_RULES=LIC-` (rule-ID prefixes) checks the precision of a subset while working on it;
  * the other faults then keep only the can-fail check (`none`: every fault keeps only that).
@@ -118,7 +118,7 @@ export function canFailSuite(shard: number, shards: number): void {
       console.log(`can-fail (faults ${shard} of every ${shards}): ${caught.length} of ${faults.length} broken rules caught by a scenario carrying their ID`);
       const checked = exact.length + inexact.length;
       console.log(
-        `precision (faults ${shard} of every ${shards}, ${sweep} sweep${sweep === 'full' ? '' : '; PRECISION_SWEEP=full for the full one, as CI runs it'}): ` +
+        `precision (faults ${shard} of every ${shards}, ${sweep} sweep${sweep === 'full' ? '' : '; PRECISION_SWEEP=full for the full one'}): ` +
           `${exact.length} of ${checked} faults give exactly their rule's FAIL set (${checked} of ${faults.length} faults checked${inexact.length > 0 ? `; inexact: ${inexact.join(', ')}` : ''})`,
       );
     });
