@@ -16,6 +16,7 @@ import { createCustomer } from './customers.ts';
 import { createEntityRow } from './entity-rows.ts';
 import { embeddedPurchaseView, embeddedSubscriptionView, heldSubscriptionView } from './listings.ts';
 import { grantsHeldBy, grantsOfRecords, recordsHeldBy, recordsHeldDirectly } from './subjects.ts';
+import type { ViewTexts } from './view-texts.ts';
 
 type EntityView = z.input<typeof Entity> & { flags: Record<string, z.input<typeof Flag>> };
 
@@ -193,34 +194,71 @@ export function listEntities(ctx: DomainContext, input: ListInput): OutputOf<'en
 }
 
 /**
+ * The same answer as `listEntities`, as JSON text: each entity's text is taken from `texts` when
+ * held there (else computed and kept), so a page read again without a change in between is not
+ * rebuilt. The answer is `JSON.stringify(listEntities(ctx, input))`, character for character.
+ */
+export function listEntitiesText(ctx: DomainContext, input: ListInput, texts: ViewTexts): string {
+  const { store } = ctx;
+  const page = pageOf(store, input, listFilter(store, input));
+  const inheritedFrom = inheritedViews(store, input.statuses);
+  // Views differ only by which statuses they show (and the listed entity): that is the group.
+  const group = `entities.list ${(['active', 'scheduled'] as const).filter((status) => input.statuses.includes(status)).join()}`;
+  // One join builds the answer in one piece: no string of pieces for the socket to flatten again.
+  const parts = ['{"list":['];
+  for (const [i, row] of page.rows.entries()) {
+    if (i > 0) parts.push(',');
+    parts.push(texts.textOf(group, row.id, () => JSON.stringify(entityView(store, row, input.statuses, inheritedFrom(row.customerId)))));
+  }
+  parts.push('],"next_cursor":', JSON.stringify(page.nextCursor), '}');
+  return parts.join('');
+}
+
+interface EntityPage {
+  readonly rows: readonly EntityRow[];
+  readonly nextCursor: string | null;
+}
+
+/**
  * One page of the entities `accepts` lets through, newest first (created_at DESC, id DESC), from
  * the position `start_cursor` names. Pages are filled up to `limit`, and `next_cursor` is null
  * exactly when no further entity would be accepted, as in the reference (which fetches limit + 1).
  */
-export function listEntitiesMatching(ctx: DomainContext, input: ListInput, accepts: (row: EntityRow) => boolean): OutputOf<'entities.list'> {
-  const { store } = ctx;
+function pageOf(store: TenantStore, input: ListInput, accepts: (row: EntityRow) => boolean): EntityPage {
   const index = input.customer_id === undefined ? store.entityIndex : store.entitiesOf(input.customer_id);
-  const page: EntityRow[] = [];
+  const rows: EntityRow[] = [];
   let more = false;
   for (const key of index.newestFirst(decodeCursor(input.start_cursor))) {
     const row = store.entities.get(key.id)!;
     if (!accepts(row)) continue;
-    if (page.length === input.limit) {
+    if (rows.length === input.limit) {
       more = true;
       break;
     }
-    page.push(row);
+    rows.push(row);
   }
-  const last = page.at(-1);
-  const inherited = new Map<string, HoldingView>();
-  const inheritedFrom = (customerId: string): HoldingView => {
-    let view = inherited.get(customerId);
-    if (view === undefined) inherited.set(customerId, (view = inheritedView(store, customerId, input.statuses)));
+  const last = rows.at(-1);
+  return { rows, nextCursor: more && last !== undefined ? encodeCursor({ t: last.createdAt, id: last.id }) : null };
+}
+
+/** What the entities of each customer inherit, computed on first need and then shared by all of them. */
+function inheritedViews(store: TenantStore, statuses: readonly RecordStatus[]): (customerId: string) => HoldingView {
+  const views = new Map<string, HoldingView>();
+  return (customerId) => {
+    let view = views.get(customerId);
+    if (view === undefined) views.set(customerId, (view = inheritedView(store, customerId, statuses)));
     return view;
   };
+}
+
+/** entities.list with `accepts` deciding which entities are listed (see `pageOf`). */
+export function listEntitiesMatching(ctx: DomainContext, input: ListInput, accepts: (row: EntityRow) => boolean): OutputOf<'entities.list'> {
+  const { store } = ctx;
+  const page = pageOf(store, input, accepts);
+  const inheritedFrom = inheritedViews(store, input.statuses);
   return {
     // `active` also hydrates past-due records, which read as active (States rule 1).
-    list: page.map((row) => entityView(store, row, input.statuses, inheritedFrom(row.customerId))),
-    next_cursor: more && last !== undefined ? encodeCursor({ t: last.createdAt, id: last.id }) : null,
+    list: page.rows.map((row) => entityView(store, row, input.statuses, inheritedFrom(row.customerId))),
+    next_cursor: page.nextCursor,
   };
 }

@@ -14,7 +14,12 @@ export interface Reply {
 }
 
 export function jsonReply(status: number, body: unknown, headers: Record<string, string> = {}): Reply {
-  return { status, headers, body: JSON.stringify(body) };
+  return jsonTextReply(status, JSON.stringify(body), headers);
+}
+
+/** A reply whose JSON text is made already. */
+export function jsonTextReply(status: number, text: string, headers: Record<string, string> = {}): Reply {
+  return { status, headers, body: text };
 }
 
 /** The error body `{message, code, env}`, with the status the error table gives the code. */
