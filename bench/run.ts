@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { InProcessResult } from './in-process.ts';
 import type { LoadJob, LoadResult } from './load.ts';
-import { freePort, rssMiB, type Started, startPolling, startPrintingUrl } from './processes.ts';
+import { cpuSeconds, freePort, rssMiB, type Started, startPolling, startPrintingUrl } from './processes.ts';
 import { type ClockAdvanceResult, medianClockAdvance } from './clock-advance.ts';
 import type { ScaleResult } from './scale.ts';
 import { formatSpread, type Spread, spread } from './stats.ts';
@@ -128,14 +128,22 @@ interface TargetFigures {
   readonly rps: Spread;
   readonly p50: Spread;
   readonly p99: Spread;
+  /** The server process's CPU time (user and system) per answer, in microseconds. */
+  readonly cpuPerAnswer: Spread;
   readonly failures: number;
 }
 
-function figuresOf(results: readonly LoadResult[]): TargetFigures {
+/** One load run against one server, with the CPU time the server spent on it. */
+interface Measured extends LoadResult {
+  readonly cpuPerAnswer: number;
+}
+
+function figuresOf(results: readonly Measured[]): TargetFigures {
   return {
     rps: spread(results.map((r) => r.rps)),
     p50: spread(results.map((r) => r.p50)),
     p99: spread(results.map((r) => r.p99)),
+    cpuPerAnswer: spread(results.map((r) => r.cpuPerAnswer)),
     failures: results.reduce((sum, r) => sum + r.failures, 0),
   };
 }
@@ -149,6 +157,11 @@ interface HttpFigure {
   /** The fake's throughput and p99 over the floor's, run by run. */
   readonly rpsVsFloor: Spread;
   readonly p99VsFloor: Spread;
+  /**
+   * The floor's CPU time per answer over the fake's, run by run: the throughput ratio the two would
+   * have with a core each to themselves, which load from other processes barely moves.
+   */
+  readonly cpuVsFloor: Spread;
   readonly rpsVsPrism: Spread | null;
 }
 
@@ -179,20 +192,25 @@ async function measureHttp(): Promise<{ figures: HttpFigure[]; rss: { idle: numb
     floor = await startFloor(sizes);
     if (options.prism) prism = await startPrism();
     const targets = [
-      { name: 'floor', url: floor.url },
-      { name: 'fake', url: fake.url },
-      ...(prism ? [{ name: 'prism', url: prism.url }] : []),
+      { name: 'floor', url: floor.url, pid: floor.child.pid! },
+      { name: 'fake', url: fake.url, pid: fake.child.pid! },
+      ...(prism ? [{ name: 'prism', url: prism.url, pid: prism.child.pid! }] : []),
     ];
+    const measure = async (target: (typeof targets)[number], job: LoadJob): Promise<Measured> => {
+      const cpuBefore = cpuSeconds(target.pid);
+      const result = await load.run(job);
+      return { ...result, cpuPerAnswer: ((cpuSeconds(target.pid) - cpuBefore) * 1e6) / Math.max(1, result.answers) };
+    };
     const figures: HttpFigure[] = [];
     for (const workload of WORKLOADS.filter((w) => options.workloads.includes(w.name))) {
       const job = { workload: workload.name, connections: options.connections };
       // A short warm-up lets each server's JIT settle before the runs that count.
       for (const target of targets) await load.run({ ...job, url: target.url, seconds: 1 });
-      const results: Record<string, LoadResult[]> = { floor: [], fake: [], prism: [] };
+      const results: Record<string, Measured[]> = { floor: [], fake: [], prism: [] };
       for (let run = 0; run < options.runs; run++) {
-        for (const target of targets) results[target.name]!.push(await load.run({ ...job, url: target.url, seconds: options.seconds }));
+        for (const target of targets) results[target.name]!.push(await measure(target, { ...job, url: target.url, seconds: options.seconds }));
       }
-      const ratio = (of: LoadResult[], to: LoadResult[], pick: (r: LoadResult) => number) => spread(of.map((r, i) => pick(r) / pick(to[i]!)));
+      const ratio = (of: Measured[], to: Measured[], pick: (r: Measured) => number) => spread(of.map((r, i) => pick(r) / pick(to[i]!)));
       const figure: HttpFigure = {
         workload: workload.name,
         bytes: bytes[workload.name]!,
@@ -201,10 +219,11 @@ async function measureHttp(): Promise<{ figures: HttpFigure[]; rss: { idle: numb
         prism: prism ? figuresOf(results['prism']!) : null,
         rpsVsFloor: ratio(results['fake']!, results['floor']!, (r) => r.rps),
         p99VsFloor: ratio(results['fake']!, results['floor']!, (r) => Math.max(r.p99, 1)),
+        cpuVsFloor: ratio(results['floor']!, results['fake']!, (r) => r.cpuPerAnswer),
         rpsVsPrism: prism ? ratio(results['fake']!, results['prism']!, (r) => r.rps) : null,
       };
       figures.push(figure);
-      console.error(`bench: ${workload.name}: fake ${formatSpread(figure.fake.rps)} req/s, ${formatSpread(figure.rpsVsFloor, 2)} of the floor`);
+      console.error(`bench: ${workload.name}: fake ${formatSpread(figure.fake.rps)} req/s, ${formatSpread(figure.rpsVsFloor, 2)} of the floor (CPU per answer: ${formatSpread(figure.cpuVsFloor, 2)})`);
     }
     return { figures, rss: { idle, afterSetup, afterLoad: rssMiB(fake.child.pid!) } };
   } finally {
@@ -317,12 +336,17 @@ function printTable(report: BenchReport): void {
   lines.push(`Machine: ${machine.cores} cores (${machine.cpu}), ${machine.memoryGiB} GiB, Node ${machine.node}, load average at start ${machine.loadAverageAtStart.join(' ')}`);
   lines.push(`Each figure: median (min–max) of ${report.options.runs} runs; ${report.options.seconds} s of load per run, ${report.options.connections} keep-alive connections.`);
   if (report.http) {
-    lines.push('', '| workload | bytes | fake req/s | floor req/s | vs floor | fake p50/p99 ms | floor p50/p99 ms | p99 vs floor | prism req/s | vs prism |', '|---|---|---|---|---|---|---|---|---|---|');
+    lines.push(
+      '',
+      '| workload | bytes | fake req/s | floor req/s | vs floor | CPU µs/answer fake, floor | vs floor by CPU | fake p50/p99 ms | floor p50/p99 ms | p99 vs floor | prism req/s | vs prism |',
+      '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    );
     for (const f of report.http) {
       lines.push(
-        `| ${f.workload} | ${f.bytes} | ${formatSpread(f.fake.rps)} | ${formatSpread(f.floor.rps)} | ${formatSpread(f.rpsVsFloor, 2)} | ${f.fake.p50.median}/${formatSpread(f.fake.p99)} | ${f.floor.p50.median}/${formatSpread(f.floor.p99)} | ${formatSpread(f.p99VsFloor, 2)} | ${f.prism ? formatSpread(f.prism.rps) : '—'} | ${f.rpsVsPrism ? formatSpread(f.rpsVsPrism, 1) : '—'} |`,
+        `| ${f.workload} | ${f.bytes} | ${formatSpread(f.fake.rps)} | ${formatSpread(f.floor.rps)} | ${formatSpread(f.rpsVsFloor, 2)} | ${f.fake.cpuPerAnswer.median.toFixed(0)}, ${f.floor.cpuPerAnswer.median.toFixed(0)} | ${formatSpread(f.cpuVsFloor, 2)} | ${f.fake.p50.median}/${formatSpread(f.fake.p99)} | ${f.floor.p50.median}/${formatSpread(f.floor.p99)} | ${formatSpread(f.p99VsFloor, 2)} | ${f.prism ? formatSpread(f.prism.rps) : '—'} | ${f.rpsVsPrism ? formatSpread(f.rpsVsPrism, 1) : '—'} |`,
       );
     }
+    lines.push('"vs floor by CPU": the floor\'s CPU time per answer over the fake\'s, run by run; close to the throughput ratio on a quiet machine, and far less moved by other load.');
     const failures = report.http.flatMap((f) => [['fake', f.fake], ['floor', f.floor]] as const).filter(([, t]) => t.failures > 0);
     if (failures.length > 0) lines.push(`Failures (non-2xx, errors, timeouts) spoil some figures: ${failures.map(([name, t]) => `${name} ${t.failures}`).join(', ')}`);
   }
