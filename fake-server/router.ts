@@ -12,6 +12,7 @@ import { operationForPath, type OperationName } from '../spec/operations.ts';
 import { type DomainContext, DomainError, type OperationHandlers, type TextHandlers } from './domain/context.ts';
 import { runDue } from './domain/lifecycle.ts';
 import type { ViewTexts } from './domain/view-texts.ts';
+import { compatHint, recognisedClient } from './client-compat.ts';
 import type { Fault } from './faults/fault.ts';
 import { type BodyText, errorReply, jsonReply, jsonTextReply, parseJsonBody, type Reply } from './http/json.ts';
 import type { RequestHead } from './http/request-head.ts';
@@ -23,10 +24,15 @@ export interface RouterOptions {
   /**
    * Operations answered as JSON text instead (the same bytes, from the tenant's view texts). Only
    * for operations whose answer nothing rewrites: no fault or client compatibility wraps their
-   * handler, no fault rewrites outputs, responses are not validated.
+   * handler, no fault rewrites outputs, responses are not validated. A request answered in a
+   * recognised client's mode uses them only where that mode leaves the handler as it is.
    */
   readonly textHandlers?: TextHandlers;
-  /** Request schemas that replace the spec's for some operations (a client-compatibility mode). */
+  /**
+   * Request schemas that replace the spec's for some operations (a client-compatibility mode chosen
+   * for the whole fake, `handlers` answering in it). Undefined when none was chosen: a request from
+   * a published client, recognised by its User-Agent, is then answered in that client's mode.
+   */
   readonly requestSchemas?: { readonly [N in OperationName]?: z.ZodType };
   readonly faults: readonly Fault[];
   /** Check every response against the spec before sending it; a mismatch is a fake bug, answered 500. */
@@ -73,6 +79,7 @@ export function notServed(pathname: string): string {
 
 export function createRouter(options: RouterOptions): (head: RequestHead, text: BodyText) => Reply {
   const { tenants, handlers, faults, validateResponses } = options;
+  const clientOf = options.requestSchemas === undefined ? recognisedClient(handlers) : undefined;
 
   return function route(head: RequestHead, text: BodyText): Reply {
     const op = operationForPath(head.path);
@@ -98,17 +105,19 @@ export function createRouter(options: RouterOptions): (head: RequestHead, text: 
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
       return errorReply('invalid_inputs', `input: Invalid input: expected object, received ${Array.isArray(raw) ? 'array' : raw === null ? 'null' : typeof raw}`, env);
     }
-    const parsed = (options.requestSchemas?.[name] ?? op.request).safeParse(raw);
-    if (!parsed.success) return errorReply('invalid_inputs', formatIssues(parsed.error.issues), env);
+    const client = clientOf?.(head.header('user-agent'));
+    const requestSchema = (client?.requestSchemas ?? options.requestSchemas)?.[name];
+    const parsed = (requestSchema ?? op.request).safeParse(raw);
+    if (!parsed.success) return errorReply('invalid_inputs', formatIssues(parsed.error.issues) + (requestSchema === undefined ? compatHint(name, raw) : ''), env);
 
     const ctx: DomainContext = tenant;
     // A call that may change data leaves the tenant's view texts stale; with a fault, any call may.
     const changesData = faults.length > 0 || callMutates(op as OperationDef, parsed.data);
     try {
       if (runDue(ctx).length > 0) tenant.viewTexts.clear();
-      const text = options.textHandlers?.[name] as ((ctx: DomainContext, input: unknown, texts: ViewTexts) => string) | undefined;
+      const handler = (client?.handlers ?? handlers)[name] as (ctx: DomainContext, input: unknown) => unknown;
+      const text = handler === handlers[name] ? (options.textHandlers?.[name] as ((ctx: DomainContext, input: unknown, texts: ViewTexts) => string) | undefined) : undefined;
       if (text !== undefined) return jsonTextReply(200, text(ctx, parsed.data, tenant.viewTexts));
-      const handler = handlers[name] as (ctx: DomainContext, input: unknown) => unknown;
       let output = handler(ctx, parsed.data);
       output = faults.reduce((value, fault) => (fault.output ? fault.output(name, value) : value), output);
       if (validateResponses) {
@@ -117,7 +126,7 @@ export function createRouter(options: RouterOptions): (head: RequestHead, text: 
       }
       return jsonReply(200, output);
     } catch (error) {
-      if (error instanceof DomainError) return errorReply(error.code, error.message, env);
+      if (error instanceof DomainError) return errorReply(error.code, error.message, env, {}, error.status);
       throw error;
     } finally {
       if (changesData) tenant.viewTexts.clear();

@@ -35,7 +35,8 @@ export const DEFAULT_KEYS: readonly ApiKeyConfig[] = [
 /** How many organisations `createOrganisation` may add, unless configured: enough for any test run, bounded against a runaway loop. */
 export const DEFAULT_MAX_ORGANISATIONS = 1000;
 
-const KEY_PATTERN = /^am_sk_(test|live)_[A-Za-z0-9]+$/;
+/** What a secret key looks like; the CLI checks --key against it. */
+export const KEY_PATTERN = /^am_sk_(test|live)_[A-Za-z0-9]+$/;
 
 export function envOfKey(key: string): Env {
   return key.startsWith('am_sk_test_') ? 'sandbox' : 'live';

@@ -80,6 +80,9 @@ const holder = fc.record({ customer_id: customer, entity_id: fc.option(entity, {
 const step = fc.oneof(
   fc.record({ customer_id: customer, entity_id: entity, feature_id: fc.constant('seats'), name: fc.constantFrom('A', 'B') }).map((body) => ['entities.create', body] as const),
   fc.record({ customer_id: customer, entity_id: entity }).map((body) => ['entities.delete', body] as const),
+  // A deleted customer takes its entities and records along; it comes back empty.
+  fc.record({ customer_id: customer }).map((body) => ['customers.delete', body] as const),
+  fc.record({ customer_id: customer }).map((body) => ['customers.get_or_create', body] as const),
   fc.record({ holder, plan_id: fc.constantFrom('base', 'pro', 'boost') }).map(({ holder, plan_id }) => ['billing.attach', { ...holder, plan_id }] as const),
   fc.record({ holder, required_balance: fc.integer({ min: 1, max: 40 }) }).map(({ holder, required_balance }) => ['balances.check', { ...holder, feature_id: 'messages', required_balance, send_event: true }] as const),
   fc.record({ holder, value: fc.integer({ min: -5, max: 60 }) }).map(({ holder, value }) => ['balances.track', { ...holder, feature_id: 'messages', value }] as const),

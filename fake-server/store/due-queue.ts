@@ -85,6 +85,17 @@ class Heap {
     }
   }
 
+  /** Drops the entries whose id is in `ids`; the rest are laid out sorted, and a sorted array is a heap. */
+  discard(ids: ReadonlySet<string>): void {
+    const kept: number[] = [];
+    for (let i = 0; i < this.#id.length; i++) if (!ids.has(this.#id[i]!)) kept.push(i);
+    if (kept.length === this.#id.length) return;
+    kept.sort((i, j) => (this.#before(i, j) ? -1 : 1));
+    const [at, seq, id] = [kept.map((i) => this.#at[i]!), kept.map((i) => this.#seq[i]!), kept.map((i) => this.#id[i]!)];
+    for (let i = 0; i < kept.length; i++) [this.#at[i], this.#seq[i], this.#id[i]] = [at[i]!, seq[i]!, id[i]!];
+    this.#at.length = this.#seq.length = this.#id.length = kept.length;
+  }
+
   #before(i: number, j: number): boolean {
     return before(this.#at[i]!, this.#seq[i]!, this.#at[j]!, this.#seq[j]!);
   }
@@ -123,5 +134,10 @@ export class DueQueue {
   /** When the next entry of one of these kinds is due (stale ones included); Infinity when none is scheduled. */
   nextAt(kinds: readonly DueKind[]): number {
     return Math.min(...kinds.map((kind) => this.#heaps.get(kind)!.topAt ?? Number.POSITIVE_INFINITY));
+  }
+
+  /** Drops the entries of rows that are gone for good (a deleted customer's). */
+  discard(ids: ReadonlySet<string>): void {
+    for (const heap of this.#heaps.values()) heap.discard(ids);
   }
 }
