@@ -238,8 +238,18 @@ async function measureHttp(): Promise<{ figures: HttpFigure[]; rss: { idle: numb
   }
 }
 
-/** Spawn to the first 200 answer, `starts` times, for the fake's CLI and the floor. */
-async function measureColdStart(): Promise<{ fake: Spread; floor: Spread; fakeCommand: string }> {
+/** One way of starting the fake, measured from spawn to its first 200. */
+interface ColdStartFigure {
+  readonly command: string;
+  readonly ms: Spread;
+}
+
+/**
+ * Spawn to the first 200 answer, `starts` times each, taking turns: the fake's CLI as the package
+ * ships it, `npm run fake` (npm's own start included, as a user types it) and the script behind it
+ * (its cached bundle; a first start, not counted, builds the cache if it is stale), and the floor.
+ */
+async function measureColdStart(): Promise<{ fake: ColdStartFigure[]; floor: Spread }> {
   const firstAnswer = async (start: () => Promise<Started>) => {
     const started = performance.now();
     const server = await start();
@@ -250,13 +260,20 @@ async function measureColdStart(): Promise<{ fake: Spread; floor: Spread; fakeCo
     if (response.status !== 200) throw new Error(`cold start: first answer was ${response.status}`);
     return elapsed;
   };
-  const fake: number[] = [];
+  const cli = fakeCli();
+  const commands = [
+    { command: cli.label, start: startFake },
+    { command: 'npm run fake', start: () => startPrintingUrl('npm', ['run', '--silent', 'fake', '--', '--port', '0']) },
+    { command: 'node scripts/fake.mjs', start: () => startPrintingUrl(process.execPath, [join(ROOT, 'scripts/fake.mjs'), '--port', '0']) },
+  ];
+  await firstAnswer(commands.at(-1)!.start);
+  const times = commands.map(() => [] as number[]);
   const floor: number[] = [];
   for (let i = 0; i < options.starts; i++) {
-    fake.push(await firstAnswer(startFake));
+    for (const [at, { start }] of commands.entries()) times[at]!.push(await firstAnswer(start));
     floor.push(await firstAnswer(() => startFloor()));
   }
-  return { fake: spread(fake), floor: spread(floor), fakeCommand: fakeCli().label };
+  return { fake: commands.map(({ command }, at) => ({ command, ms: spread(times[at]!) })), floor: spread(floor) };
 }
 
 /** Runs a bench module in a child process of its own and reads the JSON it prints last. */
@@ -305,10 +322,10 @@ function targetsOf(report: BenchReport): Target[] {
     targets.push({ figure, value: value.toFixed(digits), target, met });
   for (const figure of report.http ?? []) {
     const isCheck = figure.workload === 'balances.check';
-    add(`${figure.workload}: throughput vs floor`, figure.rpsVsFloor.median, 2, isCheck ? '≥ 0.70' : '≥ 0.50', figure.rpsVsFloor.median >= (isCheck ? 0.7 : 0.5));
+    add(`${figure.workload}: throughput vs floor`, figure.rpsVsFloor.median, 2, isCheck ? '≥ 0.80' : '≥ 0.50', figure.rpsVsFloor.median >= (isCheck ? 0.8 : 0.5));
     if (isCheck) add(`${figure.workload}: p99 vs floor`, figure.p99VsFloor.median, 2, '≤ 2.00', figure.p99VsFloor.median <= 2);
   }
-  if (report.coldStart) add(`cold start, ${report.coldStart.fakeCommand} (ms)`, report.coldStart.fake.median, 0, '≤ 200', report.coldStart.fake.median <= 200);
+  for (const { command, ms } of report.coldStart?.fake ?? []) add(`cold start, ${command} (ms)`, ms.median, 0, '≤ 200', ms.median <= 200);
   if (report.rss) add('RSS idle (MiB)', report.rss.idle, 0, '≤ 80', report.rss.idle <= 80);
   if (report.clockAdvance) add(`clock.advance, a year of minute resets for ${report.clockAdvance.customers.toLocaleString('en-US')} customers (ms)`, report.clockAdvance.ms, 1, '< 1000', report.clockAdvance.ms < 1000);
   if (report.scale) {
@@ -329,7 +346,7 @@ interface BenchReport {
   http?: HttpFigure[];
   rss?: { idle: number; afterSetup: number; afterLoad: number };
   inProcess?: { rps: Spread; p50: Spread; p99: Spread };
-  coldStart?: { fake: Spread; floor: Spread; fakeCommand: string };
+  coldStart?: { fake: ColdStartFigure[]; floor: Spread };
   /** A year of minute resets for 1,000 customers in one clock.advance (issue 11: well under a second). */
   clockAdvance?: ClockAdvanceResult;
   scale?: ScaleResult;
@@ -359,7 +376,7 @@ function printTable(report: BenchReport): void {
     if (failures.length > 0) lines.push(`Failures (non-2xx, errors, timeouts) spoil some figures: ${failures.map(([name, t]) => `${name} ${t.failures}`).join(', ')}`);
   }
   if (report.inProcess) lines.push('', `In-process createFakeApp().fetch, balances.check: ${formatSpread(report.inProcess.rps)} req/s, p50 ${formatSpread(report.inProcess.p50, 3)} ms, p99 ${formatSpread(report.inProcess.p99, 3)} ms`);
-  if (report.coldStart) lines.push(`Cold start to first 200: fake (${report.coldStart.fakeCommand}) ${formatSpread(report.coldStart.fake)} ms; floor ${formatSpread(report.coldStart.floor)} ms`);
+  if (report.coldStart) lines.push(`Cold start to first 200: ${report.coldStart.fake.map(({ command, ms }) => `${command} ${formatSpread(ms)} ms`).join('; ')}; floor ${formatSpread(report.coldStart.floor)} ms`);
   if (report.rss) lines.push(`Fake RSS: idle ${report.rss.idle.toFixed(0)} MiB, after setup ${report.rss.afterSetup.toFixed(0)} MiB, after load ${report.rss.afterLoad.toFixed(0)} MiB`);
   if (report.scale) {
     const s = report.scale;
