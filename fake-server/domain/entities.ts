@@ -194,12 +194,16 @@ export function listEntities(ctx: DomainContext, input: ListInput): OutputOf<'en
 }
 
 /**
- * The same answer as `listEntities`, as JSON text: each entity's text is taken from `texts` when
- * held there (else computed and kept), so a page read again without a change in between is not
- * rebuilt. The answer is `JSON.stringify(listEntities(ctx, input))`, character for character.
+ * The same answer as `listEntities`, as JSON text: the page's text is taken from `texts` when the
+ * same request was answered since the data last changed (a dashboard polling a page), and each
+ * entity's text likewise, so a page read again is neither rebuilt nor serialised. The answer is
+ * `JSON.stringify(listEntities(ctx, input))`, character for character.
  */
 export function listEntitiesText(ctx: DomainContext, input: ListInput, texts: ViewTexts): string {
-  const { store } = ctx;
+  return texts.textOf('entities.list page', JSON.stringify(input), () => pageText(ctx.store, input, texts));
+}
+
+function pageText(store: TenantStore, input: ListInput, texts: ViewTexts): string {
   const page = pageOf(store, input, listFilter(store, input));
   const inheritedFrom = inheritedViews(store, input.statuses);
   // Views differ only by which statuses they show (and the listed entity): that is the group.
