@@ -15,6 +15,8 @@ export interface LoadJob {
 export interface LoadResult {
   /** Answers per second with a 2xx status. */
   readonly rps: number;
+  /** Answers with a 2xx status. */
+  readonly answers: number;
   readonly p50: number;
   readonly p99: number;
   /** Non-2xx answers, connection errors and timeouts: anything but 0 spoils the figure. */
@@ -39,7 +41,7 @@ function requestsOf(name: string): AutocannonRequest[] {
 
 export async function runLoad(job: LoadJob): Promise<LoadResult> {
   const result = await autocannon({ url: job.url, connections: job.connections, duration: job.seconds, headers: { ...HEADERS }, requests: requestsOf(job.workload) });
-  return { rps: result['2xx'] / result.duration, p50: result.latency.p50, p99: result.latency.p99, failures: result.non2xx + result.errors + result.timeouts };
+  return { rps: result['2xx'] / result.duration, answers: result['2xx'], p50: result.latency.p50, p99: result.latency.p99, failures: result.non2xx + result.errors + result.timeouts };
 }
 
 process.on('message', (job: LoadJob) => {

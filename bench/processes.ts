@@ -1,4 +1,4 @@
-/** Child processes of the bench: servers started and stopped by pid, their URL read from what they print, their RSS read from /proc. */
+/** Child processes of the bench: servers started and stopped by pid, their URL read from what they print, their RSS and CPU time read from /proc. */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -82,4 +82,15 @@ export function rssMiB(pid: number): number {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   if (match === null) throw new Error(`no VmRSS for process ${pid}`);
   return Number(match[1]) / 1024;
+}
+
+/** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+/** CPU time a live process has used so far, user and system, in seconds (Linux). */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces, so it is skipped by its closing parenthesis): utime and stime are the 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }

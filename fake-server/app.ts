@@ -7,8 +7,8 @@
 import type { Clock } from './clock.ts';
 import { type ClientCompat, compatAdapter } from './client-compat.ts';
 import { createControlPlane, isControlPath } from './control-plane.ts';
-import type { OperationHandlers } from './domain/context.ts';
-import { handlers as realHandlers } from './domain/handlers.ts';
+import type { OperationHandlers, TextHandlers } from './domain/context.ts';
+import { handlers as realHandlers, textHandlers as realTextHandlers } from './domain/handlers.ts';
 import type { Fault, HandlerOverrides } from './faults/fault.ts';
 import { type BodyText, errorReply, readBodyText, type Reply, toResponse } from './http/json.ts';
 import type { RequestHead, SocketRequestHead } from './http/request-head.ts';
@@ -68,6 +68,15 @@ async function replyOf(response: Response): Promise<Reply> {
   return { status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() };
 }
 
+/**
+ * The text handlers an app may use: those of operations whose answer nothing rewrites on its way out
+ * (their handler is the domain's own, no fault rewrites outputs, responses are not validated).
+ */
+function usableTextHandlers(handlers: OperationHandlers, faults: readonly Fault[], validateResponses: boolean): TextHandlers {
+  if (validateResponses || faults.some((fault) => fault.output !== undefined)) return {};
+  return Object.fromEntries(Object.entries(realTextHandlers).filter(([name]) => handlers[name as keyof OperationHandlers] === realHandlers[name as keyof OperationHandlers]));
+}
+
 function withOverrides(overrides: readonly HandlerOverrides[]): OperationHandlers {
   const composed: Record<string, unknown> = { ...realHandlers };
   for (const override of overrides) {
@@ -93,7 +102,9 @@ export function createFakeApp(options: FakeAppOptions = {}): FakeApp {
   const onInternalError = options.onInternalError ?? ((error) => console.error('[fake] internal error:', error));
   const states = tenantStates({ tenants, configuredKeys, handlers, seed: options.seed });
 
-  const router = createRouter({ tenants, handlers, faults, validateResponses: options.validateResponses ?? false, ...(compat && { requestSchemas: compat.requestSchemas }) });
+  const validateResponses = options.validateResponses ?? false;
+  const textHandlers = usableTextHandlers(handlers, faults, validateResponses);
+  const router = createRouter({ tenants, handlers, textHandlers, faults, validateResponses, ...(compat && { requestSchemas: compat.requestSchemas }) });
   const control = createControlPlane({ tenants, bodyLimit, faultRules: faults.map((fault) => fault.rule), states, ...(options.adminKey !== undefined && { adminKey: options.adminKey }) });
 
   const internalError = (error: unknown): Reply => {

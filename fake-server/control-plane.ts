@@ -24,6 +24,9 @@ export interface ControlPlaneOptions {
   readonly adminKey?: string;
 }
 
+/** Calls that change no tenant's data; after any other, the caller's tenant's view texts are cleared. */
+const READS: ReadonlySet<ControlCallName> = new Set(['health', 'clock.get', 'events.list', 'state.export']);
+
 /** A snapshot may be far larger than a request of the interface. */
 const STATE_BODY_LIMIT = 256 * 1024 * 1024;
 
@@ -143,6 +146,9 @@ export function createControlPlane(options: ControlPlaneOptions): (request: Requ
     } catch (error) {
       if (error instanceof DomainError) return errorResponse(error.code, error.message, env);
       throw error;
+    } finally {
+      // Moving the clock runs what falls due, a forced state changes a record: what the tenant's views show may have changed.
+      if (!READS.has(name as ControlCallName)) tenant.viewTexts.clear();
     }
     throw new Error(`control call ${name} has no handler`);
   };

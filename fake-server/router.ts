@@ -7,18 +7,27 @@
  */
 import type { z } from 'zod';
 import type { Env } from '../spec/common.ts';
+import { callMutates, type OperationDef } from '../spec/operation.ts';
 import { operationForPath, type OperationName } from '../spec/operations.ts';
-import { type DomainContext, DomainError, type OperationHandlers } from './domain/context.ts';
+import { type DomainContext, DomainError, type OperationHandlers, type TextHandlers } from './domain/context.ts';
 import { runDue } from './domain/lifecycle.ts';
+import type { ViewTexts } from './domain/view-texts.ts';
 import { compatHint, recognisedClient } from './client-compat.ts';
 import type { Fault } from './faults/fault.ts';
-import { type BodyText, errorReply, jsonReply, parseJsonBody, type Reply } from './http/json.ts';
+import { type BodyText, errorReply, jsonReply, jsonTextReply, parseJsonBody, type Reply } from './http/json.ts';
 import type { RequestHead } from './http/request-head.ts';
 import type { Tenants } from './tenants.ts';
 
 export interface RouterOptions {
   readonly tenants: Tenants;
   readonly handlers: OperationHandlers;
+  /**
+   * Operations answered as JSON text instead (the same bytes, from the tenant's view texts). Only
+   * for operations whose answer nothing rewrites: no fault or client compatibility wraps their
+   * handler, no fault rewrites outputs, responses are not validated. A request answered in a
+   * recognised client's mode uses them only where that mode leaves the handler as it is.
+   */
+  readonly textHandlers?: TextHandlers;
   /**
    * Request schemas that replace the spec's for some operations (a client-compatibility mode chosen
    * for the whole fake, `handlers` answering in it). Undefined when none was chosen: a request from
@@ -102,9 +111,13 @@ export function createRouter(options: RouterOptions): (head: RequestHead, text: 
     if (!parsed.success) return errorReply('invalid_inputs', formatIssues(parsed.error.issues) + (requestSchema === undefined ? compatHint(name, raw) : ''), env);
 
     const ctx: DomainContext = tenant;
+    // A call that may change data leaves the tenant's view texts stale; with a fault, any call may.
+    const changesData = faults.length > 0 || callMutates(op as OperationDef, parsed.data);
     try {
-      runDue(ctx);
+      if (runDue(ctx).length > 0) tenant.viewTexts.clear();
       const handler = (client?.handlers ?? handlers)[name] as (ctx: DomainContext, input: unknown) => unknown;
+      const text = handler === handlers[name] ? (options.textHandlers?.[name] as ((ctx: DomainContext, input: unknown, texts: ViewTexts) => string) | undefined) : undefined;
+      if (text !== undefined) return jsonTextReply(200, text(ctx, parsed.data, tenant.viewTexts));
       let output = handler(ctx, parsed.data);
       output = faults.reduce((value, fault) => (fault.output ? fault.output(name, value) : value), output);
       if (validateResponses) {
@@ -115,6 +128,8 @@ export function createRouter(options: RouterOptions): (head: RequestHead, text: 
     } catch (error) {
       if (error instanceof DomainError) return errorReply(error.code, error.message, env, {}, error.status);
       throw error;
+    } finally {
+      if (changesData) tenant.viewTexts.clear();
     }
   };
 }

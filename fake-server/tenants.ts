@@ -10,6 +10,7 @@ import { hashSeed } from '../fixtures/random.ts';
 import type { Env } from '../spec/common.ts';
 import { Clock, type ClockStart } from './clock.ts';
 import type { DomainContext } from './domain/context.ts';
+import { ViewTexts } from './domain/view-texts.ts';
 import { IdGenerator } from './ids.ts';
 import { TenantStore } from './store/tenant-store.ts';
 
@@ -57,6 +58,8 @@ export class Tenant implements DomainContext {
   #store: TenantStore;
   readonly clock: Clock;
   readonly ids: IdGenerator;
+  /** Texts of views of this tenant's data, valid until whoever changes the data clears them (see ViewTexts). */
+  readonly viewTexts = new ViewTexts();
 
   constructor(
     readonly org: string,
@@ -84,6 +87,7 @@ export class Tenant implements DomainContext {
   /** Puts loaded data in place (a state file); the clock and IDs are restored by the loader. */
   replaceStore(store: TenantStore): void {
     this.#store = store;
+    this.viewTexts.clear();
   }
 }
 
@@ -102,6 +106,8 @@ export class TenantLimitError extends Error {
 export class Tenants {
   readonly #orgByKey = new Map<string, string>();
   readonly #tenants = new Map<string, Tenant>();
+  /** The tenant each key opened so far. */
+  readonly #byKey = new Map<string, Tenant>();
   readonly #options: TenantsOptions;
   /** Organisations added by createOrganisation and not deleted. */
   readonly #created = new Set<string>();
@@ -123,11 +129,15 @@ export class Tenants {
 
   /** The tenant a key opens (created on first use), or undefined for an unknown key. */
   open(key: string): Tenant | undefined {
+    // Every request opens its tenant: found by its key at once, without naming it each time.
+    const opened = this.#byKey.get(key);
+    if (opened !== undefined) return opened;
     const org = this.#orgByKey.get(key);
     if (org === undefined) return undefined;
     const name = tenantName({ key, org });
     let tenant = this.#tenants.get(name);
     if (!tenant) this.#tenants.set(name, (tenant = new Tenant(org, envOfKey(key), this.#options.clock ?? {}, this.#options.idSeed ?? 1)));
+    this.#byKey.set(key, tenant);
     return tenant;
   }
 
@@ -165,6 +175,7 @@ export class Tenants {
     for (const [key, owner] of this.#orgByKey) {
       if (owner !== org) continue;
       this.#orgByKey.delete(key);
+      this.#byKey.delete(key);
       this.#tenants.delete(tenantName({ key, org }));
     }
     return true;

@@ -12,6 +12,7 @@ import { type DomainContext, fail, type InputOf, type OutputOf } from './context
 import { creditSystemsCovering, requireFeature } from './features.ts';
 import { requireActivePlan } from './plans.ts';
 import { grantsHeldBy, recordsHeldBy, requireSubject, type Subject } from './subjects.ts';
+import type { ViewTexts } from './view-texts.ts';
 
 type BalanceView = z.input<typeof Balance>;
 type FlagView = z.input<typeof Flag>;
@@ -329,6 +330,16 @@ export function check(ctx: DomainContext, input: InputOf<'balances.check'>): Out
     balances: relatedBalances(store, grants, feature.id),
     ...withPreview(allowed),
   };
+}
+
+/**
+ * The same answer as `check`, as JSON text. A check that uses no units (no send_event, no lock)
+ * only reads: its answer is a view of the subject's balances, taken from `texts` while the data is
+ * unchanged. One that uses units changes the data, and is computed every time.
+ */
+export function checkText(ctx: DomainContext, input: InputOf<'balances.check'>, texts: ViewTexts): string {
+  if (input.send_event || input.lock) return JSON.stringify(check(ctx, input));
+  return texts.textOf('balances.check', JSON.stringify(input), () => JSON.stringify(check(ctx, input)));
 }
 
 function deductionView(store: TenantStore, deduction: Deduction) {

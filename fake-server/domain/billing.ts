@@ -90,6 +90,20 @@ function resetsOf(item: Plan['items'][number]): boolean {
   return item.reset !== null && item.reset.interval !== 'one_off' && !item.unlimited;
 }
 
+/** Reset intervals in use, one frozen object each: a million grants of one plan item share one instead of a copy each. */
+const RESETS = new Map<string, NonNullable<GrantRow['reset']>>();
+/** Intervals and counts are few in practice; past this many, a grant gets a copy of its own. */
+const MAX_SHARED_RESETS = 1000;
+
+function sharedReset(interval: string, intervalCount: number): NonNullable<GrantRow['reset']> {
+  const key = `${intervalCount} ${interval}`;
+  const shared = RESETS.get(key);
+  if (shared !== undefined) return shared;
+  const reset = Object.freeze({ interval, intervalCount });
+  if (RESETS.size < MAX_SHARED_RESETS) RESETS.set(key, reset);
+  return reset;
+}
+
 /** Creates the record of a plan held by a subject, with its grants, pools and billing. */
 export function holdPlan(ctx: DomainContext, subject: Subject, plan: Plan, options: HoldPlanOptions = {}): RecordRow {
   const { store } = ctx;
@@ -139,7 +153,7 @@ export function holdPlan(ctx: DomainContext, subject: Subject, plan: Plan, optio
       prepaid: item.price?.billing_method === 'prepaid' ? (options.featureQuantities?.get(item.feature_id) ?? 0) : 0,
       usage: 0,
       unlimited: item.unlimited,
-      reset: nextResetAt === null ? null : { interval: item.reset!.interval, intervalCount: item.reset!.interval_count ?? 1 },
+      reset: nextResetAt === null ? null : sharedReset(item.reset!.interval, item.reset!.interval_count ?? 1),
       nextResetAt,
       price: item.price,
       expiresAt: null,
@@ -171,7 +185,7 @@ export function holdPlan(ctx: DomainContext, subject: Subject, plan: Plan, optio
 export function endRecord(ctx: DomainContext, record: RecordRow, at = ctx.clock.now()): void {
   const { store } = ctx;
   const now = at;
-  record.status = 'expired';
+  store.expireRecord(record);
   record.pastDue = false;
   record.canceledAt ??= now;
   record.expiresAt = now;
@@ -212,9 +226,9 @@ export function attach(ctx: DomainContext, input: InputOf<'billing.attach'>): Ou
   const plan = requirePlanVersion(store, input.plan_id, input.version);
   if (plan.archived) fail('invalid_request', `Plan ${plan.id} is archived and cannot be attached.`);
   const held = store
-    .recordsOf(subject.customerId)
+    .liveRecordsOf(subject.customerId, subject.entityId)
     // License seats are managed by licenses.attach / release, never replaced by an attach.
-    .filter((record) => record.entityId === subject.entityId && record.status !== 'expired' && record.licensePoolId === null);
+    .filter((record) => record.licensePoolId === null);
   if (held.some((record) => record.planId === plan.id && record.planVersion === plan.version)) {
     fail('invalid_request', `The ${subject.entityId === null ? 'customer' : 'entity'} already has plan ${plan.id}.`);
   }

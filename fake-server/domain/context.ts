@@ -8,6 +8,7 @@ import type { OperationName, Operations } from '../../spec/operations.ts';
 import type { Clock } from '../clock.ts';
 import type { IdGenerator } from '../ids.ts';
 import type { TenantStore } from '../store/tenant-store.ts';
+import type { ViewTexts } from './view-texts.ts';
 
 export interface DomainContext {
   readonly store: TenantStore;
@@ -41,3 +42,10 @@ export type OutputOf<N extends OperationName> = z.input<Operations[N]['response'
 
 export type OperationHandler<N extends OperationName> = (ctx: DomainContext, input: InputOf<N>) => OutputOf<N>;
 export type OperationHandlers = { readonly [N in OperationName]: OperationHandler<N> };
+
+/**
+ * An operation's answer as JSON text, exactly `JSON.stringify` of its handler's answer, with view
+ * texts read through `texts`: for when nothing rewrites the answer on its way out.
+ */
+export type TextHandler<N extends OperationName> = (ctx: DomainContext, input: InputOf<N>, texts: ViewTexts) => string;
+export type TextHandlers = { readonly [N in OperationName]?: TextHandler<N> };

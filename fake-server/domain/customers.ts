@@ -4,7 +4,7 @@
  */
 import type { z } from 'zod';
 import type { Customer } from '../../spec/customers.ts';
-import type { CustomerRow, TenantStore } from '../store/tenant-store.ts';
+import { type CustomerRow, EMPTY_JSON, type TenantStore } from '../store/tenant-store.ts';
 import { balancesAndFlags } from './balances.ts';
 import { holdPlan } from './billing.ts';
 import { type DomainContext, fail, type InputOf, type OutputOf } from './context.ts';
@@ -24,10 +24,10 @@ export function createCustomer(ctx: DomainContext, fields: Pick<CustomerRow, 'id
     name: null,
     email: null,
     fingerprint: null,
-    metadata: {},
+    metadata: EMPTY_JSON,
     processorCustomerId: null,
     sendEmailReceipts: false,
-    billingControls: {},
+    billingControls: EMPTY_JSON,
     ...fields,
     createdAt: ctx.clock.now(),
   };
@@ -76,9 +76,9 @@ export function getOrCreateCustomer(ctx: DomainContext, input: InputOf<'customer
     name: input.name ?? null,
     email: input.email ?? null,
     fingerprint: input.fingerprint ?? null,
-    metadata: input.metadata ?? {},
+    metadata: input.metadata ?? EMPTY_JSON,
     sendEmailReceipts: input.send_email_receipts ?? false,
-    billingControls: input.billing_controls ?? {},
+    billingControls: input.billing_controls ?? EMPTY_JSON,
   });
   return customerView(ctx, row);
 }

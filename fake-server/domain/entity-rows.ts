@@ -2,7 +2,7 @@
  * Entity rows as entities.create and licenses.attach make them: the checks every new entity passes
  * (a unique id, a known non-consumable feature), in one place both operations call.
  */
-import type { EntityRow } from '../store/tenant-store.ts';
+import { EMPTY_JSON, type EntityRow } from '../store/tenant-store.ts';
 import { type DomainContext, fail } from './context.ts';
 import { requireFeature } from './features.ts';
 
@@ -26,7 +26,7 @@ export function createEntityRow(
     name: fields.name ?? null,
     featureId: feature.id,
     createdAt: ctx.clock.now(),
-    billingControls: {},
+    billingControls: EMPTY_JSON,
     allocation: [],
   };
 }

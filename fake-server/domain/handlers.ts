@@ -1,10 +1,10 @@
 /** The domain function behind each operation of the table. The router dispatches through this map. */
-import { check, finalize, track } from './balances.ts';
+import { check, checkText, finalize, track } from './balances.ts';
 import { attach } from './billing.ts';
-import type { OperationHandlers } from './context.ts';
+import type { OperationHandlers, TextHandlers } from './context.ts';
 import { getCustomer, getOrCreateCustomer } from './customers.ts';
 import { deleteCustomer, deleteFeature, deletePlan, deleteReferralProgram, deleteReward } from './deletes.ts';
-import { createEntity, deleteEntity, getEntity, listEntities } from './entities.ts';
+import { createEntity, deleteEntity, getEntity, listEntities, listEntitiesText } from './entities.ts';
 import { createFeature, getFeature, listFeatures } from './features.ts';
 import { attachLicenses, listAssignments, listLicenses, releaseLicenses } from './licenses.ts';
 import { listPurchases, listSubscriptions } from './listings.ts';
@@ -46,4 +46,10 @@ export const handlers: OperationHandlers = {
   'features.delete': deleteFeature,
   'referral_programs.delete': deleteReferralProgram,
   'rewards.delete': deleteReward,
+};
+
+/** Operations that can also answer as JSON text, reusing view texts (see TextHandler). */
+export const textHandlers: TextHandlers = {
+  'entities.list': listEntitiesText,
+  'balances.check': checkText,
 };

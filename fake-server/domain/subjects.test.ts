@@ -66,15 +66,22 @@ describe('recordsHeldBy and grantsHeldBy', () => {
     hold('foreign', 'other', null);
   });
 
-  it('[CHECK-ENTITY-SCOPED] a customer holds only its customer-level records; an entity adds its own, never a sibling\'s', () => {
+  it('[CHECK-ENTITY-SCOPED] a customer holds only its customer-level records; an entity its own first, then those, never a sibling\'s', () => {
     expect(recordsHeldBy(store, { customerId: 'cus', entityId: null }).map((r) => r.id)).toEqual(['customer_first', 'customer_second']);
-    expect(recordsHeldBy(store, { customerId: 'cus', entityId: 'e1' }).map((r) => r.id)).toEqual(['customer_first', 'e1_plan', 'customer_second']);
-    expect(recordsHeldBy(store, { customerId: 'cus', entityId: 'e2' }).map((r) => r.id)).toEqual(['customer_first', 'e2_plan', 'customer_second']);
+    expect(recordsHeldBy(store, { customerId: 'cus', entityId: 'e1' }).map((r) => r.id)).toEqual(['e1_plan', 'customer_first', 'customer_second']);
+    expect(recordsHeldBy(store, { customerId: 'cus', entityId: 'e2' }).map((r) => r.id)).toEqual(['e2_plan', 'customer_first', 'customer_second']);
   });
 
   it('only active records grant by default; other statuses when asked', () => {
-    expect(recordsHeldBy(store, { customerId: 'cus', entityId: 'e1' }, ['scheduled', 'expired']).map((r) => r.id)).toEqual(['scheduled', 'expired']);
+    expect(recordsHeldBy(store, { customerId: 'cus', entityId: 'e1' }, ['scheduled', 'expired']).map((r) => r.id)).toEqual(['expired', 'scheduled']);
     expect(grantsHeldBy(store, { customerId: 'cus', entityId: null }, ['active', 'scheduled']).map((g) => g.recordId)).toEqual(['customer_first', 'customer_second', 'scheduled']);
+  });
+
+  it('a record that expires leaves what its holder holds', () => {
+    store.expireRecord(store.records.get('e1_plan')!);
+    store.expireRecord(store.records.get('customer_first')!);
+    expect(recordsHeldBy(store, { customerId: 'cus', entityId: 'e1' }, ['active', 'scheduled']).map((r) => r.id)).toEqual(['customer_second', 'scheduled']);
+    expect(recordsHeldBy(store, { customerId: 'cus', entityId: 'e1' }, ['expired']).map((r) => r.id)).toEqual(['e1_plan', 'expired', 'customer_first']);
   });
 
   it('an entity\'s own grants come before the inherited ones, each in creation order', () => {

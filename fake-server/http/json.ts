@@ -14,7 +14,12 @@ export interface Reply {
 }
 
 export function jsonReply(status: number, body: unknown, headers: Record<string, string> = {}): Reply {
-  return { status, headers, body: JSON.stringify(body) };
+  return jsonTextReply(status, JSON.stringify(body), headers);
+}
+
+/** A reply whose JSON text is made already. */
+export function jsonTextReply(status: number, text: string, headers: Record<string, string> = {}): Reply {
+  return { status, headers, body: text };
 }
 
 /** The error body `{message, code, env}`, with the status the error table gives the code (unless given). */
@@ -74,7 +79,8 @@ export function nestingDepth(text: string): number {
  */
 export function parseJsonBody(text: string): BodyResult {
   if (text.trim() === '') return { ok: true, value: {} };
-  const depth = nestingDepth(text);
+  // A text can nest no deeper than it is long: most bodies are too short to need the count.
+  const depth = text.length > MAX_JSON_DEPTH ? nestingDepth(text) : 0;
   if (depth > MAX_JSON_DEPTH) return { ok: false, code: 'invalid_json', message: `Request body nests ${depth} levels deep; at most ${MAX_JSON_DEPTH} are accepted` };
   try {
     return { ok: true, value: JSON.parse(text) };

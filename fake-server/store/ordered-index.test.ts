@@ -5,10 +5,16 @@ import { OrderedIndex, type IndexKey } from './ordered-index.ts';
 
 const newestFirst = (keys: IndexKey[]) => [...keys].sort((a, b) => b.t - a.t || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
 
+/** An index over rows whose created_at is looked up, as the store's are: `times` stands for the table. */
+function indexOver(times: Map<string, number>): OrderedIndex {
+  return new OrderedIndex((id) => times.get(id)!);
+}
+
 describe('OrderedIndex', () => {
   it('walks newest first, breaking ties on created_at by id, and resumes strictly after a cursor', () => {
-    const index = new OrderedIndex();
-    for (const key of [{ t: 2, id: 'b' }, { t: 1, id: 'z' }, { t: 2, id: 'a' }, { t: 3, id: 'm' }]) index.insert(key);
+    const keys = [{ t: 2, id: 'b' }, { t: 1, id: 'z' }, { t: 2, id: 'a' }, { t: 3, id: 'm' }];
+    const index = indexOver(new Map(keys.map((key) => [key.id, key.t])));
+    for (const key of keys) index.insert(key);
     expect([...index.newestFirst()]).toEqual([{ t: 3, id: 'm' }, { t: 2, id: 'b' }, { t: 2, id: 'a' }, { t: 1, id: 'z' }]);
     expect([...index.newestFirst({ t: 2, id: 'b' })]).toEqual([{ t: 2, id: 'a' }, { t: 1, id: 'z' }]);
     // A cursor whose row has since been removed still resumes at the right place.
@@ -21,9 +27,13 @@ describe('OrderedIndex', () => {
     const key = fc.record({ t: fc.integer({ min: 0, max: 20 }), id: fc.string({ minLength: 1, maxLength: 3 }) });
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.boolean(), key), { maxLength: 200 }), key, (ops, cursor) => {
-        const index = new OrderedIndex();
+        // A row's created_at never changes: an id keeps the time it first came with.
+        const times = new Map<string, number>();
+        for (const [, k] of ops) if (!times.has(k.id)) times.set(k.id, k.t);
+        const index = indexOver(times);
         const model = new Map<string, IndexKey>();
-        for (const [insert, k] of ops) {
+        for (const [insert, { id }] of ops) {
+          const k = { t: times.get(id)!, id };
           const name = `${k.t}\u0000${k.id}`;
           if (insert) {
             index.insert(k);

@@ -151,19 +151,47 @@ export interface LockRow {
 
 export type FeatureGrantReward = z.infer<typeof Reward>['feature_grant'];
 
-interface RecordIndexes {
-  readonly subscription: OrderedIndex;
-  readonly purchase: OrderedIndex;
-}
-
-function recordIndexes(): RecordIndexes {
-  return { subscription: new OrderedIndex(), purchase: new OrderedIndex() };
-}
-
 function addToSet<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {
   const set = map.get(key);
   if (set) set.add(value);
   else map.set(key, new Set([value]));
+}
+
+/** An empty JSON object for rows with nothing of their own there; one frozen object, as rows replace such a value and never change it. */
+export const EMPTY_JSON: Json = Object.freeze({});
+
+/**
+ * Ids in creation order, kept compact for the many holders of one or two: a lone id needs no array,
+ * and arrays are copied rather than grown (one grown by a push keeps room for 16 more ids).
+ */
+type Ids = string | readonly string[];
+
+function withId(ids: Ids | undefined, id: string): Ids {
+  return ids === undefined ? id : typeof ids === 'string' ? [ids, id] : [...ids, id];
+}
+
+function withoutId(ids: Ids | undefined, id: string): Ids | undefined {
+  if (ids === undefined || ids === id) return undefined;
+  if (typeof ids === 'string') return ids;
+  const kept = ids.filter((other) => other !== id);
+  return kept.length === 1 ? kept[0] : kept;
+}
+
+function rowsOf<R>(ids: Ids | undefined, table: ReadonlyMap<string, R>): R[] {
+  if (ids === undefined) return [];
+  return typeof ids === 'string' ? [table.get(ids)!] : ids.map((id) => table.get(id)!);
+}
+
+interface CustomerRecords {
+  /** Every record of the customer and of its entities, expired ones included, in creation order. */
+  readonly all: string[];
+  /** The customer-level records that have not expired. */
+  live: Ids | undefined;
+}
+
+interface RecordIndexes {
+  subscription?: OrderedIndex;
+  purchase?: OrderedIndex;
 }
 
 export class TenantStore {
@@ -184,11 +212,15 @@ export class TenantStore {
   readonly due = new DueQueue();
 
   // Indexes, maintained only through the methods below.
-  readonly recordsByKind = recordIndexes();
+  readonly #entityTime = (id: string) => this.entities.get(id)!.createdAt;
+  readonly #recordTime = (id: string) => this.records.get(id)!.createdAt;
+  readonly recordsByKind: { readonly [K in RecordKind]: OrderedIndex } = { subscription: new OrderedIndex(this.#recordTime), purchase: new OrderedIndex(this.#recordTime) };
   readonly #recordsByCustomerKind = new Map<string, RecordIndexes>();
-  readonly #recordsByCustomer = new Map<string, Set<string>>();
-  readonly #grantsByRecord = new Map<string, string[]>();
-  readonly entityIndex = new OrderedIndex();
+  readonly #recordsByCustomer = new Map<string, CustomerRecords>();
+  /** The records each entity holds that have not expired. An entity's records are ended before it is deleted, so an id names one entity's at a time. */
+  readonly #liveOfEntity = new Map<string, Ids>();
+  readonly #grantsByRecord = new Map<string, Ids>();
+  readonly entityIndex = new OrderedIndex(this.#entityTime);
   readonly #entitiesByCustomer = new Map<string, OrderedIndex>();
   readonly #poolsByCustomer = new Map<string, Set<string>>();
   readonly #activeAssignmentsByPool = new Map<string, Set<string>>();
@@ -205,20 +237,22 @@ export class TenantStore {
     const key = { t: row.createdAt, id: row.id };
     this.entityIndex.insert(key);
     let byCustomer = this.#entitiesByCustomer.get(row.customerId);
-    if (!byCustomer) this.#entitiesByCustomer.set(row.customerId, (byCustomer = new OrderedIndex()));
+    if (!byCustomer) this.#entitiesByCustomer.set(row.customerId, (byCustomer = new OrderedIndex(this.#entityTime)));
     byCustomer.insert(key);
   }
 
   removeEntity(row: EntityRow): void {
-    this.entities.delete(row.id);
+    // Out of the indexes first: they read the row's created_at.
     const key = { t: row.createdAt, id: row.id };
     this.entityIndex.remove(key);
     this.#entitiesByCustomer.get(row.customerId)?.remove(key);
+    this.#liveOfEntity.delete(row.id);
+    this.entities.delete(row.id);
   }
 
   /** The customer's entities ordered newest first, as an index to page through. */
   entitiesOf(customerId: string): OrderedIndex {
-    return this.#entitiesByCustomer.get(customerId) ?? new OrderedIndex();
+    return this.#entitiesByCustomer.get(customerId) ?? new OrderedIndex(this.#entityTime);
   }
 
   insertRecord(row: RecordRow): void {
@@ -226,31 +260,56 @@ export class TenantStore {
     const key = { t: row.createdAt, id: row.id };
     this.recordsByKind[row.kind].insert(key);
     let byCustomer = this.#recordsByCustomerKind.get(row.customerId);
-    if (!byCustomer) this.#recordsByCustomerKind.set(row.customerId, (byCustomer = recordIndexes()));
-    byCustomer[row.kind].insert(key);
-    addToSet(this.#recordsByCustomer, row.customerId, row.id);
+    if (!byCustomer) this.#recordsByCustomerKind.set(row.customerId, (byCustomer = {}));
+    (byCustomer[row.kind] ??= new OrderedIndex(this.#recordTime)).insert(key);
+    let customerRecords = this.#recordsByCustomer.get(row.customerId);
+    if (!customerRecords) this.#recordsByCustomer.set(row.customerId, (customerRecords = { all: [], live: undefined }));
+    customerRecords.all.push(row.id);
+    if (row.status === 'expired') return;
+    if (row.entityId === null) customerRecords.live = withId(customerRecords.live, row.id);
+    else this.#liveOfEntity.set(row.entityId, withId(this.#liveOfEntity.get(row.entityId), row.id));
+  }
+
+  /** A record expires: it leaves the live records of its holder (nothing brings an expired record back). */
+  expireRecord(row: RecordRow): void {
+    row.status = 'expired';
+    if (row.entityId === null) {
+      const customerRecords = this.#recordsByCustomer.get(row.customerId);
+      if (customerRecords) customerRecords.live = withoutId(customerRecords.live, row.id);
+      return;
+    }
+    const live = withoutId(this.#liveOfEntity.get(row.entityId), row.id);
+    if (live === undefined) this.#liveOfEntity.delete(row.entityId);
+    else this.#liveOfEntity.set(row.entityId, live);
   }
 
   /** Records of one kind, of one customer when given, as an index to page through. */
   recordIndex(kind: RecordKind, customerId?: string): OrderedIndex {
     if (customerId === undefined) return this.recordsByKind[kind];
-    return this.#recordsByCustomerKind.get(customerId)?.[kind] ?? new OrderedIndex();
+    return this.#recordsByCustomerKind.get(customerId)?.[kind] ?? new OrderedIndex(this.#recordTime);
   }
 
   /** Every record of a customer (its own and its entities'), in creation order. */
   recordsOf(customerId: string): RecordRow[] {
-    return [...(this.#recordsByCustomer.get(customerId) ?? [])].map((id) => this.records.get(id)!);
+    return (this.#recordsByCustomer.get(customerId)?.all ?? []).map((id) => this.records.get(id)!);
+  }
+
+  /**
+   * The records one holder (the customer itself, or one of its entities) holds directly and that
+   * have not expired, in creation order: looked up, not filtered out of the customer's history.
+   */
+  liveRecordsOf(customerId: string, entityId: string | null): RecordRow[] {
+    if (entityId === null) return rowsOf(this.#recordsByCustomer.get(customerId)?.live, this.records);
+    return rowsOf(this.#liveOfEntity.get(entityId), this.records).filter((record) => record.customerId === customerId);
   }
 
   insertGrant(row: GrantRow): void {
     this.grants.set(row.id, row);
-    const byRecord = this.#grantsByRecord.get(row.recordId);
-    if (byRecord) byRecord.push(row.id);
-    else this.#grantsByRecord.set(row.recordId, [row.id]);
+    this.#grantsByRecord.set(row.recordId, withId(this.#grantsByRecord.get(row.recordId), row.id));
   }
 
   grantsOfRecord(recordId: string): GrantRow[] {
-    return (this.#grantsByRecord.get(recordId) ?? []).map((id) => this.grants.get(id)!);
+    return rowsOf(this.#grantsByRecord.get(recordId), this.grants);
   }
 
   insertPool(row: PoolRow): void {
@@ -297,7 +356,7 @@ export class TenantStore {
    */
   removeCustomer(customerId: string): void {
     const gone = new Set<string>();
-    for (const row of [...this.entities.values()]) if (row.customerId === customerId) this.removeEntity(row);
+    for (const { id } of [...this.entitiesOf(customerId).newestFirst()]) this.removeEntity(this.entities.get(id)!);
     this.#entitiesByCustomer.delete(customerId);
     for (const record of this.recordsOf(customerId)) {
       gone.add(record.id);
