@@ -33,10 +33,14 @@ export default defineConfig({
           // A worker per core: vitest's default keeps one core for its main process, which mostly
           // waits, so a 2-core machine ran one test file at a time.
           maxWorkers: Math.max(2, availableParallelism() - 1),
+          // After the conformance project: projects of one group must share a worker count, and the
+          // run's deadline (CONFORMANCE_RUN_TIMEOUT_MS) starts at its global setup, so the scenarios
+          // go first rather than after however long the unit files take on a loaded machine.
+          sequence: { groupOrder: 1 },
         },
       },
-      // Its one worker (conformance-project.ts) runs after the unit files: projects of one group must share a worker count.
-      { extends: true, test: { ...conformanceProject, sequence: { groupOrder: 1 } } },
+      // Its one worker (conformance-project.ts) runs first, alone.
+      { extends: true, test: conformanceProject },
     ],
   },
 });

@@ -81,9 +81,17 @@ export const plansFaults: readonly Fault[] = [
       'billing.attach': (real) => (ctx, input) => {
         const live = ctx.store.recordsOf(input.customer_id).filter((record) => record.status !== 'expired' && record.planId !== input.plan_id);
         const before = live.map((record) => ({ record, status: record.status, canceledAt: record.canceledAt, expiresAt: record.expiresAt }));
-        const result = real(ctx, input);
-        for (const { record, status, canceledAt, expiresAt } of before) Object.assign(record, { status, canceledAt, expiresAt });
-        return result;
+        // The replaced records never leave their holder's live records (the store's index of them), whatever the attach ends.
+        const { store } = ctx;
+        const expireRecord = store.expireRecord;
+        const kept = new Set(live.map((record) => record.id));
+        store.expireRecord = (row) => (kept.has(row.id) ? undefined : expireRecord.call(store, row));
+        try {
+          return real(ctx, input);
+        } finally {
+          store.expireRecord = expireRecord;
+          for (const { record, status, canceledAt, expiresAt } of before) Object.assign(record, { status, canceledAt, expiresAt });
+        }
       },
     },
   },
