@@ -52,6 +52,8 @@ export interface Abilities {
   readonly otherTenant: boolean;
   /** Read-only profile: only commands that change nothing. */
   readonly readOnly: boolean;
+  /** Prices in several currencies are accepted (a probed capability of a deployment). */
+  readonly multiCurrency: boolean;
 }
 
 /** Envelope variants of a call: the same request, sent as the conventions allow or as they refuse. */
@@ -110,8 +112,11 @@ export interface SendSpec extends Omit<CallSpec, 'headers' | 'variant' | 'comman
    * refused it: what a refusal leaves behind): a write whose effect differs then shows at once,
    * charged to it, not to whatever call reads that state next.
    */
-  readonly observe?: Omit<SendSpec, 'observe' | 'variant'>;
+  readonly observe?: Observation | readonly Observation[];
 }
+
+/** A read made right after a write (SendSpec `observe`). */
+export type Observation = Omit<CallSpec, 'headers' | 'variant' | 'command'>;
 
 /** What a running command works with. */
 export interface RunContext {
@@ -140,6 +145,8 @@ export interface CommandSpec<A> {
   readonly exclusive?: boolean;
   /** Where programs start: world-building commands, picked for the program's prelude. */
   readonly builds?: boolean;
+  /** It sends requests the document (or the reference) says must be refused. */
+  readonly refusal?: boolean;
   readonly args: fc.Arbitrary<A>;
   /** Whether the world holds what the command needs (else fast-check skips it). */
   readonly applies?: (world: WorldState) => boolean;

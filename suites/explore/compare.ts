@@ -18,7 +18,7 @@ import { constraintProvenance, ownBoundRule } from '../../spec/constraint-proven
 import { operations, type OperationName } from '../../spec/operations.ts';
 import { KNOWN_DIFFERENCES, type KnownDifference } from '../../spec/reference/differences.ts';
 import { ruleById, type RuleId } from '../../spec/rules/catalogue.ts';
-import { answerShape, type FieldNode } from './fields.ts';
+import { answerShape, controlAnswerShape, type FieldNode } from './fields.ts';
 import { filterRule } from './filters.ts';
 import type { IdMap } from './ids.ts';
 import { isShould, OPERATION_RULES, ownershipOf, writerRule, type FieldOwner, type OwnerContext, type Writer } from './ownership.ts';
@@ -60,7 +60,7 @@ export interface CompareContext extends CallQuestion {
   readonly timeToleranceMs: number;
 }
 
-export type DifferenceKind = 'status' | 'code' | 'error-body' | 'spelling' | 'value' | 'missing' | 'extra' | 'membership' | 'null' | 'id' | 'shape';
+export type DifferenceKind = 'status' | 'code' | 'error-body' | 'spelling' | 'value' | 'missing' | 'extra' | 'membership' | 'order' | 'null' | 'id' | 'shape';
 
 export interface Difference {
   readonly rule: RuleId;
@@ -184,6 +184,16 @@ export function compareAnswers(context: CompareContext, model: Answer, target: A
   return { differences: out };
 }
 
+/**
+ * Compares the usage events each side's control plane lists: what balances.check with send_event
+ * (and the setup calls that record usage) recorded, as the Events part of the document says.
+ */
+export function compareEvents(context: Omit<CompareContext, 'operation'>, model: unknown, target: unknown): Difference[] {
+  const out: Difference[] = [];
+  new Walk({ ...context, operation: 'balances.check' }, { status: 200, body: target }).node(controlAnswerShape('events.list'), model, target, '', undefined, undefined, out);
+  return out;
+}
+
 function summary(answer: Answer): string {
   const code = codeOf(answer.body);
   return code === undefined ? String(answer.status) : `${answer.status} ${code}`;
@@ -256,6 +266,8 @@ class Walk {
     if (node.kind === 'object') {
       if (!isObj(m) || !isObj(t)) return void out.push(this.#difference(this.#shapeOr(owner, path), 'shape', node, path, m, t));
       for (const [name, child] of Object.entries(node.fields ?? {})) this.node(child, m[name], t[name], join(path, name), m, t, out);
+      const beyond = owner?.closed ? Object.keys(t).filter((key) => !(key in (node.fields ?? {}))) : [];
+      if (beyond.length > 0) out.push(this.#difference(owner!.rule, 'extra', node, path, Object.keys(m).sort(), beyond.sort()));
       return;
     }
     if (node.kind === 'map') {
@@ -315,6 +327,11 @@ class Walk {
       out.push(this.#difference(filtered ?? this.#rule(node, owner, m, t, mParent, tParent, false), 'membership', node, path, { count: m.length, missingInTarget: describe(pairs.missing) }, { count: t.length, extraInTarget: describe(pairs.extra) }));
     }
     for (const [i, j] of pairs.matched) this.node(element, m[i], t[j], `${path}[${j}]`, mParent, tParent, out);
+    // The same rows in another order: only a SHOULD rule of the reference's ordering can say so.
+    if (owner?.order !== undefined && pairs.missing.length === 0 && pairs.extra.length === 0) {
+      const order = [...pairs.matched].sort((a, b) => a[1] - b[1]).map(([i]) => i);
+      if (order.some((i, k) => k > 0 && i < order[k - 1]!)) out.push(this.#difference(owner.order, 'order', node, path, m.map((e) => identityOf(element, e)), order.map((i) => identityOf(element, m[i]))));
+    }
   }
 
   /** The owning rule of a difference at a node, refined and held to the level the node allows. */

@@ -17,7 +17,7 @@ import type { RuleLevel } from '../../spec/rules/rule.ts';
 import { TargetFault } from '../framework/checks.ts';
 import { TransportError } from '../framework/http.ts';
 import { calendarStartArb, type CalendarStart } from './calendar.ts';
-import { commandArbitrary, DIMENSIONS, StepCommand, variantHeaders, VARIANTS, type CommandSpec, type Dimension, type ProgramRun, type RunContext } from './command.ts';
+import { commandArbitrary, DIMENSIONS, StepCommand, variantHeaders, VARIANTS, type CommandSpec, type Dimension, type ProgramRun, type Observation, type RunContext } from './command.ts';
 import type { Difference } from './compare.ts';
 import { ControlRefused, Divergence, KnockOn, KnownStop, Lockstep, signature, WorldState, type Step } from './lockstep.ts';
 import { balanceCommands } from './parts/balances.ts';
@@ -29,7 +29,8 @@ import { licenseCommands } from './parts/licenses.ts';
 import { listingCommands } from './parts/listings.ts';
 import { planCommands } from './parts/plans.ts';
 import { referralCommands } from './parts/referrals.ts';
-import { worldCommands } from './parts/worlds.ts';
+import { mutantCommands, requiredCommands } from './parts/required.ts';
+import { focusWorldCommands, worldCommands } from './parts/worlds.ts';
 import { ownedOnly } from './owned.ts';
 import { idPrefixOf, replaySteps } from './replay.ts';
 import { modelFor, type ExploreTarget, type ProgramTarget } from './targets.ts';
@@ -46,6 +47,9 @@ export const COMMANDS: readonly CommandSpec<unknown>[] = [
   ...referralCommands,
   ...controlCommands,
   ...worldCommands,
+  ...focusWorldCommands,
+  ...requiredCommands,
+  ...mutantCommands,
 ];
 
 export interface ExploreOptions {
@@ -144,6 +148,10 @@ const PRELUDE: readonly { readonly command: string; readonly min: number; readon
   { command: 'world.license-pool', min: 0, max: 1 },
   { command: 'world.credit-system', min: 0, max: 1 },
   { command: 'world.stacked-grants', min: 0, max: 1 },
+  { command: 'world.plan-versions', min: 0, max: 0 },
+  { command: 'world.paid-subscriptions', min: 0, max: 0 },
+  { command: 'world.referral-program', min: 0, max: 0 },
+  { command: 'world.purchases', min: 0, max: 0 },
 ];
 
 /**
@@ -154,13 +162,14 @@ const PRELUDE: readonly { readonly command: string; readonly min: number; readon
  */
 export const FOCUSES = {
   mixed: { weight: 2, parts: [], world: undefined },
-  licenses: { weight: 2, parts: ['licenses'], world: 'world.license-pool' },
+  licenses: { weight: 3, parts: ['licenses'], world: 'world.license-pool' },
   balances: { weight: 3, parts: ['balances', 'control'], world: 'world.stacked-grants' },
   credits: { weight: 1, parts: ['balances', 'features'], world: 'world.credit-system' },
-  records: { weight: 2, parts: ['listings', 'billing', 'control', 'entities'], world: undefined },
-  plans: { weight: 1, parts: ['plans', 'billing'], world: undefined },
-  preview: { weight: 1, parts: ['preview', 'billing', 'control'], world: undefined },
-  referrals: { weight: 1, parts: ['referrals'], world: undefined },
+  records: { weight: 2, parts: ['listings', 'billing', 'control', 'entities'], world: 'world.purchases' },
+  plans: { weight: 2, parts: ['plans', 'billing'], world: 'world.plan-versions' },
+  preview: { weight: 1, parts: ['preview', 'billing', 'control'], world: 'world.paid-subscriptions' },
+  referrals: { weight: 1, parts: ['referrals'], world: 'world.referral-program' },
+  refusals: { weight: 2, parts: ['errors'], world: undefined },
 } as const satisfies Record<string, { weight: number; parts: readonly string[]; world: string | undefined }>;
 
 export const FOCUS_WEIGHT = 6;
@@ -171,12 +180,14 @@ function programArbitrary(commands: readonly CommandSpec<unknown>[], maxSteps: n
       .tuple(
         ...PRELUDE.flatMap(({ command, min, max }) => {
           const spec = commands.find((c) => c.name === command && c.builds);
-          return spec ? [fc.array(commandArbitrary([spec]), { minLength: command === world ? 1 : min, maxLength: max })] : [];
+          return spec ? [fc.array(commandArbitrary([spec]), { minLength: command === world ? 1 : min, maxLength: command === world ? Math.max(1, max) : max })] : [];
         }),
       )
       .map((lists) => lists.flat());
   const focused = Object.values(FOCUSES).map(({ weight, parts, world }) => {
-    const weighted = commands.map((c) => ((parts as readonly string[]).includes(c.part) ? { ...c, weight: c.weight * FOCUS_WEIGHT } : c));
+    // The refusals focus weighs up every command that sends what must be refused, whatever its part.
+    const focusing = (c: CommandSpec<unknown>) => (parts as readonly string[]).includes(c.part) || ((parts as readonly string[]).includes('errors') && c.refusal === true);
+    const weighted = commands.map((c) => (focusing(c) ? { ...c, weight: c.weight * FOCUS_WEIGHT } : c));
     const arbitrary = fc.record({
       start: calendarStartArb,
       prelude: prelude(world),
@@ -252,7 +263,9 @@ class Run implements ProgramRun {
         if ((result.model as { pages?: number }).pages! > 1 || (result.target as { pages?: number }).pages! > 1) this.reached.add('paged-walk');
         if (result.target.status === 200 && headers === undefined) target.created?.(spec.operation, spec.body);
         // Observed after an accepted write, and after a refused one too: what a refusal leaves behind.
-        if (observe && (result.model.status === 200) === (result.target.status === 200)) await lockstep.call({ ...observe, command: `${command} (observed)` });
+        if (observe && (result.model.status === 200) === (result.target.status === 200)) {
+          for (const read of (Array.isArray(observe) ? observe : [observe]) as readonly Observation[]) await lockstep.call({ ...read, command: `${command} (observed)` });
+        }
         return result;
       },
       modelRead: (operation, body) => lockstep.resolve(command, 'model', operation, body),
@@ -294,6 +307,7 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
     let shrinkRuns = 0;
     let failure: { run: Run; divergence: Divergence; start: CalendarStart; program: ProgramTarget; scope: string } | undefined;
     const property = fc.asyncProperty(arbitrary, async (program) => {
+      const shrinkRun = shrinking;
       if (error !== undefined) return true;
       if (shrinking && ++shrinkRuns > shrinkBudget) return true;
       if (!shrinking && Date.now() > deadline) {
@@ -320,14 +334,14 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
           shrinking = true;
           return false;
         }
-        if (cause instanceof KnockOn) blocked += shrinking ? 0 : 1;
-        else if (cause instanceof KnownStop) knownStops += shrinking ? 0 : 1;
-        else if (cause instanceof ControlRefused) setupRefused += shrinking ? 0 : 1;
+        if (cause instanceof KnockOn) blocked += shrinkRun ? 0 : 1;
+        else if (cause instanceof KnownStop) knownStops += shrinkRun ? 0 : 1;
+        else if (cause instanceof ControlRefused) setupRefused += shrinkRun ? 0 : 1;
         else if (cause instanceof TargetFault || cause instanceof TransportError) error = cause.message;
         else throw cause;
         return true;
       } finally {
-        if (!shrinking) {
+        if (!shrinkRun) {
           programs++;
           steps += run.lockstep.steps.length;
           for (const dimension of run.reached) coverage[dimension]++;

@@ -12,6 +12,7 @@
  */
 import type { z } from 'zod';
 import { Timestamp } from '../../spec/common.ts';
+import { controlCalls } from '../../spec/control-plane.ts';
 import { provenanceOf, type SchemaProvenance } from '../../spec/meta.ts';
 import { operations, type OperationName } from '../../spec/operations.ts';
 
@@ -123,6 +124,18 @@ export function answerShape(operation: OperationName): FieldNode {
   }
   return shape;
 }
+
+/** The field tree of a control-plane read the projection compares (the usage events), named after the call. */
+export function controlAnswerShape(name: 'events.list'): FieldNode {
+  let shape = controlShapes.get(name);
+  if (shape === undefined) {
+    shape = build(controlCalls[name].response, name, '', 'documented');
+    controlShapes.set(name, shape);
+  }
+  return shape;
+}
+
+const controlShapes = new Map<string, FieldNode>();
 
 /** Every node of a tree, depth first. */
 export function nodesOf(root: FieldNode): FieldNode[] {

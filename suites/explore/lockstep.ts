@@ -14,7 +14,7 @@ import { operations, type OperationName } from '../../spec/operations.ts';
 import type { RuleId } from '../../spec/rules/catalogue.ts';
 import { TargetFault } from '../framework/checks.ts';
 import type { Exchange } from '../framework/evidence.ts';
-import { compareAnswers, type Answer, type CallQuestion, type Difference } from './compare.ts';
+import { compareAnswers, compareEvents, type Answer, type CallQuestion, type Difference } from './compare.ts';
 import { IdMap } from './ids.ts';
 import { isShould, type Writer } from './ownership.ts';
 import type { Headers, Side, SideAnswer } from './sides.ts';
@@ -228,7 +228,8 @@ export class Lockstep {
     this.#judge(step);
     // Any call of an operation that can write is a writer of what later reads show, a refused one too
     // (what a refusal leaves behind), and a check without send_event or a preview (which must change nothing).
-    if (writes) this.#wrote(spec, isSuccess(model.status));
+    // A read made to observe a write (command `… (observed)`) is not a writer: what it shows is that write's.
+    if (writes && !spec.command.endsWith('(observed)')) this.#wrote(spec, isSuccess(model.status));
     if (operation === 'billing.attach' && isSuccess(model.status)) this.#held(body);
     this.#learn(model.body);
     return { model, target };
@@ -252,7 +253,11 @@ export class Lockstep {
       if (page.status !== 200) return { ...page, pages };
       rows.push(...((page.body as { list?: unknown[] }).list ?? []));
     }
-    return { ...first, body: { ...(first.body as object), list: rows, ...('has_more' in (first.body as object) ? { has_more: false } : {}), next_cursor: null }, pages };
+    // One page is compared as answered (its has_more and next_cursor included); a walk as the rows of all
+    // its pages, ending as a last page does (a field the first page left out stays out).
+    if (pages === 1) return { ...first, pages };
+    const envelope = first.body as Record<string, unknown>;
+    return { ...first, body: { ...envelope, list: rows, ...('has_more' in envelope ? { has_more: false } : {}), ...('next_cursor' in envelope ? { next_cursor: null } : {}) }, pages };
   }
 
   /**
@@ -291,6 +296,19 @@ export class Lockstep {
     // A clock move or a forced state changes every customer's state: it is the last write until the next call writes.
     this.#clockWriter = { writer: { operation: name, tags }, at: this.steps.length };
     return { model: model.body, target: target.body };
+  }
+
+  /** The usage events each side's control plane recorded for a customer, compared (compare.ts `compareEvents`). */
+  async events(command: string, customerId: string): Promise<void> {
+    const body = { customer_id: customerId, limit: 1000 };
+    const model = await this.#options.model.control('events.list', body);
+    const target = await this.#options.target.control('events.list', body);
+    if (model.status !== 200 || target.status !== 200) throw new ControlRefused(`events.list: model ${model.status}, target ${target.status}`);
+    const writer = this.#writerFor(customerId);
+    const differences = compareEvents({ request: body, ids: this.ids, timeToleranceMs: this.#options.timeToleranceMs, ...(writer ? { writer } : {}) }, model.body, target.body);
+    const step: Step = { index: this.steps.length, command, operation: 'control:events.list', request: body, model, target, differences, question: { customerId } };
+    this.steps.push(step);
+    this.#judge(step);
   }
 
   /** A read on one side only, to find something there (a record's id); logged, never compared. */

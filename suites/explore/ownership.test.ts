@@ -8,10 +8,14 @@
 import { describe, expect, it } from 'vitest';
 import { OPERATION_NAMES, operations } from '../../spec/operations.ts';
 import { ruleById } from '../../spec/rules/catalogue.ts';
-import { answerShape, comparedNodes, nodesOf } from './fields.ts';
+import { answerShape, comparedNodes, controlAnswerShape, nodesOf } from './fields.ts';
 import { FIELD_OWNERS, isShould, namedRules, OPERATION_RULES, ownershipOf, type FieldOwner } from './ownership.ts';
 
-const everyNode = OPERATION_NAMES.flatMap((operation) => comparedNodes(answerShape(operation)).map((node) => ({ operation, node })));
+const everyNode = [
+  ...OPERATION_NAMES.flatMap((operation) => comparedNodes(answerShape(operation)).map((node) => ({ operation, node }))),
+  // The usage events are compared as the events of balances.check (interface.md, Events).
+  ...comparedNodes(controlAnswerShape('events.list')).map((node) => ({ operation: 'balances.check' as const, node })),
+];
 
 describe('the ownership map of the exploration', () => {
   it('resolves every compared node of every answer', () => {
@@ -45,7 +49,7 @@ describe('the ownership map of the exploration', () => {
   });
 
   it('names no node that no answer has', () => {
-    const keys = new Set(OPERATION_NAMES.flatMap((operation) => nodesOf(answerShape(operation)).map((node) => node.key)));
+    const keys = new Set([...OPERATION_NAMES.flatMap((operation) => nodesOf(answerShape(operation)).map((node) => node.key)), ...nodesOf(controlAnswerShape('events.list')).map((node) => node.key)]);
     const stale = Object.keys(FIELD_OWNERS).filter((key) => {
       if (!key.endsWith('.*')) return !keys.has(key);
       const prefix = key.slice(0, -2);

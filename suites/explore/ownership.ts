@@ -22,7 +22,7 @@ import type { OperationName } from '../../spec/operations.ts';
 import { ruleById, type RuleId } from '../../spec/rules/catalogue.ts';
 
 /** What kind of state a field reflects, for the writer refinement. */
-export type Aspect = 'balance' | 'record' | 'pool' | 'entity' | 'plan' | 'program';
+export type Aspect = 'balance' | 'record' | 'pool' | 'entity' | 'plan' | 'program' | 'event';
 
 export interface OwnerContext {
   readonly operation: OperationName;
@@ -54,6 +54,10 @@ export interface FieldOwner {
   readonly nullRule?: RuleId;
   /** An ID the target chooses (a record's id): compared through the program's ID map, never by value. */
   readonly targetId?: true;
+  /** An object the document says carries its fields "only": a key beyond them is a difference. */
+  readonly closed?: true;
+  /** A list whose order the reference shows (SHOULD): the same rows in another order fail this rule. */
+  readonly order?: RuleId;
 }
 
 export interface NotCompared {
@@ -68,7 +72,6 @@ const skip = (why: string): NotCompared => ({ notCompared: why });
 
 const WORDING = 'its wording is the implementation’s: the document gives the field, not its text';
 const UNSTATED = 'a field only the reference shows, which no rule of the catalogue states yet';
-const PAGES = 'page boundaries depend on everything else the target holds; the runner walks every page and compares the rows';
 
 const num = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined);
 
@@ -153,7 +156,7 @@ const BALANCE_STATE = { aspect: 'balance' as const, refine: arithmeticRule, refi
 /** Resource fields → owner. `<Component>.*` is the owner of every node of the component not listed. */
 export const FIELD_OWNERS: Readonly<Record<string, Ownership>> = {
   // ── License pools ──
-  'LicensesListResponse.list': owner('LIC-LIST-CUSTOMER-POOLS', { aspect: 'pool' }),
+  'LicensesListResponse.list': owner('LIC-LIST-CUSTOMER-POOLS', { aspect: 'pool', order: 'LIC-LIST-ORDER' }),
   'LicensePool.license_plan_id': owner('LIC-LIST-CUSTOMER-POOLS'),
   'LicensePool.parent_plan_id': owner('LIC-LIST-CUSTOMER-POOLS'),
   'LicensePool.license_plan_name': owner('LIC-LIST-CUSTOMER-POOLS'),
@@ -165,17 +168,17 @@ export const FIELD_OWNERS: Readonly<Record<string, Ownership>> = {
 
   // ── Subscription and purchase records ──
   'SubscriptionsListResponse.list': owner('LIST-SUBSCRIPTIONS-RECURRING', { aspect: 'record' }),
-  'SubscriptionsListResponse.has_more': skip(PAGES),
-  'SubscriptionsListResponse.next_cursor': skip(PAGES),
+  'SubscriptionsListResponse.has_more': owner('LIST-NEXT-CURSOR-NULL'),
+  'SubscriptionsListResponse.next_cursor': owner('LIST-NEXT-CURSOR-NULL'),
   ...prefixed('SubscriptionRecord', RECORD_FIELDS('LIST-SUBSCRIPTIONS-RECURRING')),
   'PurchasesListResponse.list': owner('LIST-PURCHASES-ONE-OFF', { aspect: 'record' }),
-  'PurchasesListResponse.has_more': skip(PAGES),
-  'PurchasesListResponse.next_cursor': skip(PAGES),
+  'PurchasesListResponse.has_more': owner('LIST-NEXT-CURSOR-NULL'),
+  'PurchasesListResponse.next_cursor': owner('LIST-NEXT-CURSOR-NULL'),
   ...prefixed('PurchaseRecord', RECORD_FIELDS('LIST-PURCHASES-ONE-OFF', true)),
 
   // ── Entities ──
-  'EntitiesListResponse.list': owner('ENT-LIST-ACROSS-ORG', { aspect: 'entity' }),
-  'EntitiesListResponse.next_cursor': skip(PAGES),
+  'EntitiesListResponse.list': owner('ENT-LIST-ACROSS-ORG', { aspect: 'entity', order: 'ENT-LIST-ORDER' }),
+  'EntitiesListResponse.next_cursor': owner('ENT-CURSOR-WALK'),
   'Entity.id': owner('ENT-LIST-ACROSS-ORG'),
   'Entity.name': owner('ENT-CREATE'),
   'Entity.customer_id': owner('ENT-LIST-ACROSS-ORG'),
@@ -183,6 +186,8 @@ export const FIELD_OWNERS: Readonly<Record<string, Ownership>> = {
   'Entity.created_at': owner('CONV-TIMESTAMPS-MS'),
   'Entity.env': owner('ENT-LIST-ACROSS-ORG'),
   'Entity.subscriptions': owner('ENT-OWN-PLANS-BALANCES', { aspect: 'record' }),
+  // "A subscription embedded in an entity carries … only."
+  'Entity.subscriptions[]': owner('ENT-EMBEDDED-SUBSCRIPTION-FIELDS', { closed: true }),
   'Entity.purchases': owner('ENT-OWN-PLANS-BALANCES', { aspect: 'record' }),
   'Entity.purchases[].plan_id': owner('BILL-ATTACH-ENTITY'),
   'Entity.purchases[].expires_at': owner('BILL-ATTACH-ENTITY'),
@@ -369,6 +374,19 @@ export const FIELD_OWNERS: Readonly<Record<string, Ownership>> = {
   'ReferralProgram.exclude_trial': owner('REF-UPDATE-SETS-FIELDS', { aspect: 'program', refine: referralRule('exclude_trial'), refines: ['REF-PARTIAL-UPDATE', 'REF-UPDATE-NULL-REMOVES'] }),
   'ReferralProgram.created_at': owner('CONV-TIMESTAMPS-MS'),
 
+  // ── The usage events, as the fake's control plane lists them (the interface has no read for them) ──
+  'events.list.list': owner('CHECK-SEND-EVENT-RECORDS', { aspect: 'event' }),
+  'events.list.list[].id': owner('CHECK-SEND-EVENT-RECORDS', { targetId: true }),
+  'events.list.list[].customer_id': owner('CHECK-SEND-EVENT-RECORDS'),
+  'events.list.list[].entity_id': owner('CHECK-SEND-EVENT-RECORDS'),
+  'events.list.list[].feature_id': owner('CHECK-SEND-EVENT-RECORDS', { aspect: 'event' }),
+  'events.list.list[].event_name': owner('EVT-EVENT-NAMES'),
+  'events.list.list[].value': owner('EVT-AMOUNT-IS-REQUIRED-BALANCE', { aspect: 'event' }),
+  'events.list.list[].properties': owner('CHECK-EVENT-PROPERTIES'),
+  'events.list.list[].timestamp': owner('CONV-TIMESTAMPS-MS'),
+  'events.list.has_more': skip('the control plane’s own paging'),
+  'events.list.next_cursor': skip('the control plane’s own paging'),
+
   // ── Answers of the reference's setup operations: compared for their own (SHOULD) rules ──
   'CUS-SHAPE.*': owner('CUS-GET', { aspect: 'record' }),
   'CUS-SHAPE.balances': owner('CUS-GET', { aspect: 'balance' }),
@@ -484,17 +502,17 @@ export const WRITER_RULES: Readonly<Record<string, WriterRules>> = {
   'licenses.attach:refused': { any: 'LIC-ATTACH-ALL-OR-NOTHING' },
   'licenses.attach:creates': { entity: 'LIC-ATTACH-CREATES-ENTITY' },
   'licenses.release': { any: 'LIC-RELEASE-FREES-SEAT', record: 'STATE-LICENSE-ATTACH-RELEASE' },
-  'balances.check:send-event': { balance: 'CHECK-SEND-EVENT-RECORDS' },
-  'balances.check:denied': { balance: 'CHECK-SEND-EVENT-ATOMIC' },
+  'balances.check:send-event': { balance: 'CHECK-SEND-EVENT-RECORDS', event: 'CHECK-SEND-EVENT-RECORDS' },
+  'balances.check:denied': { balance: 'CHECK-SEND-EVENT-ATOMIC', event: 'CHECK-SEND-EVENT-ATOMIC' },
   'balances.check:fractional': { balance: 'EVT-AMOUNT-IS-REQUIRED-BALANCE' },
-  'balances.check:lock': { balance: 'CHECK-LOCK-RESERVES' },
+  'balances.check:lock': { balance: 'CHECK-LOCK-RESERVES', event: 'CHECK-LOCK-RESERVES' },
   'balances.check:credit-system': { balance: 'FEAT-CREDIT-SYSTEM' },
-  'balances.check:plain': { balance: 'EVT-ONLY-WITH-SEND-EVENT' },
-  'balances.track': { balance: 'BAL-TRACK-DEDUCTS' },
-  'balances.track:event-name': { balance: 'EVT-EVENT-NAMES' },
+  'balances.check:plain': { balance: 'EVT-ONLY-WITH-SEND-EVENT', event: 'EVT-ONLY-WITH-SEND-EVENT' },
+  'balances.track': { balance: 'BAL-TRACK-DEDUCTS', event: 'BAL-TRACK-DEDUCTS' },
+  'balances.track:event-name': { balance: 'EVT-EVENT-NAMES', event: 'EVT-EVENT-NAMES' },
   'balances.track:overage': { balance: 'BAL-TRACK-OVERAGE-BEHAVIOR' },
   'balances.track:credit-system': { balance: 'FEAT-CREDIT-SYSTEM' },
-  'balances.finalize:confirm': { balance: 'CHECK-LOCK-CONFIRM' },
+  'balances.finalize:confirm': { balance: 'CHECK-LOCK-CONFIRM', event: 'CHECK-LOCK-CONFIRM' },
   'balances.finalize:release': { balance: 'CHECK-LOCK-RELEASE' },
   'entities.create': { balance: 'PLAN-ALLOCATED-PERSISTS', entity: 'ENT-CREATE' },
   'entities.delete': { any: 'ENT-DELETE' },
@@ -541,6 +559,7 @@ export function namedRules(): RuleId[] {
     rules.add(ownership.rule);
     for (const rule of ownership.refines ?? []) rules.add(rule);
     if (ownership.nullRule !== undefined) rules.add(ownership.nullRule);
+    if (ownership.order !== undefined) rules.add(ownership.order);
   }
   for (const byAspect of Object.values(WRITER_RULES)) for (const rule of Object.values(byAspect)) rules.add(rule);
   return [...rules];

@@ -68,6 +68,11 @@ export async function replaySteps(program: Replayable, target: ExploreTarget): P
   try {
     for (const step of program.steps) {
       if (step.resolve) continue;
+      if (step.operation === 'control:events.list') {
+        await lockstep.events(step.command, fresh(step.question?.customerId ?? ''));
+        replayed.set(step.index, lockstep.steps.length - 1);
+        continue;
+      }
       if (step.operation.startsWith('control:')) {
         const name = step.operation.slice('control:'.length) as 'clock.advance' | 'records.force_state';
         const body = fresh(step.request) as Record<string, unknown>;

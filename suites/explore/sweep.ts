@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { createFakeApp } from '../../fake-server/app.ts';
+import { hashSeed } from '../../fixtures/random.ts';
 import { FAULTS, faultsFor } from '../../fake-server/faults/index.ts';
 import { createNamespace } from '../framework/namespace.ts';
 import { explore } from './explorer.ts';
@@ -46,12 +47,17 @@ export interface SweepOptions {
   readonly onOutcome?: (outcome: FaultOutcome) => void;
 }
 
-/** Explores a fake with one fault; found when any difference shows (the first is enough). */
+/**
+ * Explores a fake with one fault; found when any difference shows (the first is enough). Each fault
+ * gets programs of its own (the seed and the fault's ID), so the figure measures the generators, not
+ * one sample of programs.
+ */
 export async function exploreFault(fault: string, options: Omit<SweepOptions, 'faults' | 'onOutcome'>): Promise<FaultOutcome> {
   const started = Date.now();
+  const seed = hashSeed(options.seed, fault);
   const app = createFakeApp({ faults: faultsFor([fault]) });
-  const target = inProcessTarget(app, createNamespace({ prefix: 'conf', seed: options.seed }));
-  const result = await explore(target, { seed: options.seed, runs: options.runs, maxSteps: options.maxSteps, maxFindings: 1, shrinkRuns: 0, minimize: false });
+  const target = inProcessTarget(app, createNamespace({ prefix: 'conf', seed }));
+  const result = await explore(target, { seed, runs: options.runs, maxSteps: options.maxSteps, maxFindings: 1, shrinkRuns: 0, minimize: false });
   const finding = result.findings[0];
   return { fault, found: finding !== undefined, ...(finding ? { rule: finding.rule } : {}), programs: result.programs, ms: Date.now() - started };
 }

@@ -79,6 +79,7 @@ const checkArgs = fc.record({
   feature: index,
   kind: fc.constantFrom('consumable', 'consumable', 'consumable', 'allocated', 'boolean', 'credit_system'),
   unknownFeature: fc.oneof({ arbitrary: fc.constant(false), weight: 15 }, { arbitrary: fc.constant(true), weight: 1 }),
+  unknownEntity: fc.oneof({ arbitrary: fc.constant(false), weight: 15 }, { arbitrary: fc.constant(true), weight: 1 }),
   amount: amountChoice,
   mode: fc.oneof({ arbitrary: fc.constant('plain' as const), weight: 5 }, { arbitrary: fc.constant('send-event' as const), weight: 5 }, { arbitrary: fc.constant('lock' as const), weight: 2 }),
   lockExpiry: fc.constantFrom('none', 'none', 'hour', 'next-instant'),
@@ -100,6 +101,11 @@ export const balanceCommands: readonly CommandSpec<unknown>[] = [
       const feature = (granted && context.world.features.find((f) => f.id === granted.featureId)) || featureFor(context, args.feature, [args.kind]);
       if (subject === undefined || feature === undefined) return;
       const featureId = args.unknownFeature ? context.ns.id('nofeat') : feature.id;
+      if (args.unknownEntity) {
+        context.reached('refusal');
+        await context.send({ operation: 'balances.check', body: { customer_id: subject.customerId, feature_id: featureId, entity_id: context.ns.id('noent') }, customerId: subject.customerId, tags: ['plain'], intent: 'ERR-ENTITY-NOT-FOUND' });
+        return;
+      }
       const balance = await modelBalance(context, subject, featureId);
       const amount = resolveAmount(args.amount, balance);
       noteAmount(context, amount, args.amount, balance);
@@ -168,6 +174,18 @@ export const balanceCommands: readonly CommandSpec<unknown>[] = [
       const tags = [...(byEvent ? ['event-name'] : []), ...(args.overage ? ['overage'] : []), ...(feature.covers.length > 0 ? ['credit-system'] : [])];
       const { model } = await context.send({ operation: 'balances.track', body, customerId: subject.customerId, tags, variant: args.variant, observe: readBack(subject, feature.id) });
       if (model.status === 200) noteBalance(context, feature, model.body, subject);
+    },
+  }),
+  defineCommand({
+    name: 'events.list',
+    part: 'balances',
+    weight: 3,
+    reads: true,
+    control: true,
+    args: fc.record({ customer: index }),
+    applies: (world) => world.customers.length > 0,
+    async run(context, { customer }) {
+      await context.lockstep.events(context.command, pick(context.world.customers, customer)!);
     },
   }),
   defineCommand({

@@ -51,6 +51,8 @@ function attachTags(plan: PlanInfo, held: readonly Held[], plans: readonly PlanI
 }
 
 const attachArgs = fc.record({
+  /** `replace`: a plan of the group of one the subject holds, so the attach replaces it. */
+  mode: fc.oneof({ arbitrary: fc.constant('any' as const), weight: 3 }, { arbitrary: fc.constant('replace' as const), weight: 1 }),
   customer: index,
   entity: index,
   onEntity: fc.oneof({ arbitrary: fc.constant(false), weight: 3 }, { arbitrary: fc.constant(true), weight: 1 }),
@@ -72,10 +74,14 @@ export const billingCommands: readonly CommandSpec<unknown>[] = [
     async run(context, args) {
       const { world } = context;
       const subject = subjectOf(context, args.customer, args.entity, args.onEntity);
-      const plan = pick(world.plans, args.plan);
-      if (subject === undefined || plan === undefined) return;
+      if (subject === undefined) return;
+      const heldNow = await heldBy(context, subject.customerId, subject.entityId);
+      const groups = new Set(heldNow.map((h) => world.plans.find((p) => p.id === h.planId)?.group).filter((g) => g !== null && g !== undefined));
+      const replacing = world.plans.filter((p) => !p.addOn && p.group !== null && groups.has(p.group) && !heldNow.some((h) => h.planId === p.id));
+      const plan = pick(args.mode === 'replace' && replacing.length > 0 ? replacing : world.plans, args.plan);
+      if (plan === undefined) return;
       const version = args.version === 'active' || plan.version === 1 ? undefined : args.version === 'first' ? 1 : plan.version - 1;
-      const held = await heldBy(context, subject.customerId, subject.entityId);
+      const held = heldNow;
       const tags = attachTags(plan, held, world.plans, subject.entityId, version);
       const paidSince = held.some((h) => h.status === 'active' && h.currentPeriodEnd !== null && h.startedAt < world.now);
       if (plan.paid && paidSince) {
@@ -137,7 +143,8 @@ export const billingCommands: readonly CommandSpec<unknown>[] = [
   defineCommand({
     name: 'billing.preview-refused',
     part: 'preview',
-    weight: 1,
+    weight: 2,
+    refusal: true,
     reads: true,
     args: fc.record({ customer: index, how: fc.constantFrom('no-updates', 'refund', 'action', 'not-held', 'twice', 'unknown-customer') }),
     applies: (world) => world.customers.length > 0,

@@ -16,9 +16,12 @@ const listArgs = fc.record({
   plan: fc.oneof({ arbitrary: fc.constant(-1), weight: 3 }, { arbitrary: index, weight: 2 }),
   planVersion: fc.constantFrom('any', 'any', 'first', 'latest'),
   statuses: fc.constantFrom('default', 'active', 'scheduled', 'both'),
-  search: fc.constantFrom('none', 'none', 'none', 'id-part', 'upper', 'blank'),
-  processors: fc.oneof({ arbitrary: fc.constant(false), weight: 5 }, { arbitrary: fc.constant(true), weight: 1 }),
+  secondPlan: fc.oneof({ arbitrary: fc.constant(-1), weight: 3 }, { arbitrary: index, weight: 1 }),
+  search: fc.constantFrom('none', 'none', 'none', 'id-part', 'upper', 'blank', 'name-part'),
+  processors: fc.constantFrom(undefined, undefined, undefined, ['stripe'], ['revenuecat', 'stripe'], ['vercel']),
   limit: fc.constantFrom(undefined, 1, 2, 3, 50, 5000),
+  /** The documented defaults sent explicitly: an empty start_cursor names the first page. */
+  explicitDefaults: fc.oneof({ arbitrary: fc.constant(false), weight: 4 }, { arbitrary: fc.constant(true), weight: 1 }),
   variant: variantArb,
 });
 
@@ -43,7 +46,7 @@ export const customerCommands: readonly CommandSpec<unknown>[] = [
     part: 'customers',
     weight: 2,
     reads: true,
-    args: fc.record({ customer: index, unknown: fc.oneof({ arbitrary: fc.constant(false), weight: 6 }, { arbitrary: fc.constant(true), weight: 1 }), variant: variantArb }),
+    args: fc.record({ customer: index, unknown: fc.oneof({ arbitrary: fc.constant(false), weight: 3 }, { arbitrary: fc.constant(true), weight: 1 }), variant: variantArb }),
     async run(context, { customer, unknown, variant }) {
       const id = unknown ? context.ns.id('nocus') : pick(context.world.customers, customer);
       if (id === undefined) return;
@@ -72,7 +75,8 @@ export const customerCommands: readonly CommandSpec<unknown>[] = [
   defineCommand({
     name: 'entities.create-refused',
     part: 'entities',
-    weight: 1,
+    weight: 2,
+    refusal: true,
     args: fc.record({ how: fc.constantFrom('duplicate', 'consumable', 'unknown-feature'), entity: index, feature: index }),
     async run(context, { how, entity, feature }) {
       const { world, ns } = context;
@@ -97,10 +101,11 @@ export const customerCommands: readonly CommandSpec<unknown>[] = [
     part: 'entities',
     weight: 2,
     reads: true,
-    args: fc.record({ entity: index, withCustomer: fc.boolean(), otherCustomer: fc.oneof({ arbitrary: fc.constant(false), weight: 5 }, { arbitrary: fc.constant(true), weight: 1 }), variant: variantArb }),
+    args: fc.record({ entity: index, withCustomer: fc.boolean(), otherCustomer: fc.oneof({ arbitrary: fc.constant(false), weight: 5 }, { arbitrary: fc.constant(true), weight: 1 }), unknown: fc.oneof({ arbitrary: fc.constant(false), weight: 5 }, { arbitrary: fc.constant(true), weight: 1 }), variant: variantArb }),
     applies: (world) => world.entities.length > 0,
-    async run(context, { entity, withCustomer, otherCustomer, variant }) {
-      const chosen = pick(liveEntities(context), entity)!;
+    async run(context, { entity, withCustomer, otherCustomer, unknown, variant }) {
+      const found = pick(liveEntities(context), entity)!;
+      const chosen = unknown ? { ...found, id: context.ns.id('noent') } : found;
       const other = context.world.customers.find((id) => id !== chosen.customerId);
       const customerId = otherCustomer && other ? other : chosen.customerId;
       if (otherCustomer && other) context.reached('two-customers');
@@ -131,15 +136,20 @@ export const customerCommands: readonly CommandSpec<unknown>[] = [
       const plan = args.plan >= 0 ? pick(world.plans, args.plan) : undefined;
       const entity = pick(world.entities, args.customer >= 0 ? args.customer : 0);
       const versions = plan === undefined || args.planVersion === 'any' ? undefined : [args.planVersion === 'first' ? 1 : plan.version];
-      const search = args.search === 'none' || entity === undefined ? undefined : args.search === 'blank' ? '  ' : args.search === 'upper' ? entity.id.slice(-6).toUpperCase() : entity.id.slice(-5);
+      const search =
+        args.search === 'none' || entity === undefined
+          ? undefined
+          : { blank: '  ', upper: entity.id.slice(-6).toUpperCase(), 'name-part': 'holder', 'id-part': entity.id.slice(-5) }[args.search];
+      const second = args.secondPlan >= 0 ? pick(world.plans, args.secondPlan) : undefined;
       const statuses = { default: undefined, active: ['active'], scheduled: ['scheduled'], both: ['scheduled', 'active'] }[args.statuses];
       const body = {
         ...(customerId ? { customer_id: customerId } : {}),
-        ...(plan ? { plans: [{ id: plan.id, ...(versions ? { versions } : {}) }] } : {}),
+        ...(plan ? { plans: [{ id: plan.id, ...(versions ? { versions } : {}) }, ...(second && second.id !== plan.id ? [{ id: second.id }] : [])] } : {}),
         ...(statuses ? { statuses } : {}),
         ...(search !== undefined ? { search } : {}),
-        ...(args.processors ? { processors: ['stripe'] } : {}),
-        ...(args.limit !== undefined ? { limit: args.limit } : {}),
+        ...(args.processors ? { processors: args.processors } : {}),
+        ...(args.limit !== undefined ? { limit: args.limit } : args.explicitDefaults ? { limit: 50 } : {}),
+        ...(args.explicitDefaults ? { start_cursor: '' } : {}),
       };
       if (customerId === undefined && world.customers.length >= 2) context.reached('two-customers');
       if (versions !== undefined && (plan?.version ?? 1) > 1) context.reached('plan-versions');
@@ -149,7 +159,8 @@ export const customerCommands: readonly CommandSpec<unknown>[] = [
   defineCommand({
     name: 'entities.list-refused',
     part: 'entities',
-    weight: 1,
+    weight: 2,
+    refusal: true,
     reads: true,
     args: fc.record({ how: fc.constantFrom('limit-low', 'limit-high', 'customer-empty', 'status', 'cursor') }),
     async run(context, { how }) {

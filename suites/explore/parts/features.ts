@@ -72,7 +72,8 @@ export const featureCommands: readonly CommandSpec<unknown>[] = [
   defineCommand({
     name: 'features.create-refused',
     part: 'features',
-    weight: 1,
+    weight: 2,
+    refusal: true,
     args: fc.record({ how: fc.constantFrom('duplicate', 'type', 'markup', 'no-name'), feature: index, variant: variantArb }),
     async run(context, { how, feature, variant }) {
       const existing = pick(context.world.features, feature);

@@ -7,6 +7,7 @@
 import fc from 'fast-check';
 import type { RuleId } from '../../../spec/rules/catalogue.ts';
 import { defineCommand, index, pick, variantArb, type CommandSpec, type RunContext } from '../command.ts';
+import { learnPlan } from './plans.ts';
 
 interface Pool {
   readonly license_plan_id: string;
@@ -30,7 +31,7 @@ const itemArb = fc.record({
   kind: fc.oneof(
     { arbitrary: fc.constant('new' as const), weight: 4 },
     { arbitrary: fc.constant('existing' as const), weight: 3 },
-    { arbitrary: fc.constant('assigned' as const), weight: 2 },
+    { arbitrary: fc.constant('assigned' as const), weight: 3 },
     { arbitrary: fc.constant('duplicate' as const), weight: 1 },
     { arbitrary: fc.constant('unknown-without-feature' as const), weight: 1 },
   ),
@@ -42,7 +43,7 @@ export const licenseCommands: readonly CommandSpec<unknown>[] = [
     name: 'licenses.attach',
     part: 'licenses',
     weight: 8,
-    args: fc.record({ customer: index, pool: index, items: fc.array(itemArb, { minLength: 1, maxLength: 4 }), variant: variantArb }),
+    args: fc.record({ customer: index, pool: index, items: fc.array(itemArb, { minLength: 1, maxLength: 3 }), variant: variantArb }),
     applies: (world) => world.poolHolders().length > 0,
     async run(context, args) {
       const { world, ns } = context;
@@ -133,7 +134,10 @@ export const licenseCommands: readonly CommandSpec<unknown>[] = [
         body: { customer_id: customerId, license_plan_id: pool.license_plan_id, entity_ids: ids },
         customerId,
         variant: args.variant,
-        observe: { operation: 'licenses.list', body: { customer_id: customerId }, customerId },
+        observe: [
+          { operation: 'licenses.list', body: { customer_id: customerId }, customerId },
+          { operation: 'entities.list', body: { customer_id: customerId, limit: 200 }, customerId },
+        ],
         ...(intent ? { intent } : {}),
       });
     },
@@ -143,12 +147,39 @@ export const licenseCommands: readonly CommandSpec<unknown>[] = [
     part: 'licenses',
     weight: 4,
     reads: true,
-    args: fc.record({ customer: index, entity: fc.oneof({ arbitrary: fc.constant(-1), weight: 3 }, { arbitrary: index, weight: 1 }), unknown: fc.oneof({ arbitrary: fc.constant(false), weight: 8 }, { arbitrary: fc.constant(true), weight: 1 }), variant: variantArb }),
+    args: fc.record({ customer: index, entity: fc.oneof({ arbitrary: fc.constant(-1), weight: 3 }, { arbitrary: index, weight: 1 }), unknown: fc.constantFrom('none', 'none', 'none', 'none', 'customer', 'entity'), variant: variantArb }),
     applies: (world) => world.customers.length > 0,
     async run(context, args) {
-      const customerId = args.unknown ? context.ns.id('nocus') : pick(context.world.customers, args.customer)!;
-      const entity = args.entity >= 0 ? pick(context.world.entities.filter((e) => e.customerId === customerId), args.entity) : undefined;
-      await context.send({ operation: 'licenses.list', body: { customer_id: customerId, ...(entity ? { entity_id: entity.id } : {}) }, customerId, variant: args.variant });
+      const customerId = args.unknown === 'customer' ? context.ns.id('nocus') : pick(context.world.poolHolders(), args.customer) ?? pick(context.world.customers, args.customer)!;
+      const entity = args.unknown === 'entity' ? { id: context.ns.id('noent') } : args.entity >= 0 ? pick(context.world.entities.filter((e) => e.customerId === customerId), args.entity) : undefined;
+      await context.send({ operation: 'licenses.list', body: { customer_id: customerId, ...(entity ? { entity_id: entity.id } : {}) }, customerId, variant: args.variant, ...(args.unknown === 'entity' ? { intent: 'ERR-ENTITY-NOT-FOUND' as const } : {}) });
+    },
+  }),
+  defineCommand({
+    name: 'licenses.relink',
+    part: 'licenses',
+    weight: 1,
+    args: fc.record({ holder: index, plan: index, included: fc.constantFrom(undefined, 1, 2) }),
+    applies: (world) => world.plans.some((p) => p.licenses.length > 0),
+    async run(context, args) {
+      // A parent plan's license links replaced by another set ("the full set replaces existing links").
+      const parent = pick(context.world.plans.filter((p) => p.licenses.length > 0), args.holder)!;
+      const other = pick(context.world.plans.filter((p) => p.id !== parent.id && !p.archived), args.plan);
+      const links = other ? [{ license_plan_id: other.id, ...(args.included === undefined ? {} : { included: args.included }) }] : [];
+      const { model } = await context.send({ operation: 'plans.update', body: { plan_id: parent.id, licenses: links }, tags: ['licenses', 'new-version'] });
+      if (model.status === 200) learnPlan(context, model.body);
+    },
+  }),
+  defineCommand({
+    name: 'licenses.customer-view',
+    part: 'licenses',
+    weight: 1,
+    reads: true,
+    args: fc.record({ customer: index }),
+    applies: (world) => world.poolHolders().length > 0,
+    async run(context, { customer }) {
+      const customerId = pick(context.world.poolHolders(), customer)!;
+      await context.send({ operation: 'customers.get', body: { customer_id: customerId }, customerId });
     },
   }),
   defineCommand({

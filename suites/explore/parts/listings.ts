@@ -15,6 +15,8 @@ const listArgs = fc.record({
   plan: fc.oneof({ arbitrary: fc.constant(-1), weight: 3 }, { arbitrary: index, weight: 1 }),
   statuses: fc.nat({ max: STATUS_SETS.length - 1 }),
   limit: fc.constantFrom(undefined, undefined, 1, 2, 3, 200),
+  /** The documented defaults sent explicitly: an empty start_cursor, limit 50, statuses active and scheduled. */
+  explicitDefaults: fc.oneof({ arbitrary: fc.constant(false), weight: 4 }, { arbitrary: fc.constant(true), weight: 1 }),
   variant: variantArb,
 });
 
@@ -35,8 +37,9 @@ export const listingCommands: readonly CommandSpec<unknown>[] = [
         ...(customerId ? { customer_id: customerId } : {}),
         ...(entity ? { entity_id: entity.id } : {}),
         ...(plan ? { plan_id: plan.id } : {}),
-        ...(statuses ? { statuses: [...statuses] } : {}),
-        ...(args.limit !== undefined ? { limit: args.limit } : {}),
+        ...(statuses ? { statuses: [...statuses] } : args.explicitDefaults ? { statuses: ['active', 'scheduled'] } : {}),
+        ...(args.limit !== undefined ? { limit: args.limit } : args.explicitDefaults ? { limit: 50 } : {}),
+        ...(args.explicitDefaults ? { start_cursor: '' } : {}),
       };
       if (customerId === undefined && world.customers.length >= 2) context.reached('two-customers');
       await context.send({ operation: args.purchases ? 'purchases.list' : 'subscriptions.list', body, ...(customerId ? { customerId } : {}), variant: args.variant });
@@ -45,7 +48,8 @@ export const listingCommands: readonly CommandSpec<unknown>[] = [
   defineCommand({
     name: 'subscriptions.list-refused',
     part: 'listings',
-    weight: 1,
+    weight: 2,
+    refusal: true,
     reads: true,
     args: fc.record({ purchases: fc.boolean(), how: fc.constantFrom('limit-low', 'limit-high', 'statuses-empty', 'status', 'entity-alone', 'cursor'), customer: index }),
     async run(context, { purchases, how, customer }) {

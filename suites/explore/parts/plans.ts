@@ -41,11 +41,14 @@ const createArgs = fc.record({
   group: fc.constantFrom(-1, -1, 0, 1),
   addOn: fc.oneof({ arbitrary: fc.constant(false), weight: 3 }, { arbitrary: fc.constant(true), weight: 1 }),
   trial: fc.oneof({ arbitrary: fc.constant(undefined), weight: 5 }, { arbitrary: fc.record({ length: fc.constantFrom(1, 7, 14), type: fc.constantFrom('day', 'month'), card: fc.boolean() }), weight: 1 }),
-  license: fc.oneof({ arbitrary: fc.constant(undefined), weight: 4 }, { arbitrary: fc.record({ plan: index, included: fc.constantFrom(0, 1, 2, 3) }), weight: 1 }),
+  license: fc.oneof({ arbitrary: fc.constant(undefined), weight: 4 }, { arbitrary: fc.record({ plan: index, included: fc.constantFrom(undefined, 0, 1, 2, 3) }), weight: 1 }),
   autoEnable: fc.oneof({ arbitrary: fc.constant(false), weight: 8 }, { arbitrary: fc.constant(true), weight: 1 }),
   metadata: fc.constantFrom(undefined, { tier: 'gold' }, { n: 1, nested: { list: [1, 2] } }),
   ignorePastDue: fc.constantFrom(undefined, true, false),
   description: fc.constantFrom(undefined, 'A plan'),
+  /** Fields only the reference shows the wire form of, sent now and then: create_in_stripe, billing controls. */
+  extras: fc.constantFrom('none', 'none', 'none', 'none', 'create-in-stripe', 'billing-controls'),
+  currencies: fc.oneof({ arbitrary: fc.constant(false), weight: 5 }, { arbitrary: fc.constant(true), weight: 1 }),
   variant: variantArb,
 });
 
@@ -69,6 +72,15 @@ function itemBody(context: RunContext, item: ItemArgs, used: Set<string>, oneOff
           ? { tiers: [{ to: 10, amount: item.amount }, { to: 'inf', amount: item.amount / 2 }], interval, billing_method: 'usage_based' }
           : undefined;
   return { feature_id: feature.id, included: item.included, ...(allocated ? {} : { reset: { interval: item.reset } }), ...(price ? { price } : {}) };
+}
+
+/** Adds a second currency to an item's price (and to each of its tiers). */
+function withCurrencies(item: Record<string, unknown>): void {
+  const price = item['price'] as Record<string, unknown> | undefined;
+  if (price === undefined) return;
+  if (typeof price['amount'] === 'number') price['additional_currencies'] = [{ currency: 'eur', amount: (price['amount'] as number) * 2 }];
+  const tiers = price['tiers'] as Record<string, unknown>[] | undefined;
+  for (const tier of tiers ?? []) tier['additional_currencies'] = [{ currency: 'eur', amount: (tier['amount'] as number) * 2 }];
 }
 
 function planInfo(plan: Record<string, unknown>): PlanInfo {
@@ -112,7 +124,10 @@ function createBody(context: RunContext, args: CreateArgs): Record<string, unkno
   const oneOff = args.base === 'one-off';
   const used = new Set<string>();
   const items = args.items.map((item) => itemBody(context, item, used, oneOff)).filter((item) => item !== undefined);
-  const price = args.base === 'free' ? undefined : { amount: args.baseAmount, interval: args.base === 'monthly' ? 'month' : args.base === 'yearly' ? 'year' : 'one_off' };
+  // Several currencies: explicit amounts on the base price, a feature price and each tier, where the target takes them.
+  const currencies = args.currencies && context.can.multiCurrency;
+  const price = args.base === 'free' ? undefined : { amount: args.baseAmount, interval: args.base === 'monthly' ? 'month' : args.base === 'yearly' ? 'year' : 'one_off', ...(currencies ? { additional_currencies: [{ currency: 'eur', amount: args.baseAmount + 1 }] } : {}) };
+  if (currencies) for (const item of items) withCurrencies(item);
   const licensePlan = args.license === undefined ? undefined : pick(world.plans.filter((p) => !p.archived), args.license.plan);
   // Auto-enable plans reach every new customer of the tenant: only where the run has it to itself, and only free ones.
   const autoEnable = args.autoEnable && context.can.exclusiveTenant && price === undefined && items.every((item) => item['price'] === undefined);
@@ -125,7 +140,9 @@ function createBody(context: RunContext, args: CreateArgs): Record<string, unkno
     ...(args.addOn ? { add_on: true } : {}),
     ...(price ? { price } : {}),
     ...(args.trial && !oneOff ? { free_trial: { duration_length: args.trial.length, duration_type: args.trial.type, card_required: args.trial.card } } : {}),
-    ...(licensePlan ? { licenses: [{ license_plan_id: licensePlan.id, included: args.license!.included }] } : {}),
+    ...(licensePlan ? { licenses: [{ license_plan_id: licensePlan.id, ...(args.license!.included === undefined ? {} : { included: args.license!.included }) }] } : {}),
+    ...(args.extras === 'create-in-stripe' ? { create_in_stripe: false } : {}),
+    ...(args.extras === 'billing-controls' ? { billing_controls: { usage_alerts: [{ threshold: 80, threshold_type: 'usage_percentage' }] } } : {}),
     ...(autoEnable ? { auto_enable: true } : {}),
     ...(args.metadata ? { metadata: args.metadata } : {}),
     ...(args.ignorePastDue !== undefined ? { config: { ignore_past_due: args.ignorePastDue } } : {}),
@@ -164,7 +181,8 @@ export const planCommands: readonly CommandSpec<unknown>[] = [
   defineCommand({
     name: 'plans.create-refused',
     part: 'plans',
-    weight: 1,
+    weight: 2,
+    refusal: true,
     args: fc.record({ how: fc.constantFrom('pattern', 'name', 'duplicate', 'method', 'auto-enable-priced', 'trial-one-off', 'self-license'), plan: index }),
     async run(context, { how, plan }) {
       const id = context.ns.id('plan');

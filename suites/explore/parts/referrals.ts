@@ -28,13 +28,15 @@ export const referralCommands: readonly CommandSpec<unknown>[] = [
     name: 'referral_programs.create',
     part: 'referrals',
     weight: 2,
-    args: fc.record({ reward: index, checkout: fc.boolean(), plans: fc.array(index, { minLength: 1, maxLength: 2 }), receivedBy: fc.constantFrom('referrer', 'all'), max: fc.constantFrom(undefined, null, 1, 5, Number.MAX_SAFE_INTEGER), excludeTrial: fc.constantFrom(undefined, true, false) }),
+    args: fc.record({ reward: index, checkout: fc.boolean(), plans: fc.array(index, { minLength: 1, maxLength: 2 }), receivedBy: fc.constantFrom('referrer', 'all'), max: fc.constantFrom(undefined, null, 1, 5, Number.MAX_SAFE_INTEGER), excludeTrial: fc.constantFrom(undefined, true, false), again: fc.oneof({ arbitrary: fc.constant(-1), weight: 5 }, { arbitrary: index, weight: 1 }) }),
     applies: (world) => world.rewards.length > 0,
     async run(context, args) {
       const { world } = context;
       const planIds = [...new Set(args.plans.map((i) => pick(world.plans, i)?.id).filter((id) => id !== undefined))];
       const checkout = args.checkout && planIds.length > 0;
-      const id = context.ns.id('refprog');
+      // Now and then the ID of a program that exists: refused, and the program left as it was.
+      const existing = args.again >= 0 ? pick(world.programs, args.again) : undefined;
+      const id = existing?.id ?? context.ns.id('refprog');
       const body = {
         id,
         reward_id: pick(world.rewards, args.reward)!,
@@ -44,8 +46,8 @@ export const referralCommands: readonly CommandSpec<unknown>[] = [
         ...(args.max !== undefined ? { max_redemptions: args.max } : {}),
         ...(args.excludeTrial !== undefined ? { exclude_trial: args.excludeTrial } : {}),
       };
-      const { model } = await context.send({ operation: 'referral_programs.create', body });
-      if (model.status === 200) world.programs.push({ id, redeemOn: body.redeem_on });
+      const { model } = await context.send({ operation: 'referral_programs.create', body, ...(existing ? { intent: 'REF-CREATE-DUPLICATE-ID' as const, observe: { operation: 'referral_programs.get', body: { referral_program_id: id } } } : {}) });
+      if (model.status === 200 && !existing) world.programs.push({ id, redeemOn: body.redeem_on });
     },
   }),
   defineCommand({
@@ -89,11 +91,12 @@ export const referralCommands: readonly CommandSpec<unknown>[] = [
   defineCommand({
     name: 'referral_programs.update-refused',
     part: 'referrals',
-    weight: 1,
+    weight: 2,
+    refusal: true,
     args: fc.record({ program: index, how: fc.constantFrom('max-zero', 'max-high', 'plans-empty', 'plans-twice', 'redeem-on', 'received-by', 'checkout-without-plans', 'reward-empty', 'program-empty', 'unknown-program', 'unknown-key') }),
-    applies: (world) => world.programs.length > 0,
     async run(context, { program, how }) {
-      const id = pick(context.world.programs, program)!.id;
+      // Refusals of the request's own bounds come before the program is looked up: any program ID does.
+      const id = pick(context.world.programs, program)?.id ?? context.ns.id('refprog');
       const planId = pick(context.world.plans, 0)?.id ?? 'p';
       const bodies = {
         'max-zero': { referral_program_id: id, max_redemptions: 0 },

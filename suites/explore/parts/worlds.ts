@@ -49,7 +49,7 @@ export const worldCommands: readonly CommandSpec<unknown>[] = [
     part: 'licenses',
     weight: 1,
     builds: true,
-    args: fc.record({ customer: index, included: fc.constantFrom(0, 1, 2, 3), bought: fc.constantFrom(undefined, 0, 2, 4), licenseItem: fc.constantFrom('flag', 'seat'), secondParent: fc.oneof({ arbitrary: fc.constant(false), weight: 3 }, { arbitrary: fc.constant(true), weight: 1 }), group: fc.boolean() }),
+    args: fc.record({ customer: index, included: fc.constantFrom(0, 1, 2, 3, 5), bought: fc.constantFrom(undefined, undefined, 0, 3, 6), licenseItem: fc.constantFrom('flag', 'seat'), secondParent: fc.oneof({ arbitrary: fc.constant(false), weight: 3 }, { arbitrary: fc.constant(true), weight: 1 }), group: fc.boolean() }),
     async run(context, args) {
       const featureId = await createFeature(context, args.licenseItem === 'flag' ? 'boolean' : 'allocated');
       if (featureId === undefined) return;
@@ -118,6 +118,121 @@ export const worldCommands: readonly CommandSpec<unknown>[] = [
       }
       await attach(context, customerId, main, entity, ['usage-price', ...(args.onEntity ? ['entity'] : [])]);
       await attach(context, customerId, addOn, entity, ['add-on', ...(args.onEntity ? ['entity'] : [])]);
+    },
+  }),
+];
+
+/** More compound worlds, each the prelude of one focus (explorer.ts FOCUSES). */
+export const focusWorldCommands: readonly CommandSpec<unknown>[] = [
+  defineCommand({
+    name: 'world.plan-versions',
+    part: 'plans',
+    weight: 1,
+    builds: true,
+    args: fc.record({ customer: index, metadata: fc.boolean(), archive: fc.boolean(), group: fc.boolean() }),
+    async run(context, args) {
+      const featureId = await createFeature(context, 'consumable');
+      if (featureId === undefined) return;
+      const plan = await createPlan(context, { ...(args.group ? { group: context.world.groups[0] } : {}), items: [{ feature_id: featureId, included: 5, reset: { interval: 'month' } }], metadata: { v: 1 } });
+      if (plan === undefined) return;
+      const first = await customer(context, args.customer);
+      await attach(context, first, plan);
+      // A configuration change: version 2, which the next customer gets while the first keeps version 1.
+      const { model } = await context.send({ operation: 'plans.update', body: { plan_id: plan, items: [{ feature_id: featureId, included: 8, reset: { interval: 'month' } }] }, tags: ['new-version'] });
+      if (model.status === 200) learnPlan(context, model.body);
+      context.reached('plan-versions');
+      const second = context.ns.id('cus');
+      await context.send({ operation: 'customers.get_or_create', body: { customer_id: second }, customerId: second });
+      context.world.customers.push(second);
+      await attach(context, second, plan);
+      if (args.metadata) await context.send({ operation: 'plans.update', body: { plan_id: plan, metadata: { v: 2 } }, tags: ['metadata'] });
+      if (args.archive) {
+        const archived = await context.send({ operation: 'plans.update', body: { plan_id: plan, archived: true }, tags: ['archive'] });
+        if (archived.model.status === 200) learnPlan(context, archived.model.body);
+        context.reached('archived-plan');
+      }
+    },
+  }),
+  defineCommand({
+    name: 'world.paid-subscriptions',
+    part: 'preview',
+    weight: 1,
+    builds: true,
+    args: fc.record({ customer: index, amounts: fc.tuple(fc.constantFrom(10, 9.99, 30), fc.constantFrom(5, 12.5)), prepaid: fc.boolean(), trial: fc.boolean(), onEntity: fc.boolean() }),
+    async run(context, args) {
+      const featureId = await createFeature(context, 'consumable');
+      if (featureId === undefined) return;
+      const main = await createPlan(context, {
+        group: context.world.groups[1],
+        price: { amount: args.amounts[0], interval: 'month' },
+        items: [{ feature_id: featureId, included: 2, reset: { interval: 'month' }, ...(args.prepaid ? { price: { amount: 1, interval: 'month', billing_method: 'prepaid' } } : {}) }],
+        ...(args.trial ? { free_trial: { duration_length: 7, duration_type: 'day', card_required: true } } : {}),
+      });
+      const addOn = await createPlan(context, { add_on: true, price: { amount: args.amounts[1], interval: 'month' } });
+      const free = await createPlan(context, { add_on: true, items: [] });
+      if (main === undefined || addOn === undefined || free === undefined) return;
+      const customerId = await customer(context, args.customer);
+      await attach(context, customerId, main, args.prepaid ? { feature_quantities: [{ feature_id: featureId, quantity: 3 }] } : {}, ['prepaid', ...(args.trial ? ['trial'] : [])]);
+      await attach(context, customerId, addOn, {}, ['add-on']);
+      await attach(context, customerId, free, {}, ['add-on']);
+      if (!args.onEntity) return;
+      const seat = context.world.features.find((f) => f.type === 'metered' && !f.consumable)?.id ?? (await createFeature(context, 'allocated'));
+      const entityId = context.ns.id('ent');
+      const { model } = await context.send({ operation: 'entities.create', body: { customer_id: customerId, entity_id: entityId, feature_id: seat, name: 'Paid seat' }, customerId });
+      if (model.status !== 200 || seat === undefined) return;
+      context.world.entities.push({ id: entityId, customerId, featureId: seat });
+      await attach(context, customerId, addOn, { entity_id: entityId }, ['add-on', 'entity']);
+    },
+  }),
+  defineCommand({
+    name: 'world.referral-program',
+    part: 'referrals',
+    weight: 1,
+    builds: true,
+    args: fc.record({ checkout: fc.boolean(), max: fc.constantFrom(null, 3), excludeTrial: fc.boolean() }),
+    async run(context, args) {
+      const featureId = context.world.features[0]?.id ?? (await createFeature(context, 'consumable'));
+      if (featureId === undefined) return;
+      const rewardId = context.ns.id('reward');
+      const reward = await context.send({ operation: 'rewards.create', body: { feature_grant: { id: rewardId, name: 'Reward', grants: [{ feature_id: featureId, included: 5, expiry: null }], promo_codes: [{ code: context.ns.code('PROMO'), max_uses: null }] } } });
+      if (reward.model.status !== 200) return;
+      context.world.rewards.push(rewardId);
+      const planId = context.world.plans[0]?.id;
+      const checkout = args.checkout && planId !== undefined;
+      const id = context.ns.id('refprog');
+      const body = { id, reward_id: rewardId, redeem_on: checkout ? 'checkout' : 'customer_creation', received_by: 'referrer', max_redemptions: args.max, exclude_trial: args.excludeTrial, ...(checkout ? { plan_ids: [planId] } : {}) };
+      const { model } = await context.send({ operation: 'referral_programs.create', body });
+      if (model.status === 200) context.world.programs.push({ id, redeemOn: body.redeem_on });
+    },
+  }),
+  defineCommand({
+    name: 'world.purchases',
+    part: 'listings',
+    weight: 1,
+    builds: true,
+    args: fc.record({ customers: fc.constantFrom(1, 2), onEntity: fc.boolean() }),
+    async run(context, args) {
+      const featureId = await createFeature(context, 'allocated');
+      if (featureId === undefined) return;
+      const oneOff = await createPlan(context, { price: { amount: 25, interval: 'one_off' }, add_on: true, items: [{ feature_id: featureId, included: 3 }] });
+      const recurring = await createPlan(context, { items: [{ feature_id: featureId, included: 1 }] });
+      if (oneOff === undefined || recurring === undefined) return;
+      for (let i = 0; i < args.customers; i++) {
+        const customerId = context.ns.id('cus');
+        await context.send({ operation: 'customers.get_or_create', body: { customer_id: customerId }, customerId });
+        context.world.customers.push(customerId);
+        await attach(context, customerId, recurring);
+        await attach(context, customerId, oneOff, {}, ['add-on']);
+        if (args.onEntity) {
+          const entityId = context.ns.id('ent');
+          const { model } = await context.send({ operation: 'entities.create', body: { customer_id: customerId, entity_id: entityId, feature_id: featureId, name: `Holder ${i}` }, customerId });
+          if (model.status === 200) {
+            context.world.entities.push({ id: entityId, customerId, featureId });
+            await attach(context, customerId, oneOff, { entity_id: entityId }, ['add-on', 'entity']);
+          }
+        }
+      }
+      if (args.customers > 1) context.reached('two-customers');
     },
   }),
 ];
