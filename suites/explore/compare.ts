@@ -138,9 +138,14 @@ function knownRefusal(context: CompareContext, model: Answer, target: Answer): K
     const rule = ruleById.get(known.rule);
     if (!(rule?.operations as readonly string[] | undefined)?.includes(context.operation)) return false;
     // Path '' names the whole body: a request holding a null anywhere; otherwise a request without a value there.
-    const applies = known.path === '' ? JSON.stringify(context.request).includes('null') : valueAt(context.request, known.path) == null;
+    const applies = known.path === '' ? holdsNull(context.request) : valueAt(context.request, known.path) == null;
     return applies && isSuccess(model.status) !== isSuccess(target.status);
   });
+}
+
+function holdsNull(value: unknown): boolean {
+  if (value === null) return true;
+  return typeof value === 'object' && Object.values(value as object).some(holdsNull);
 }
 
 function valueAt(body: unknown, path: string): unknown {

@@ -30,7 +30,7 @@ import { listingCommands } from './parts/listings.ts';
 import { planCommands } from './parts/plans.ts';
 import { referralCommands } from './parts/referrals.ts';
 import { mutantCommands, requiredCommands } from './parts/required.ts';
-import { focusWorldCommands, worldCommands } from './parts/worlds.ts';
+import { entityWorldCommands, focusWorldCommands, worldCommands } from './parts/worlds.ts';
 import { ownedOnly } from './owned.ts';
 import { idPrefixOf, replaySteps } from './replay.ts';
 import { modelFor, type ExploreTarget, type ProgramTarget } from './targets.ts';
@@ -48,6 +48,7 @@ export const COMMANDS: readonly CommandSpec<unknown>[] = [
   ...controlCommands,
   ...worldCommands,
   ...focusWorldCommands,
+  ...entityWorldCommands,
   ...requiredCommands,
   ...mutantCommands,
 ];
@@ -152,6 +153,7 @@ const PRELUDE: readonly { readonly command: string; readonly min: number; readon
   { command: 'world.paid-subscriptions', min: 0, max: 0 },
   { command: 'world.referral-program', min: 0, max: 0 },
   { command: 'world.purchases', min: 0, max: 0 },
+  { command: 'world.entities', min: 0, max: 0 },
 ];
 
 /**
@@ -162,17 +164,18 @@ const PRELUDE: readonly { readonly command: string; readonly min: number; readon
  */
 export const FOCUSES = {
   mixed: { weight: 2, parts: [], world: undefined },
-  licenses: { weight: 3, parts: ['licenses'], world: 'world.license-pool' },
+  licenses: { weight: 4, parts: ['licenses'], world: 'world.license-pool' },
   balances: { weight: 3, parts: ['balances', 'control'], world: 'world.stacked-grants' },
   credits: { weight: 1, parts: ['balances', 'features'], world: 'world.credit-system' },
-  records: { weight: 2, parts: ['listings', 'billing', 'control', 'entities'], world: 'world.purchases' },
+  records: { weight: 2, parts: ['listings', 'billing', 'control'], world: 'world.purchases' },
+  entities: { weight: 2, parts: ['entities', 'billing', 'control'], world: 'world.entities' },
   plans: { weight: 2, parts: ['plans', 'billing'], world: 'world.plan-versions' },
-  preview: { weight: 1, parts: ['preview', 'billing', 'control'], world: 'world.paid-subscriptions' },
-  referrals: { weight: 1, parts: ['referrals'], world: 'world.referral-program' },
+  preview: { weight: 2, parts: ['preview', 'billing', 'control'], world: 'world.paid-subscriptions' },
+  referrals: { weight: 2, parts: ['referrals'], world: 'world.referral-program' },
   refusals: { weight: 2, parts: ['errors'], world: undefined },
 } as const satisfies Record<string, { weight: number; parts: readonly string[]; world: string | undefined }>;
 
-export const FOCUS_WEIGHT = 6;
+export const FOCUS_WEIGHT = 10;
 
 function programArbitrary(commands: readonly CommandSpec<unknown>[], maxSteps: number): fc.Arbitrary<Program> {
   const prelude = (world: string | undefined) =>

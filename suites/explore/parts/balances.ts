@@ -81,7 +81,9 @@ const checkArgs = fc.record({
   unknownFeature: fc.oneof({ arbitrary: fc.constant(false), weight: 15 }, { arbitrary: fc.constant(true), weight: 1 }),
   unknownEntity: fc.oneof({ arbitrary: fc.constant(false), weight: 15 }, { arbitrary: fc.constant(true), weight: 1 }),
   amount: amountChoice,
-  mode: fc.oneof({ arbitrary: fc.constant('plain' as const), weight: 5 }, { arbitrary: fc.constant('send-event' as const), weight: 5 }, { arbitrary: fc.constant('lock' as const), weight: 2 }),
+  mode: fc.oneof({ arbitrary: fc.constant('plain' as const), weight: 5 }, { arbitrary: fc.constant('send-event' as const), weight: 5 }, { arbitrary: fc.constant('lock' as const), weight: 3 }),
+  /** Now and then a negative amount: a plain check of it is met by any balance, with send_event or a lock it is refused. */
+  negative: fc.oneof({ arbitrary: fc.constant(false), weight: 12 }, { arbitrary: fc.constant(true), weight: 1 }),
   lockExpiry: fc.constantFrom('none', 'none', 'hour', 'next-instant'),
   withPreview: fc.oneof({ arbitrary: fc.constant(false), weight: 3 }, { arbitrary: fc.constant(true), weight: 1 }),
   properties: fc.boolean(),
@@ -107,7 +109,8 @@ export const balanceCommands: readonly CommandSpec<unknown>[] = [
         return;
       }
       const balance = await modelBalance(context, subject, featureId);
-      const amount = resolveAmount(args.amount, balance);
+      const resolved = resolveAmount(args.amount, balance);
+      const amount = args.negative ? -(resolved ?? 1) - 0.5 : resolved;
       noteAmount(context, amount, args.amount, balance);
       const lockId = args.mode === 'lock' ? context.ns.id('lock') : undefined;
       const upcoming = context.world.upcoming()[0];
@@ -191,7 +194,7 @@ export const balanceCommands: readonly CommandSpec<unknown>[] = [
   defineCommand({
     name: 'balances.finalize',
     part: 'balances',
-    weight: 3,
+    weight: 4,
     args: fc.record({ lock: index, action: fc.constantFrom('confirm', 'release'), override: fc.constantFrom(undefined, undefined, 0, 1, 2.5), again: fc.oneof({ arbitrary: fc.constant(false), weight: 5 }, { arbitrary: fc.constant(true), weight: 1 }) }),
     applies: (world) => world.locks.length > 0,
     async run(context, { lock, action, override, again }) {

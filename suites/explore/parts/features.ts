@@ -74,10 +74,22 @@ export const featureCommands: readonly CommandSpec<unknown>[] = [
     part: 'features',
     weight: 2,
     refusal: true,
-    args: fc.record({ how: fc.constantFrom('duplicate', 'type', 'markup', 'no-name'), feature: index, variant: variantArb }),
+    args: fc.record({ how: fc.constantFrom('duplicate', 'type', 'markup', 'no-name', 'credit-twice', 'credit-allocated'), feature: index, variant: variantArb }),
     async run(context, { how, feature, variant }) {
       const existing = pick(context.world.features, feature);
       const id = how === 'duplicate' && existing ? existing.id : context.ns.id('feat');
+      const metered = pick(context.world.features.filter((f) => f.type === 'metered' && f.consumable), feature);
+      const allocated = pick(context.world.features.filter((f) => f.type !== 'metered' || !f.consumable), feature);
+      if (how === 'credit-twice' && metered) {
+        context.reached('refusal');
+        const schema = [{ metered_feature_id: metered.id, credit_cost: 1 }, { metered_feature_id: metered.id, credit_cost: 2 }];
+        return void (await context.send({ operation: 'features.create', body: { feature_id: id, name: 'Twice', type: 'credit_system', credit_schema: schema }, intent: 'FEAT-CREDIT-SCHEMA-VALID' }));
+      }
+      if (how === 'credit-allocated' && allocated) {
+        context.reached('refusal');
+        return void (await context.send({ operation: 'features.create', body: { feature_id: id, name: 'Not consumable', type: 'credit_system', credit_schema: [{ metered_feature_id: allocated.id, credit_cost: 1 }] }, intent: 'FEAT-CREDIT-SCHEMA-VALID' }));
+      }
+      if (how === 'credit-twice' || how === 'credit-allocated') return;
       const body =
         how === 'type'
           ? { feature_id: id, name: 'Bad type', type: 'gauge' }

@@ -29,9 +29,9 @@ async function assignedOf(context: RunContext, customerId: string, licensePlanId
 
 const itemArb = fc.record({
   kind: fc.oneof(
-    { arbitrary: fc.constant('new' as const), weight: 4 },
+    { arbitrary: fc.constant('new' as const), weight: 3 },
     { arbitrary: fc.constant('existing' as const), weight: 3 },
-    { arbitrary: fc.constant('assigned' as const), weight: 3 },
+    { arbitrary: fc.constant('assigned' as const), weight: 4 },
     { arbitrary: fc.constant('duplicate' as const), weight: 1 },
     { arbitrary: fc.constant('unknown-without-feature' as const), weight: 1 },
   ),

@@ -11,6 +11,7 @@
  */
 import fc from 'fast-check';
 import { defineCommand, index, pick, type CommandSpec, type RunContext } from '../command.ts';
+import { liveRecords, selectRecord } from './control.ts';
 import { learnPlan } from './plans.ts';
 
 async function createFeature(context: RunContext, type: 'boolean' | 'consumable' | 'allocated'): Promise<string | undefined> {
@@ -233,6 +234,53 @@ export const focusWorldCommands: readonly CommandSpec<unknown>[] = [
         }
       }
       if (args.customers > 1) context.reached('two-customers');
+    },
+  }),
+];
+
+/** The world of the entities focus: two customers, each with named entities holding plans of their own, next to their customer's. */
+export const entityWorldCommands: readonly CommandSpec<unknown>[] = [
+  defineCommand({
+    name: 'world.entities',
+    part: 'entities',
+    weight: 1,
+    builds: true,
+    args: fc.record({ perCustomer: fc.constantFrom(1, 2, 3), scheduled: fc.boolean(), pastDue: fc.boolean() }),
+    async run(context, args) {
+      const seat = await createFeature(context, 'allocated');
+      const flag = await createFeature(context, 'boolean');
+      if (seat === undefined || flag === undefined) return;
+      const customerPlan = await createPlan(context, { items: [{ feature_id: seat, included: 5 }] });
+      const entityPlan = await createPlan(context, { add_on: true, items: [{ feature_id: flag }] });
+      if (customerPlan === undefined || entityPlan === undefined) return;
+      for (const n of [1, 2]) {
+        const customerId = context.ns.id('cus');
+        await context.send({ operation: 'customers.get_or_create', body: { customer_id: customerId, name: `Owner ${n}` }, customerId });
+        context.world.customers.push(customerId);
+        await attach(context, customerId, customerPlan);
+        for (let i = 0; i < args.perCustomer; i++) {
+          const entityId = context.ns.id('ent');
+          const { model } = await context.send({ operation: 'entities.create', body: { customer_id: customerId, entity_id: entityId, feature_id: seat, name: `${i % 2 === 0 ? 'Alpha' : 'Beta'} Holder ${n}` }, customerId });
+          if (model.status !== 200) continue;
+          context.world.entities.push({ id: entityId, customerId, featureId: seat });
+          if (i % 2 === 0) await attach(context, customerId, entityPlan, { entity_id: entityId }, ['entity']);
+        }
+      }
+      context.reached('two-customers');
+      context.reached('entity-balances');
+      if (!context.can.controlPlane || !(args.scheduled || args.pastDue)) return;
+      // A record of each state the listings filter on, where the control plane can make it.
+      const customerId = context.world.customers.at(-1)!;
+      const records = await liveRecords(context.lockstep, context.command, 'model', customerId);
+      const targets = await liveRecords(context.lockstep, context.command, 'target', customerId);
+      const chosen = records[0];
+      if (chosen === undefined) return;
+      const select = { customer_id: customerId, plan_id: chosen.plan_id, entity_id: chosen.entity_id, nth: 0 };
+      const mine = selectRecord(targets, select);
+      if (mine === undefined) return;
+      const state = args.scheduled ? 'scheduled' : 'past_due';
+      context.reached('forced-state');
+      await context.lockstep.control(context.command, 'records.force_state', { model: { record_id: chosen.id, state }, target: { record_id: mine.id, state } }, [state], select);
     },
   }),
 ];
