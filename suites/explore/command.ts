@@ -195,3 +195,18 @@ export function pick<T>(list: readonly T[], index: number): T | undefined {
 
 /** An index into whatever exists when the command runs (shrinks towards the first). */
 export const index = fc.nat({ max: 63 });
+
+/** `true` once for every `odds` times `false` (shrinks towards false). */
+export function rarely(odds: number): fc.Arbitrary<boolean> {
+  return fc.oneof({ arbitrary: fc.constant(false), weight: odds }, { arbitrary: fc.constant(true), weight: 1 });
+}
+
+/** -1 (none) `none` times for every `some` index (shrinks towards none). */
+export function maybeIndex(none: number, some: number): fc.Arbitrary<number> {
+  return fc.oneof({ arbitrary: fc.constant(-1), weight: none }, { arbitrary: index, weight: some });
+}
+
+/** One of the keys, each as often as its weight (shrinks towards the first). */
+export function weighted<K extends string>(weights: Readonly<Record<K, number>>): fc.Arbitrary<K> {
+  return fc.oneof(...(Object.entries(weights) as [K, number][]).map(([key, weight]) => ({ arbitrary: fc.constant(key), weight })));
+}

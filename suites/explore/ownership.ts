@@ -117,13 +117,14 @@ function alone(rule: RuleId, field: string): (context: OwnerContext) => RuleId |
   return ({ modelParent, targetParent }) => (counters.every((name) => modelParent?.[name] === targetParent?.[name]) ? rule : undefined);
 }
 
-/** A referral program field after an update: omitted fields keep their value, null removes. */
-function referralRule(field: string): (context: OwnerContext) => RuleId | undefined {
-  return ({ operation, request }) => {
+/** A referral program field after an update: an omitted field keeps its value, null removes it. */
+function referralField(field: string): FieldOwner {
+  const refine = ({ operation, request }: OwnerContext): RuleId | undefined => {
     if (operation !== 'referral_programs.update' && operation !== 'referral_programs.get') return undefined;
     if (!(field in request) && operation === 'referral_programs.update') return 'REF-PARTIAL-UPDATE';
     return request[field] === null ? 'REF-UPDATE-NULL-REMOVES' : undefined;
   };
+  return owner('REF-UPDATE-SETS-FIELDS', { aspect: 'program', refine, refines: ['REF-PARTIAL-UPDATE', 'REF-UPDATE-NULL-REMOVES'] });
 }
 
 const RECORD_FIELDS = (membership: RuleId, purchase = false): Record<string, Ownership> => {
@@ -365,13 +366,13 @@ export const FIELD_OWNERS: Readonly<Record<string, Ownership>> = {
 
   // ── Referral programs ──
   'ReferralProgram.*': owner('REF-UPDATE-SETS-FIELDS', { aspect: 'program' }),
-  'ReferralProgram.reward_id': owner('REF-UPDATE-SETS-FIELDS', { aspect: 'program', refine: referralRule('reward_id'), refines: ['REF-PARTIAL-UPDATE', 'REF-UPDATE-NULL-REMOVES'] }),
-  'ReferralProgram.redeem_on': owner('REF-UPDATE-SETS-FIELDS', { aspect: 'program', refine: referralRule('redeem_on'), refines: ['REF-PARTIAL-UPDATE', 'REF-UPDATE-NULL-REMOVES'] }),
-  'ReferralProgram.received_by': owner('REF-UPDATE-SETS-FIELDS', { aspect: 'program', refine: referralRule('received_by'), refines: ['REF-PARTIAL-UPDATE', 'REF-UPDATE-NULL-REMOVES'] }),
-  'ReferralProgram.max_redemptions': owner('REF-UPDATE-SETS-FIELDS', { aspect: 'program', refine: referralRule('max_redemptions'), refines: ['REF-PARTIAL-UPDATE', 'REF-UPDATE-NULL-REMOVES'] }),
-  'ReferralProgram.plan_ids': owner('REF-UPDATE-SETS-FIELDS', { aspect: 'program', refine: referralRule('plan_ids'), refines: ['REF-PARTIAL-UPDATE', 'REF-UPDATE-NULL-REMOVES'] }),
+  'ReferralProgram.reward_id': referralField('reward_id'),
+  'ReferralProgram.redeem_on': referralField('redeem_on'),
+  'ReferralProgram.received_by': referralField('received_by'),
+  'ReferralProgram.max_redemptions': referralField('max_redemptions'),
+  'ReferralProgram.plan_ids': referralField('plan_ids'),
   'ReferralProgram.plan_ids[]': owner('REF-UPDATE-SETS-FIELDS', { aspect: 'program' }),
-  'ReferralProgram.exclude_trial': owner('REF-UPDATE-SETS-FIELDS', { aspect: 'program', refine: referralRule('exclude_trial'), refines: ['REF-PARTIAL-UPDATE', 'REF-UPDATE-NULL-REMOVES'] }),
+  'ReferralProgram.exclude_trial': referralField('exclude_trial'),
   'ReferralProgram.created_at': owner('CONV-TIMESTAMPS-MS'),
 
   // ── The usage events, as the fake's control plane lists them (the interface has no read for them) ──

@@ -83,21 +83,23 @@ export function inProcessTarget(app: FakeApp, ns: Namespace, apiVersion = '2.4.0
       const tenant = (await main.control('tenants.create', {})).body as TenantKeys;
       keys.push(tenant.sandbox_key, tenant.live_key);
       const side = appSide(app, tenant.sandbox_key, apiVersion);
-      const now = ((await side.control('clock.get', {})).body as { now: number }).now;
-      const start = startAfter(kind, now);
-      await side.control('clock.set', { now: start, frozen: true });
-      return {
-        side,
-        key: tenant.sandbox_key,
-        otherKey: tenant.live_key,
-        start,
-        exact: true,
-        isolated: true,
-        evidence: undefined,
-        close: async () => void (await side.control('tenants.delete', {})),
-      };
+      return ownTenant(tenant, side, async (name, body) => (await side.control(name, body)).body, kind, undefined);
     },
   };
+}
+
+/** A program in a tenant of its own: its clock frozen at the next date of the calendar kind; the tenant deleted at the end. */
+async function ownTenant(
+  tenant: TenantKeys,
+  side: Side,
+  control: (name: 'clock.get' | 'clock.set' | 'tenants.delete', body: unknown) => Promise<unknown>,
+  kind: CalendarStart,
+  evidence: EvidenceLog | undefined,
+): Promise<ProgramTarget> {
+  const { now } = (await control('clock.get', {})) as { now: number };
+  const start = startAfter(kind, now);
+  await control('clock.set', { now: start, frozen: true });
+  return { side, key: tenant.sandbox_key, otherKey: tenant.live_key, start, exact: true, isolated: true, evidence, close: async () => void (await control('tenants.delete', {})) };
 }
 
 /** A raw call of the in-process fake, as the convention probe makes it (preflight.ts). */
@@ -143,19 +145,7 @@ export function httpTarget(target: Target<typeof operations, typeof ErrorBody>, 
         const headers = bearer(tenant.sandbox_key);
         const control = new ControlClient(target.client.transport.with({ evidence }));
         const side = clientSide(target.client.with({ evidence }), control, headers);
-        const now = (await control.call('clock.get', {}, { headers })).now;
-        const start = startAfter(kind, now);
-        await control.call('clock.set', { now: start, frozen: true }, { headers });
-        return {
-          side,
-          key: tenant.sandbox_key,
-          otherKey: tenant.live_key,
-          start,
-          exact: true,
-          isolated: true,
-          evidence,
-          close: async () => void (await control.call('tenants.delete', {}, { headers })),
-        };
+        return ownTenant(tenant, side, (name, body) => control.call(name, body as never, { headers }), kind, evidence);
       }
       const evidence = logFor();
       return {

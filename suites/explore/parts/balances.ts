@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import type { z } from 'zod';
 import type { Balance } from '../../../spec/balances.ts';
-import { defineCommand, index, pick, variantArb, type CommandSpec, type RunContext } from '../command.ts';
+import { defineCommand, index, pick, rarely, variantArb, weighted, type CommandSpec, type RunContext } from '../command.ts';
 import type { FeatureInfo } from '../lockstep.ts';
 import { amountChoice, isFractional, isHuge, resolveAmount, type AmountChoice } from './amounts.ts';
 
@@ -75,17 +75,17 @@ const checkArgs = fc.record({
   granted: fc.oneof({ arbitrary: index, weight: 4 }, { arbitrary: fc.constant(-1), weight: 1 }),
   customer: index,
   entity: index,
-  scope: fc.oneof({ arbitrary: fc.constant('customer' as const), weight: 6 }, { arbitrary: fc.constant('entity' as const), weight: 2 }, { arbitrary: fc.constant('foreign-entity' as const), weight: 1 }),
+  scope: weighted({ customer: 6, entity: 2, 'foreign-entity': 1 }),
   feature: index,
   kind: fc.constantFrom('consumable', 'consumable', 'consumable', 'allocated', 'boolean', 'credit_system'),
-  unknownFeature: fc.oneof({ arbitrary: fc.constant(false), weight: 15 }, { arbitrary: fc.constant(true), weight: 1 }),
-  unknownEntity: fc.oneof({ arbitrary: fc.constant(false), weight: 15 }, { arbitrary: fc.constant(true), weight: 1 }),
+  unknownFeature: rarely(15),
+  unknownEntity: rarely(15),
   amount: amountChoice,
-  mode: fc.oneof({ arbitrary: fc.constant('plain' as const), weight: 5 }, { arbitrary: fc.constant('send-event' as const), weight: 5 }, { arbitrary: fc.constant('lock' as const), weight: 3 }),
+  mode: weighted({ plain: 5, 'send-event': 5, lock: 3 }),
   /** Now and then a negative amount: a plain check of it is met by any balance, with send_event or a lock it is refused. */
-  negative: fc.oneof({ arbitrary: fc.constant(false), weight: 12 }, { arbitrary: fc.constant(true), weight: 1 }),
+  negative: rarely(12),
   lockExpiry: fc.constantFrom('none', 'none', 'hour', 'next-instant'),
-  withPreview: fc.oneof({ arbitrary: fc.constant(false), weight: 3 }, { arbitrary: fc.constant(true), weight: 1 }),
+  withPreview: rarely(3),
   properties: fc.boolean(),
   variant: variantArb,
 });
@@ -148,11 +148,11 @@ export const balanceCommands: readonly CommandSpec<unknown>[] = [
       granted: fc.oneof({ arbitrary: index, weight: 4 }, { arbitrary: fc.constant(-1), weight: 1 }),
       customer: index,
       entity: index,
-      onEntity: fc.oneof({ arbitrary: fc.constant(false), weight: 4 }, { arbitrary: fc.constant(true), weight: 1 }),
+      onEntity: rarely(4),
       feature: index,
-      byEvent: fc.oneof({ arbitrary: fc.constant(false), weight: 3 }, { arbitrary: fc.constant(true), weight: 1 }),
+      byEvent: rarely(3),
       value: amountChoice,
-      negative: fc.oneof({ arbitrary: fc.constant(false), weight: 8 }, { arbitrary: fc.constant(true), weight: 1 }),
+      negative: rarely(8),
       overage: fc.constantFrom(undefined, undefined, 'cap', 'overflow'),
       variant: variantArb,
     }),
@@ -195,7 +195,7 @@ export const balanceCommands: readonly CommandSpec<unknown>[] = [
     name: 'balances.finalize',
     part: 'balances',
     weight: 4,
-    args: fc.record({ lock: index, action: fc.constantFrom('confirm', 'release'), override: fc.constantFrom(undefined, undefined, 0, 1, 2.5), again: fc.oneof({ arbitrary: fc.constant(false), weight: 5 }, { arbitrary: fc.constant(true), weight: 1 }) }),
+    args: fc.record({ lock: index, action: fc.constantFrom('confirm', 'release'), override: fc.constantFrom(undefined, undefined, 0, 1, 2.5), again: rarely(5) }),
     applies: (world) => world.locks.length > 0,
     async run(context, { lock, action, override, again }) {
       const chosen = pick(context.world.locks, lock)!;

@@ -6,7 +6,7 @@
  * (replaces a plan of the same group, joins as an add-on, starts a trial, joins a paid period).
  */
 import fc from 'fast-check';
-import { defineCommand, index, pick, variantArb, type CommandSpec, type RunContext } from '../command.ts';
+import { defineCommand, index, maybeIndex, pick, rarely, variantArb, weighted, type CommandSpec, type RunContext } from '../command.ts';
 import type { PlanInfo } from '../lockstep.ts';
 
 interface Held {
@@ -52,10 +52,10 @@ function attachTags(plan: PlanInfo, held: readonly Held[], plans: readonly PlanI
 
 const attachArgs = fc.record({
   /** `replace`: a plan of the group of one the subject holds, so the attach replaces it. */
-  mode: fc.oneof({ arbitrary: fc.constant('any' as const), weight: 3 }, { arbitrary: fc.constant('replace' as const), weight: 1 }),
+  mode: weighted({ any: 3, replace: 1 }),
   customer: index,
   entity: index,
-  onEntity: fc.oneof({ arbitrary: fc.constant(false), weight: 3 }, { arbitrary: fc.constant(true), weight: 1 }),
+  onEntity: rarely(3),
   plan: index,
   version: fc.constantFrom('active', 'active', 'active', 'first', 'previous'),
   seats: fc.constantFrom(undefined, 0, 1, 3, 5),
@@ -110,8 +110,8 @@ export const billingCommands: readonly CommandSpec<unknown>[] = [
     reads: true,
     args: fc.record({
       customer: index,
-      updates: fc.array(fc.record({ held: index, action: fc.constantFrom('cancel_immediately', 'cancel_immediately', 'cancel_end_of_cycle', 'uncancel'), entity: fc.oneof({ arbitrary: fc.constant(-1), weight: 3 }, { arbitrary: index, weight: 1 }), noProration: fc.oneof({ arbitrary: fc.constant(false), weight: 5 }, { arbitrary: fc.constant(true), weight: 1 }) }), { minLength: 1, maxLength: 3 }),
-      entity: fc.oneof({ arbitrary: fc.constant(-1), weight: 3 }, { arbitrary: index, weight: 1 }),
+      updates: fc.array(fc.record({ held: index, action: fc.constantFrom('cancel_immediately', 'cancel_immediately', 'cancel_end_of_cycle', 'uncancel'), entity: maybeIndex(3, 1), noProration: rarely(5) }), { minLength: 1, maxLength: 3 }),
+      entity: maybeIndex(3, 1),
       refund: fc.constantFrom(undefined, undefined, 'prorated', 'full'),
       params: fc.boolean(),
       variant: variantArb,

@@ -5,19 +5,13 @@
  * both sides find by what it holds.
  */
 import fc from 'fast-check';
-import { defineCommand, index, pick, type CommandSpec, type RunContext } from '../command.ts';
+import { defineCommand, index, pick, weighted, type CommandSpec, type RunContext } from '../command.ts';
 import type { Lockstep, RecordSelector } from '../lockstep.ts';
 
 const DAY = 86_400_000;
 
 const moveArgs = fc.record({
-  kind: fc.oneof(
-    { arbitrary: fc.constant('exact' as const), weight: 4 },
-    { arbitrary: fc.constant('just-before' as const), weight: 1 },
-    { arbitrary: fc.constant('just-after' as const), weight: 1 },
-    { arbitrary: fc.constant('several' as const), weight: 2 },
-    { arbitrary: fc.constant('days' as const), weight: 2 },
-  ),
+  kind: weighted({ exact: 4, 'just-before': 1, 'just-after': 1, several: 2, days: 2 }),
   which: fc.nat({ max: 3 }),
   days: fc.constantFrom(1, 7, 30, 31, 45, 400),
 });

@@ -4,7 +4,7 @@
  * the listing walked over every page with each of its filters.
  */
 import fc from 'fast-check';
-import { defineCommand, index, pick, variantArb, type CommandSpec, type RunContext } from '../command.ts';
+import { defineCommand, index, maybeIndex, pick, rarely, variantArb, type CommandSpec, type RunContext } from '../command.ts';
 
 /** The entities of the program that still exist. */
 function liveEntities(context: RunContext) {
@@ -12,16 +12,16 @@ function liveEntities(context: RunContext) {
 }
 
 const listArgs = fc.record({
-  customer: fc.oneof({ arbitrary: fc.constant(-1), weight: 1 }, { arbitrary: index, weight: 3 }),
-  plan: fc.oneof({ arbitrary: fc.constant(-1), weight: 3 }, { arbitrary: index, weight: 2 }),
+  customer: maybeIndex(1, 3),
+  plan: maybeIndex(3, 2),
   planVersion: fc.constantFrom('any', 'any', 'first', 'latest'),
   statuses: fc.constantFrom('default', 'active', 'scheduled', 'both'),
-  secondPlan: fc.oneof({ arbitrary: fc.constant(-1), weight: 3 }, { arbitrary: index, weight: 1 }),
+  secondPlan: maybeIndex(3, 1),
   search: fc.constantFrom('none', 'none', 'none', 'id-part', 'upper', 'blank', 'name-part'),
   processors: fc.constantFrom(undefined, undefined, undefined, ['stripe'], ['revenuecat', 'stripe'], ['vercel']),
   limit: fc.constantFrom(undefined, 1, 2, 3, 50, 5000),
   /** The documented defaults sent explicitly: an empty start_cursor names the first page. */
-  explicitDefaults: fc.oneof({ arbitrary: fc.constant(false), weight: 4 }, { arbitrary: fc.constant(true), weight: 1 }),
+  explicitDefaults: rarely(4),
   variant: variantArb,
 });
 
@@ -31,7 +31,7 @@ export const customerCommands: readonly CommandSpec<unknown>[] = [
     part: 'customers',
     weight: 2,
     builds: true,
-    args: fc.record({ existing: fc.oneof({ arbitrary: fc.constant(-1), weight: 4 }, { arbitrary: index, weight: 1 }), details: fc.boolean(), variant: variantArb }),
+    args: fc.record({ existing: maybeIndex(4, 1), details: fc.boolean(), variant: variantArb }),
     async run(context, { existing, details, variant }) {
       const known = existing >= 0 ? pick(context.world.customers, existing) : undefined;
       const id = known ?? context.ns.id('cus');
@@ -46,7 +46,7 @@ export const customerCommands: readonly CommandSpec<unknown>[] = [
     part: 'customers',
     weight: 2,
     reads: true,
-    args: fc.record({ customer: index, unknown: fc.oneof({ arbitrary: fc.constant(false), weight: 3 }, { arbitrary: fc.constant(true), weight: 1 }), variant: variantArb }),
+    args: fc.record({ customer: index, unknown: rarely(3), variant: variantArb }),
     async run(context, { customer, unknown, variant }) {
       const id = unknown ? context.ns.id('nocus') : pick(context.world.customers, customer);
       if (id === undefined) return;
@@ -58,7 +58,7 @@ export const customerCommands: readonly CommandSpec<unknown>[] = [
     part: 'entities',
     weight: 2,
     builds: true,
-    args: fc.record({ customer: index, feature: index, newCustomer: fc.oneof({ arbitrary: fc.constant(false), weight: 6 }, { arbitrary: fc.constant(true), weight: 1 }), named: fc.boolean(), variant: variantArb }),
+    args: fc.record({ customer: index, feature: index, newCustomer: rarely(6), named: fc.boolean(), variant: variantArb }),
     applies: (world) => world.features.some((f) => f.type === 'metered' && !f.consumable),
     async run(context, { customer, feature, newCustomer, named, variant }) {
       const { world, ns } = context;
@@ -101,7 +101,7 @@ export const customerCommands: readonly CommandSpec<unknown>[] = [
     part: 'entities',
     weight: 2,
     reads: true,
-    args: fc.record({ entity: index, withCustomer: fc.boolean(), otherCustomer: fc.oneof({ arbitrary: fc.constant(false), weight: 5 }, { arbitrary: fc.constant(true), weight: 1 }), unknown: fc.oneof({ arbitrary: fc.constant(false), weight: 5 }, { arbitrary: fc.constant(true), weight: 1 }), variant: variantArb }),
+    args: fc.record({ entity: index, withCustomer: fc.boolean(), otherCustomer: rarely(5), unknown: rarely(5), variant: variantArb }),
     applies: (world) => world.entities.length > 0,
     async run(context, { entity, withCustomer, otherCustomer, unknown, variant }) {
       const found = pick(liveEntities(context), entity)!;

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import type { RuleId } from '../../../spec/rules/catalogue.ts';
-import { defineCommand, index, pick, variantArb, type CommandSpec, type RunContext } from '../command.ts';
+import { defineCommand, index, maybeIndex, pick, variantArb, weighted, type CommandSpec, type RunContext } from '../command.ts';
 import { learnPlan } from './plans.ts';
 
 interface Pool {
@@ -28,13 +28,7 @@ async function assignedOf(context: RunContext, customerId: string, licensePlanId
 }
 
 const itemArb = fc.record({
-  kind: fc.oneof(
-    { arbitrary: fc.constant('new' as const), weight: 3 },
-    { arbitrary: fc.constant('existing' as const), weight: 3 },
-    { arbitrary: fc.constant('assigned' as const), weight: 4 },
-    { arbitrary: fc.constant('duplicate' as const), weight: 1 },
-    { arbitrary: fc.constant('unknown-without-feature' as const), weight: 1 },
-  ),
+  kind: weighted({ new: 3, existing: 3, assigned: 4, duplicate: 1, 'unknown-without-feature': 1 }),
   entity: index,
 });
 
@@ -147,7 +141,7 @@ export const licenseCommands: readonly CommandSpec<unknown>[] = [
     part: 'licenses',
     weight: 4,
     reads: true,
-    args: fc.record({ customer: index, entity: fc.oneof({ arbitrary: fc.constant(-1), weight: 3 }, { arbitrary: index, weight: 1 }), unknown: fc.constantFrom('none', 'none', 'none', 'none', 'customer', 'entity'), variant: variantArb }),
+    args: fc.record({ customer: index, entity: maybeIndex(3, 1), unknown: fc.constantFrom('none', 'none', 'none', 'none', 'customer', 'entity'), variant: variantArb }),
     applies: (world) => world.customers.length > 0,
     async run(context, args) {
       const customerId = args.unknown === 'customer' ? context.ns.id('nocus') : pick(context.world.poolHolders(), args.customer) ?? pick(context.world.customers, args.customer)!;

@@ -4,19 +4,19 @@
  * and enumerations. The runner walks every page on each side and compares the rows.
  */
 import fc from 'fast-check';
-import { defineCommand, index, pick, variantArb, type CommandSpec } from '../command.ts';
+import { defineCommand, index, maybeIndex, pick, rarely, variantArb, type CommandSpec } from '../command.ts';
 
 const STATUS_SETS = [undefined, ['active'], ['scheduled'], ['past_due'], ['expired'], ['active', 'expired'], ['past_due', 'scheduled'], ['active', 'scheduled', 'past_due', 'expired']] as const;
 
 const listArgs = fc.record({
-  purchases: fc.oneof({ arbitrary: fc.constant(false), weight: 3 }, { arbitrary: fc.constant(true), weight: 1 }),
-  customer: fc.oneof({ arbitrary: fc.constant(-1), weight: 1 }, { arbitrary: index, weight: 3 }),
-  entity: fc.oneof({ arbitrary: fc.constant(-1), weight: 4 }, { arbitrary: index, weight: 1 }),
-  plan: fc.oneof({ arbitrary: fc.constant(-1), weight: 3 }, { arbitrary: index, weight: 1 }),
+  purchases: rarely(3),
+  customer: maybeIndex(1, 3),
+  entity: maybeIndex(4, 1),
+  plan: maybeIndex(3, 1),
   statuses: fc.nat({ max: STATUS_SETS.length - 1 }),
   limit: fc.constantFrom(undefined, undefined, 1, 2, 3, 200),
   /** The documented defaults sent explicitly: an empty start_cursor, limit 50, statuses active and scheduled. */
-  explicitDefaults: fc.oneof({ arbitrary: fc.constant(false), weight: 4 }, { arbitrary: fc.constant(true), weight: 1 }),
+  explicitDefaults: rarely(4),
   variant: variantArb,
 });
 

@@ -6,7 +6,7 @@
  * metadata; updates give them more versions, archive them or change them in place.
  */
 import fc from 'fast-check';
-import { defineCommand, index, pick, variantArb, type CommandSpec, type RunContext } from '../command.ts';
+import { defineCommand, index, pick, rarely, variantArb, weighted, type CommandSpec, type RunContext } from '../command.ts';
 import type { ItemInfo, PlanInfo } from '../lockstep.ts';
 import { fractionalAmount, hugeAmount } from './amounts.ts';
 
@@ -15,14 +15,9 @@ const includedArb = fc.oneof({ arbitrary: fc.constantFrom(0, 1, 2, 3, 5, 10, 100
 const itemArb = fc.record({
   feature: index,
   included: includedArb,
-  unlimited: fc.oneof({ arbitrary: fc.constant(false), weight: 8 }, { arbitrary: fc.constant(true), weight: 1 }),
+  unlimited: rarely(8),
   reset: fc.oneof({ arbitrary: fc.constant('month'), weight: 6 }, { arbitrary: fc.constantFrom('day', 'week', 'year'), weight: 2 }),
-  price: fc.oneof(
-    { arbitrary: fc.constant('none' as const), weight: 6 },
-    { arbitrary: fc.constant('usage' as const), weight: 2 },
-    { arbitrary: fc.constant('prepaid' as const), weight: 1 },
-    { arbitrary: fc.constant('tiers' as const), weight: 1 },
-  ),
+  price: weighted({ none: 6, usage: 2, prepaid: 1, tiers: 1 }),
   amount: fc.constantFrom(0.5, 1, 2.5, 10),
   maxPurchase: fc.constantFrom(null, null, 0, 2, 5, 20),
 });
@@ -31,24 +26,19 @@ type ItemArgs = typeof itemArb extends fc.Arbitrary<infer A> ? A : never;
 
 const createArgs = fc.record({
   items: fc.array(itemArb, { maxLength: 3 }),
-  base: fc.oneof(
-    { arbitrary: fc.constant('free' as const), weight: 6 },
-    { arbitrary: fc.constant('monthly' as const), weight: 3 },
-    { arbitrary: fc.constant('yearly' as const), weight: 1 },
-    { arbitrary: fc.constant('one-off' as const), weight: 1 },
-  ),
+  base: weighted({ free: 6, monthly: 3, yearly: 1, 'one-off': 1 }),
   baseAmount: fc.constantFrom(10, 9.99, 20, 0),
   group: fc.constantFrom(-1, -1, 0, 1),
-  addOn: fc.oneof({ arbitrary: fc.constant(false), weight: 3 }, { arbitrary: fc.constant(true), weight: 1 }),
+  addOn: rarely(3),
   trial: fc.oneof({ arbitrary: fc.constant(undefined), weight: 5 }, { arbitrary: fc.record({ length: fc.constantFrom(1, 7, 14), type: fc.constantFrom('day', 'month'), card: fc.boolean() }), weight: 1 }),
   license: fc.oneof({ arbitrary: fc.constant(undefined), weight: 4 }, { arbitrary: fc.record({ plan: index, included: fc.constantFrom(undefined, 0, 1, 2, 3) }), weight: 1 }),
-  autoEnable: fc.oneof({ arbitrary: fc.constant(false), weight: 8 }, { arbitrary: fc.constant(true), weight: 1 }),
+  autoEnable: rarely(8),
   metadata: fc.constantFrom(undefined, { tier: 'gold' }, { n: 1, nested: { list: [1, 2] } }),
   ignorePastDue: fc.constantFrom(undefined, true, false),
   description: fc.constantFrom(undefined, 'A plan'),
   /** Fields only the reference shows the wire form of, sent now and then: create_in_stripe, billing controls. */
   extras: fc.constantFrom('none', 'none', 'none', 'none', 'create-in-stripe', 'billing-controls'),
-  currencies: fc.oneof({ arbitrary: fc.constant(false), weight: 5 }, { arbitrary: fc.constant(true), weight: 1 }),
+  currencies: rarely(5),
   variant: variantArb,
 });
 
@@ -151,15 +141,7 @@ function createBody(context: RunContext, args: CreateArgs): Record<string, unkno
 
 const updateArgs = fc.record({
   plan: index,
-  change: fc.oneof(
-    { arbitrary: fc.constant('items' as const), weight: 4 },
-    { arbitrary: fc.constant('price' as const), weight: 2 },
-    { arbitrary: fc.constant('name' as const), weight: 2 },
-    { arbitrary: fc.constant('metadata' as const), weight: 1 },
-    { arbitrary: fc.constant('archive' as const), weight: 2 },
-    { arbitrary: fc.constant('unarchive' as const), weight: 1 },
-    { arbitrary: fc.constant('licenses' as const), weight: 1 },
-  ),
+  change: weighted({ items: 4, price: 2, name: 2, metadata: 1, archive: 2, unarchive: 1, licenses: 1 }),
   item: itemArb,
   license: index,
 });
@@ -266,7 +248,7 @@ export const planCommands: readonly CommandSpec<unknown>[] = [
     part: 'plans',
     weight: 3,
     reads: true,
-    args: fc.record({ plan: index, version: fc.constantFrom('none', 'none', 'first', 'latest', 'previous', 'unknown'), unknown: fc.oneof({ arbitrary: fc.constant(false), weight: 6 }, { arbitrary: fc.constant(true), weight: 1 }), variant: variantArb }),
+    args: fc.record({ plan: index, version: fc.constantFrom('none', 'none', 'first', 'latest', 'previous', 'unknown'), unknown: rarely(6), variant: variantArb }),
     async run(context, { plan, version, unknown, variant }) {
       const target = pick(context.world.plans, plan);
       const planId = unknown || target === undefined ? context.ns.id('noplan') : target.id;

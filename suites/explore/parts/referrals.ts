@@ -4,7 +4,7 @@
  * null to remove them) and the refusals of its bounds, enumerations and conditions.
  */
 import fc from 'fast-check';
-import { defineCommand, index, pick, variantArb, type CommandSpec } from '../command.ts';
+import { defineCommand, index, maybeIndex, pick, variantArb, type CommandSpec } from '../command.ts';
 
 /** A field of an update: left out, set, or (where allowed) null. */
 const field = <T>(values: fc.Arbitrary<T>) => fc.oneof({ arbitrary: fc.constant<'omit'>('omit'), weight: 3 }, { arbitrary: values, weight: 2 });
@@ -28,7 +28,7 @@ export const referralCommands: readonly CommandSpec<unknown>[] = [
     name: 'referral_programs.create',
     part: 'referrals',
     weight: 2,
-    args: fc.record({ reward: index, checkout: fc.boolean(), plans: fc.array(index, { minLength: 1, maxLength: 2 }), receivedBy: fc.constantFrom('referrer', 'all'), max: fc.constantFrom(undefined, null, 1, 5, Number.MAX_SAFE_INTEGER), excludeTrial: fc.constantFrom(undefined, true, false), again: fc.oneof({ arbitrary: fc.constant(-1), weight: 5 }, { arbitrary: index, weight: 1 }) }),
+    args: fc.record({ reward: index, checkout: fc.boolean(), plans: fc.array(index, { minLength: 1, maxLength: 2 }), receivedBy: fc.constantFrom('referrer', 'all'), max: fc.constantFrom(undefined, null, 1, 5, Number.MAX_SAFE_INTEGER), excludeTrial: fc.constantFrom(undefined, true, false), again: maybeIndex(5, 1) }),
     applies: (world) => world.rewards.length > 0,
     async run(context, args) {
       const { world } = context;
