@@ -105,7 +105,7 @@ export function explorationMeta(result: ExploreResult, info: TargetInfo, paths: 
     const exchanges = finding.steps.flatMap((step) => (step.exchange ? [step.exchange] : []));
     const diverging = finding.steps[finding.at]?.exchange;
     const first = evidence.length;
-    evidence.push(...boundExchanges(exchanges, diverging ? [diverging.seq] : []));
+    evidence.push(...boundExchanges(exchanges, diverging ? [diverging.seq] : []).map(oneKey));
     const at = diverging ? evidence.findIndex((e, j) => j >= first && e.seq === diverging.seq) : -1;
     const main = finding.differences[0]!;
     ruleResults[finding.rule] = {
@@ -132,6 +132,16 @@ export function explorationMeta(result: ExploreResult, info: TargetInfo, paths: 
     exchangeCount: result.steps,
     ...(evidence.length > 0 ? { evidence } : {}),
   };
+}
+
+/**
+ * A program's own tenant key shares its prefix with the run's key, so redaction leaves two marks in
+ * its header; one stands for it (the report's curl then reads `$API_KEY`: in a tenant of its own,
+ * that is the tenant's key; the finding's script makes the tenant and replays the whole program).
+ */
+function oneKey(exchange: Exchange): Exchange {
+  const headers = Object.fromEntries(Object.entries(exchange.request.headers).map(([name, value]) => [name, value.replaceAll(/(\[REDACTED\])+/g, '[REDACTED]')]));
+  return { ...exchange, request: { ...exchange.request, headers } };
 }
 
 /** Writes each finding's replay file and curl script into `<dir>/explore/`; returns their paths. */

@@ -91,6 +91,7 @@ export async function replaySteps(program: Replayable, target: ExploreTarget): P
       const definition = variant === undefined ? undefined : VARIANTS[variant];
       const headers = variant && definition ? { model: variantHeaders(variant, model.key, model.otherKey)!, target: variantHeaders(variant, opened.key, opened.otherKey)! } : undefined;
       const question = step.question ?? {};
+      const at = lockstep.steps.length;
       await lockstep.call({
         command: step.command,
         operation: step.operation as OperationName,
@@ -101,7 +102,8 @@ export async function replaySteps(program: Replayable, target: ExploreTarget): P
         ...(question.customerId ? { customerId: fresh(question.customerId) } : {}),
         ...(headers && definition && variant ? { headers, variant: { name: variant, rule: definition.rule, ...('statusRule' in definition ? { statusRule: definition.statusRule } : {}), ...('codeRule' in definition ? { codeRule: definition.codeRule } : {}) } } : {}),
       });
-      replayed.set(step.index, lockstep.steps.findLastIndex((s) => !s.resolve && !s.command.endsWith('(observed)')));
+      // A call logs exactly its own step.
+      replayed.set(step.index, at);
     }
   } finally {
     await opened.close();
