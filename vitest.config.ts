@@ -1,5 +1,23 @@
+import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { conformanceProject, EXPLORATION_TEST } from './suites/conformance-project.ts';
+
+/**
+ * `TEST_QUICK=1` (`npm run test:quick`, the edit loop): every file but those that pack, install or
+ * spawn the CLI again and again, which `npm test` keeps; the meta-tests and fuzzers read their own
+ * variables for the rest (package.json).
+ */
+const QUICK_EXCLUDED = [
+  // Packs and installs the package into a project of its own.
+  'fake-server/packaged.test.ts',
+  // Start the conformance CLI in a child process for every case.
+  'suites/hostile/hostile-targets.test.ts',
+  'suites/report/cli.test.ts',
+  // Run every scenario against many fakes; can-fail keeps every fault's own scenarios (PRECISION_RULES=none).
+  'suites/meta/shape-faults.test.ts',
+  'suites/meta/concurrency.test.ts',
+];
+const quick = process.env['TEST_QUICK'] === '1';
 
 // Reports (report.json, report.html, summary.md, junit.xml) come from conformance runs only
 // (`npm run conformance`, suites/cli.ts); `npm test` writes none of them.
@@ -10,12 +28,16 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          include: ['spec/**/*.test.ts', 'fake-server/**/*.test.ts', 'fixtures/**/*.test.ts', 'suites/framework/**/*.test.ts', 'suites/meta/**/*.test.ts', 'suites/report/**/*.test.ts', 'suites/mutation/**/*.test.ts', 'suites/hostile/**/*.test.ts', 'suites/explore/**/*.test.ts'],
+          include: ['spec/**/*.test.ts', 'fake-server/**/*.test.ts', 'fixtures/**/*.test.ts', 'suites/framework/**/*.test.ts', 'suites/meta/**/*.test.ts', 'suites/report/**/*.test.ts', 'suites/hostile/**/*.test.ts', 'suites/explore/**/*.test.ts', 'scripts/**/*.test.ts'],
           // The exploration inside the conformance run is a conformance test, not a unit test.
-          exclude: [...configDefaults.exclude, EXPLORATION_TEST],
+          exclude: [...configDefaults.exclude, EXPLORATION_TEST, ...(quick ? QUICK_EXCLUDED : [])],
+          // A worker per core: vitest's default keeps one core for its main process, which mostly
+          // waits, so a 2-core machine ran one test file at a time.
+          maxWorkers: Math.max(2, availableParallelism() - 1),
         },
       },
-      { extends: true, test: conformanceProject },
+      // Its one worker (conformance-project.ts) runs after the unit files: projects of one group must share a worker count.
+      { extends: true, test: { ...conformanceProject, sequence: { groupOrder: 1 } } },
     ],
   },
 });

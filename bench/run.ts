@@ -10,7 +10,9 @@
  *   --starts <n>        cold starts measured (default 10)
  *   --customers <n>     customers of the scale figure; 10 entities each and a subscription per
  *                       customer and per entity but one (default 100000: 1M entities, 1M subscriptions)
- *   --only <parts>      comma-separated subset of http,inprocess,coldstart,clock,scale,conformance
+ *   --only <parts>      comma-separated subset of http,inprocess,coldstart,clock,scale,conformance,latency
+ *   --delay <ms>        latency: added to every chunk each way by the proxy (default 25: a 50 ms round trip)
+ *   --concurrency <ns>  latency: one suite run per value (default 1,8: sequential, and the suite's default)
  *   --workloads <names> comma-separated subset of the HTTP workloads (bench/workloads.ts)
  *   --no-prism          leave the Prism mock out
  */
@@ -26,10 +28,11 @@ import { type ClockAdvanceResult, medianClockAdvance } from './clock-advance.ts'
 import type { ScaleResult } from './scale.ts';
 import { formatSpread, type Spread, spread } from './stats.ts';
 import { HEADERS, sender, setUpFake, workload, WORKLOADS } from './workloads.ts';
+import { latencyLines, latencyTargets, measureLatency, type LatencyResult } from './latency.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const TSX = ['--import', 'tsx'];
-const PARTS = ['http', 'inprocess', 'coldstart', 'clock', 'scale', 'conformance'] as const;
+const PARTS = ['http', 'inprocess', 'coldstart', 'clock', 'scale', 'conformance', 'latency'] as const;
 type Part = (typeof PARTS)[number];
 
 const { values: args } = parseArgs({
@@ -42,6 +45,8 @@ const { values: args } = parseArgs({
     only: { type: 'string', default: PARTS.join(',') },
     'no-prism': { type: 'boolean', default: false },
     workloads: { type: 'string', default: WORKLOADS.map((w) => w.name).join(',') },
+    delay: { type: 'string', default: '25' },
+    concurrency: { type: 'string', default: '1,8' },
   },
   strict: true,
 });
@@ -60,6 +65,7 @@ const options = {
   customers: positive('customers', args.customers),
   prism: !args['no-prism'],
   workloads: args.workloads.split(',').map((name) => workload(name).name),
+  latency: { delayMs: positive('delay', args.delay), concurrency: args.concurrency.split(',').map((n) => positive('concurrency', n)) },
 };
 const parts = new Set(
   args.only.split(',').map((part) => {
@@ -292,6 +298,7 @@ function targetsOf(report: BenchReport): Target[] {
     for (const page of report.scale.pages) add(`${page.operation}: deep page vs first page`, page.deepVsFirst, 2, '≤ 2.00', page.deepVsFirst <= 2);
   }
   if (report.conformance) add('conformance suite, embedded fake (s)', report.conformance.seconds.median, 1, '≤ 10', report.conformance.seconds.median <= 10);
+  if (report.latency) targets.push(...latencyTargets(report.latency));
   return targets;
 }
 
@@ -308,6 +315,7 @@ interface BenchReport {
   clockAdvance?: ClockAdvanceResult;
   scale?: ScaleResult;
   conformance?: { seconds: Spread; exitCodes: number[] };
+  latency?: LatencyResult;
   targets?: Target[];
 }
 
@@ -339,6 +347,7 @@ function printTable(report: BenchReport): void {
     lines.push(`clock.advance by a year, minute resets, ${c.customers.toLocaleString('en-US')} customers: ${c.resets.toLocaleString('en-US')} resets in ${c.ms} ms, answer ${c.responseBytes} bytes`);
   }
   if (report.conformance) lines.push(`Conformance suite against the embedded fake: ${formatSpread(report.conformance.seconds, 1)} s (exit codes ${report.conformance.exitCodes.join(', ')})`);
+  if (report.latency) lines.push(...latencyLines(report.latency));
   if (report.targets) {
     lines.push('', '| figure | value | target | met |', '|---|---|---|---|');
     for (const t of report.targets) lines.push(`| ${t.figure} | ${t.value} | ${t.target} | ${t.met ? 'yes' : 'NO'} |`);
@@ -371,6 +380,7 @@ async function main(): Promise<void> {
   if (parts.has('clock')) report.clockAdvance = await medianClockAdvance();
   if (parts.has('scale')) report.scale = await runChild<ScaleResult>('bench/scale.ts', [String(options.customers)], ['--expose-gc', '--max-old-space-size=6144']);
   if (parts.has('conformance')) report.conformance = await measureConformance();
+  if (parts.has('latency')) report.latency = await measureLatency(options.latency);
   report.targets = targetsOf(report);
   const finished: BenchReport = { ...report, seconds: Math.round((performance.now() - started) / 1000) };
   mkdirSync(join(ROOT, 'reports'), { recursive: true });

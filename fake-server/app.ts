@@ -4,7 +4,6 @@
  * error body; nothing a client sends can crash it. `reply` is the same fake for a request already
  * read off a socket, without web Requests or Responses (the node adapter's fast path).
  */
-import { type OperationName, operations } from '../spec/operations.ts';
 import type { Clock } from './clock.ts';
 import { type ClientCompat, compatAdapter } from './client-compat.ts';
 import { createControlPlane, isControlPath } from './control-plane.ts';
@@ -14,19 +13,11 @@ import type { Fault, HandlerOverrides } from './faults/fault.ts';
 import { type BodyText, errorReply, readBodyText, type Reply, toResponse } from './http/json.ts';
 import type { RequestHead, SocketRequestHead } from './http/request-head.ts';
 import { createRouter } from './router.ts';
-import { canonical, parseSnapshot, restoreTenant, StateFileError, type StateSnapshot, snapshotTenant } from './state.ts';
-import { type ApiKeyConfig, DEFAULT_KEYS, type Tenant, Tenants } from './tenants.ts';
+import { openOrFail, type Seed, tenantStates, type TenantStates } from './tenant-states.ts';
+import { type ApiKeyConfig, DEFAULT_KEYS, Tenants } from './tenants.ts';
 
-/** One call replayed into the fresh state at start and on every reset. */
-export interface SeedCall {
-  readonly operation: OperationName;
-  readonly body: unknown;
-  /** The key (tenant) to run it as; the first configured key by default. */
-  readonly key?: string;
-}
-
-/** The start state: calls to replay, or a state snapshot to restore (a state file). */
-export type Seed = readonly SeedCall[] | StateSnapshot;
+export type { Seed, SeedCall } from './tenant-states.ts';
+export type { CreatedTenant } from './tenants.ts';
 
 export interface FakeAppOptions {
   readonly keys?: readonly ApiKeyConfig[];
@@ -50,19 +41,8 @@ export interface FakeAppOptions {
   readonly onInternalError?: (error: unknown) => void;
 }
 
-/** A tenant made for one test file: an organisation of its own, with a sandbox key and a live key. */
-export interface CreatedTenant {
-  readonly org: string;
-  readonly sandboxKey: string;
-  readonly liveKey: string;
-}
-
-export interface FakeApp {
+export interface FakeApp extends TenantStates {
   readonly fetch: (request: Request) => Promise<Response>;
-  /** Every tenant back to its start state: empty stores (seed replayed), clocks and IDs back where they started. */
-  readonly reset: () => void;
-  /** The tenant of `key` back to its start state; the others are untouched. */
-  readonly resetTenant: (key: string) => void;
   /** The clock of the first configured key's tenant. */
   readonly clock: Clock;
   /** The clock of the tenant `key` opens. */
@@ -70,13 +50,6 @@ export interface FakeApp {
   /** The configured keys and those of created tenants. */
   readonly keys: readonly ApiKeyConfig[];
   readonly faults: readonly Fault[];
-  readonly createTenant: () => CreatedTenant;
-  /** Deletes a created tenant's organisation (its keys stop working). */
-  readonly deleteTenant: (org: string) => void;
-  /** A snapshot of the tenant `key` opens, or of every tenant. */
-  readonly exportState: (key?: string) => StateSnapshot;
-  /** Puts each tenant the snapshot holds into its state; the snapshot is validated first (StateFileError). */
-  readonly importState: (snapshot: unknown) => void;
   /** Largest request body accepted, in bytes. */
   readonly bodyLimit: number;
   /**
@@ -118,63 +91,10 @@ export function createFakeApp(options: FakeAppOptions = {}): FakeApp {
   const handlers = withOverrides([...(compat ? [compat.handlers] : []), ...faults.flatMap((fault) => (fault.handlers ? [fault.handlers] : []))]);
   const bodyLimit = options.bodyLimit ?? 1024 * 1024;
   const onInternalError = options.onInternalError ?? ((error) => console.error('[fake] internal error:', error));
-  const seed = options.seed === undefined || Array.isArray(options.seed) ? undefined : parseSnapshot(options.seed);
-  const seedCalls = Array.isArray(options.seed) ? (options.seed as readonly SeedCall[]) : [];
-
-  function openOrFail(key: string): Tenant {
-    const tenant = tenants.open(key);
-    if (tenant === undefined) throw new Error(`no tenant has the key ${key.slice(0, 15)}…`);
-    return tenant;
-  }
-
-  /** Brings a tenant to its start state: the seed snapshot's entry for it, or empty with the seed calls made as its keys replayed. */
-  function startTenant(tenant: Tenant): void {
-    tenant.reset();
-    const saved = seed?.tenants.find((entry) => entry.org === tenant.org && entry.env === tenant.env);
-    if (saved !== undefined) restoreTenant(tenant, saved);
-    for (const call of seedCalls) {
-      if (tenants.open(call.key ?? configuredKeys[0]!.key) !== tenant) continue;
-      (handlers[call.operation] as (ctx: Tenant, input: unknown) => unknown)(tenant, validatedSeedInput(call));
-    }
-  }
-
-  function startAll(): void {
-    for (const call of seedCalls) if (tenants.open(call.key ?? configuredKeys[0]!.key) === undefined) throw new Error(`seed call ${call.operation} names an unknown key`);
-    for (const saved of seed?.tenants ?? []) tenantOfSnapshot(saved.org, saved.env);
-    for (const tenant of tenants.all()) startTenant(tenant);
-  }
-
-  function tenantOfSnapshot(org: string, env: string): Tenant {
-    const key = tenants.keys.find((config) => config.org === org && tenants.open(config.key)!.env === env)?.key;
-    if (key === undefined) throw new StateFileError(`the snapshot holds tenant ${org} (${env}), but no key of this fake opens it; configure a key for it`);
-    return tenants.open(key)!;
-  }
-
-  function exportState(key?: string): StateSnapshot {
-    const chosen = key === undefined ? tenants.all() : [openOrFail(key)];
-    return canonical({ format: 'besi-fake-state', version: 1, tenants: chosen.map(snapshotTenant) }) as StateSnapshot;
-  }
-
-  function importState(value: unknown): void {
-    const snapshot = parseSnapshot(value);
-    // Every tenant is looked up before any is touched: a snapshot naming an unknown tenant changes nothing.
-    const targets = snapshot.tenants.map((saved) => [tenantOfSnapshot(saved.org, saved.env), saved] as const);
-    for (const [tenant, saved] of targets) restoreTenant(tenant, saved);
-  }
-
-  const app = {
-    reset: startAll,
-    resetTenant: (key: string) => startTenant(openOrFail(key)),
-    createTenant: () => tenants.createOrganisation(),
-    deleteTenant: (org: string) => {
-      if (!tenants.deleteOrganisation(org)) throw new Error(`${org} is not a created tenant`);
-    },
-    exportState,
-    importState,
-  };
+  const states = tenantStates({ tenants, configuredKeys, handlers, seed: options.seed });
 
   const router = createRouter({ tenants, handlers, faults, validateResponses: options.validateResponses ?? false, ...(compat && { requestSchemas: compat.requestSchemas }) });
-  const control = createControlPlane({ tenants, bodyLimit, faultRules: faults.map((fault) => fault.rule), app, ...(options.adminKey !== undefined && { adminKey: options.adminKey }) });
+  const control = createControlPlane({ tenants, bodyLimit, faultRules: faults.map((fault) => fault.rule), states, ...(options.adminKey !== undefined && { adminKey: options.adminKey }) });
 
   const internalError = (error: unknown): Reply => {
     onInternalError(error);
@@ -210,12 +130,12 @@ export function createFakeApp(options: FakeAppOptions = {}): FakeApp {
   }
 
   const needsWebRequests = faults.some((fault) => fault.request !== undefined || fault.response !== undefined);
-  startAll();
+  states.reset();
   return {
-    ...app,
+    ...states,
     fetch,
-    clock: openOrFail(configuredKeys[0]!.key).clock,
-    clockOf: (key) => openOrFail(key).clock,
+    clock: openOrFail(tenants, configuredKeys[0]!.key).clock,
+    clockOf: (key) => openOrFail(tenants, key).clock,
     get keys() {
       return tenants.keys;
     },
@@ -223,11 +143,4 @@ export function createFakeApp(options: FakeAppOptions = {}): FakeApp {
     bodyLimit,
     reply: needsWebRequests ? undefined : reply,
   };
-}
-
-/** A seed call's body, validated like a request (defaults applied); a bad seed fails loudly at start. */
-function validatedSeedInput(call: SeedCall): unknown {
-  const parsed = operations[call.operation].request.safeParse(call.body);
-  if (!parsed.success) throw new Error(`seed call ${call.operation} has an invalid body: ${parsed.error.message}`);
-  return parsed.data;
 }

@@ -5,10 +5,13 @@
  * answer satisfies it; the fake also checks each answer against the spec (validateResponses). Every
  * other client method gets a 404 that names its operation.
  *
- * In the default mode the fake follows interface.md: where the client disagrees, the disagreement
- * is listed in KNOWN_CLIENT_DIFFERENCES, and the client must refuse the fake's answer there and
- * nowhere else.
+ * Document-strict (`clientCompat: 'none'`) the fake follows interface.md: where the client
+ * disagrees, the disagreement is listed in KNOWN_CLIENT_DIFFERENCES, the client must refuse the
+ * fake's answer there and nowhere else, and a request refused for it names the mode to use. With no
+ * options (`auto`) the fake recognises the client by its User-Agent: the CLI started with no flag
+ * serves it, and other clients get interface.md.
  */
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as sdk from 'autumn-js';
@@ -20,7 +23,7 @@ import { ruleById } from '../spec/rules/catalogue.ts';
 import { createFakeServer, type FakeServer, type RequestLogEntry } from './index.ts';
 
 /** How many of the client's methods post to an operation the fake implements (README "For app teams" lists the others). */
-const CLIENT_METHODS_SERVED = 24;
+const CLIENT_METHODS_SERVED = 29;
 
 let fake: FakeServer;
 let autumn: Autumn;
@@ -184,6 +187,21 @@ describe('autumn-js drives the fake in client-compat mode, and accepts every ans
       maxRedemptions: 3,
     });
   });
+  it('deletes: a referral program, then its reward, a customer, then the plan and the feature only it used', async () => {
+    await autumn.features.create({ featureId: 'gone_flag', name: 'Gone', type: 'boolean' });
+    await autumn.plans.create({ planId: 'gone_plan', name: 'Gone', items: [{ featureId: 'gone_flag' }] });
+    await autumn.customers.getOrCreate({ customerId: 'gone_cus' });
+    await autumn.billing.attach({ customerId: 'gone_cus', planId: 'gone_plan' });
+    await autumn.rewards.create({ featureGrant: { id: 'gone_grant', name: 'Gone', grants: [{ featureId: 'gone_flag', included: null, expiry: null }], promoCodes: [{ code: 'GONE', maxUses: 1 }] } });
+    await autumn.referrals.createProgram({ id: 'gone_program', rewardId: 'gone_grant', redeemOn: 'customer_creation', receivedBy: 'referrer' });
+    expect(await autumn.referrals.deleteProgram({ referralProgramId: 'gone_program' })).toEqual({ success: true });
+    expect(await autumn.rewards.delete({ rewardId: 'gone_grant' })).toEqual({ success: true });
+    expect(await autumn.customers.delete({ customerId: 'gone_cus' })).toEqual({ success: true });
+    expect(await autumn.plans.delete({ planId: 'gone_plan', allVersions: true })).toEqual({ success: true });
+    expect(await autumn.features.delete({ featureId: 'gone_flag' })).toEqual({ success: true });
+    await expect(autumn.customers.get({ customerId: 'gone_cus' })).rejects.toThrow(/not found/);
+  });
+
   it('every client method the fake serves ran above and was answered 200; every other one gets a 404 naming its operation', async () => {
     const methods = clientMethods();
     const served = methods.filter(({ path }) => operationForPath(path) !== undefined);
@@ -199,11 +217,11 @@ describe('autumn-js drives the fake in client-compat mode, and accepts every ans
   });
 });
 
-describe('in the default mode the fake follows interface.md where the client differs', () => {
+describe('document-strict (none), the fake follows interface.md where the client differs, and names the mode the client needs', () => {
   let strict: FakeServer;
   let client: Autumn;
   beforeAll(async () => {
-    strict = await createFakeServer({ validateResponses: true });
+    strict = await createFakeServer({ validateResponses: true, clientCompat: 'none' });
     client = new Autumn({ secretKey: strict.apiKey, serverURL: strict.url, failOpen: false });
     await client.features.create({ featureId: 'seats', name: 'Seats', type: 'metered', consumable: false });
     await client.plans.create({ planId: 'seat', name: 'Seat' });
@@ -218,9 +236,64 @@ describe('in the default mode the fake follows interface.md where the client dif
     await expectRefusedOnlyAt('CLIENT-ENTITY-SUBSCRIPTION-ID', 'entities.list', () => client.entities.list({ customerId: 'acme' }));
   });
 
-  it('licenses.attach without a name and licenses.release without the license plan are refused', async () => {
-    await expect(client.licenses.attach({ customerId: 'acme', planId: 'seat', entities: [{ entityId: 'seat9', featureId: 'seats' }] })).rejects.toThrow(/name/);
-    await expect(client.licenses.release({ customerId: 'acme', entityIds: ['desk1'] })).rejects.toThrow(/license_plan_id/);
+  it('licenses.attach without a name and licenses.release without the license plan are refused, naming --client-compat autumn-js and why', async () => {
+    await expect(client.licenses.attach({ customerId: 'acme', planId: 'seat', entities: [{ entityId: 'seat9', featureId: 'seats' }] })).rejects.toThrow(
+      /entities\.0\.name: .*autumn-js lets entities\[\]\.name be left out, which interface\.md requires: start the fake with --client-compat autumn-js \(clientCompat: 'autumn-js'\)/,
+    );
+    await expect(client.licenses.release({ customerId: 'acme', entityIds: ['desk1'] })).rejects.toThrow(/license_plan_id.*--client-compat autumn-js/);
+  });
+
+  it('a body no client mode would take either gets no such advice', async () => {
+    await expect(client.licenses.attach({ customerId: 'acme', planId: 'seat', entities: [] })).rejects.toThrow(/entities/);
+    await expect(client.licenses.attach({ customerId: 'acme', planId: 'seat', entities: [] })).rejects.not.toThrow(/client-compat/);
+  });
+});
+
+describe('with no options, the CLI recognises autumn-js by its User-Agent and answers it as it expects; other clients get interface.md', () => {
+  let url: string;
+  let key: string;
+  let stop: () => void;
+  beforeAll(async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', new URL('./cli.ts', import.meta.url).pathname, '--port', '0', '--ready-json'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    stop = () => child.kill('SIGTERM');
+    let output = '';
+    const ready = await new Promise<{ url: string; keys: { key: string }[] }>((resolve, reject) => {
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        output += chunk;
+        if (output.includes('\n')) resolve(JSON.parse(output.slice(0, output.indexOf('\n'))));
+      });
+      child.once('exit', (code) => reject(new Error(`besi-fake exited with ${code}: ${output}`)));
+    });
+    ({ url } = ready);
+    key = ready.keys[0]!.key;
+  }, 60_000);
+  afterAll(() => stop());
+
+  it('autumn-js: licenses.attach without a name, release without the plan, entities.list with its subscription ids and status filter', async () => {
+    const client = new Autumn({ secretKey: key, serverURL: url, failOpen: false });
+    await client.features.create({ featureId: 'seats', name: 'Seats', type: 'metered', consumable: false });
+    await client.plans.create({ planId: 'seat', name: 'Seat' });
+    await client.plans.create({ planId: 'team', name: 'Team', licenses: [{ licensePlanId: 'seat', included: 2 }] });
+    await client.customers.getOrCreate({ customerId: 'acme' });
+    await client.billing.attach({ customerId: 'acme', planId: 'team' });
+    expect(await client.licenses.attach({ customerId: 'acme', planId: 'seat', entities: [{ entityId: 'seat1', featureId: 'seats' }] })).toEqual({ success: true });
+    const listed = await client.entities.list({ customerId: 'acme', subscriptionStatus: 'active' });
+    const held = listed.list.find((entity) => entity.id === 'seat1')!.subscriptions;
+    expect(held.length).toBeGreaterThan(0);
+    expect(held.filter((subscription) => typeof subscription.id !== 'string'), 'every embedded subscription has its id').toEqual([]);
+    expect(await client.licenses.release({ customerId: 'acme', entityIds: ['seat1'] })).toEqual({ success: true });
+  });
+
+  it('another client (no autumn-js User-Agent) is answered as interface.md says, and told which mode would take the body', async () => {
+    const response = await fetch(`${url}/v1/licenses.attach`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ customer_id: 'acme', plan_id: 'seat', entities: [{ entity_id: 'seat2', feature_id: 'seats' }] }),
+    });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { code: string; message: string };
+    expect(body.code).toBe('invalid_inputs');
+    expect(body.message).toMatch(/^entities\.0\.name: .*\. autumn-js lets entities\[\]\.name be left out, which interface\.md requires: start the fake with --client-compat autumn-js/);
   });
 });
 

@@ -2,8 +2,9 @@
 /**
  * `besi-fake [options]` (in this repository `npm run fake -- [options]`): starts the fake on a port
  * and prints its URL and API keys, or with --ready-json one JSON line for scripts. Stops cleanly on
- * SIGTERM and SIGINT: the port is released, and --state is saved. `--help` lists the options
- * (fake-server/cli/options.ts).
+ * SIGTERM and SIGINT, and when npm that started it is gone: the port is released, and --state is
+ * saved. `--help` lists the options (fake-server/cli/options.ts); a bad one is one line on stderr
+ * and exit code 2.
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
@@ -32,16 +33,16 @@ function readSeed(path: string): Seed {
   return parsed.data;
 }
 
+/** The version in the package's package.json: the nearest one above this module named besi-conformance (source, dist/bin/, npm run fake's cache). */
 function packageVersion(): string {
-  // ../package.json from the source, ../../package.json from dist/.
-  for (const up of ['../package.json', '../../package.json']) {
-    const url = new URL(up, import.meta.url);
+  for (let dir = new URL('./', import.meta.url); ; dir = new URL('../', dir)) {
+    const url = new URL('package.json', dir);
     if (existsSync(url)) {
       const manifest = JSON.parse(readFileSync(url, 'utf8')) as { name?: string; version?: string };
       if (manifest.name === 'besi-conformance') return manifest.version ?? 'unknown';
     }
+    if (dir.pathname === '/') return 'unknown';
   }
-  return 'unknown';
 }
 
 /** Saves the configured organisations' tenants (created ones die with the process, and their keys with them), atomically. */
@@ -52,44 +53,81 @@ function saveState(fake: FakeServer, path: string, configuredOrgs: ReadonlySet<s
   renameSync(`${path}.tmp`, path);
 }
 
+const COMPAT_BANNER: Readonly<Record<CliOptions['clientCompat'], string>> = {
+  auto: 'autumn-js, recognised by its User-Agent, is answered as it expects (--client-compat none: interface.md for every client)',
+  'autumn-js': 'every request is answered as autumn-js expects',
+  none: 'none: every request is answered as interface.md says',
+};
+
 function banner(fake: FakeServer, options: CliOptions): string {
   const lines = [`Billing and Entitlements fake listening on ${fake.url}`];
   for (const { key, org } of fake.keys) lines.push(`  API key (${org}, ${envOfKey(key)}): ${key}`);
-  if (options.clientCompat) lines.push(`  Client compatibility: ${options.clientCompat}`);
+  lines.push(`  Client compatibility: ${COMPAT_BANNER[options.clientCompat]}`);
   if (options.faults.length > 0) lines.push(`  Broken on purpose: ${options.faults.join(', ')}`);
   if (options.state) lines.push(`  State file: ${options.state}`);
   lines.push(`  Control plane: ${fake.url}${CONTROL_PREFIX}/ (reset, clock.get, clock.set, clock.advance, records.force_state, events.list, tenants.create, tenants.delete, state.export, state.import)`);
   return lines.join('\n');
 }
 
-async function serve(options: CliOptions): Promise<void> {
-  const seed = options.seed === undefined ? undefined : readSeed(options.seed);
-  const adminKey = process.env['BESI_FAKE_ADMIN_KEY'] || undefined;
-  const fake = await createFakeServer({
-    port: options.port,
-    host: options.host,
-    frozen: options.frozen,
-    idSeed: options.idSeed,
-    ...(options.keys !== undefined && { keys: options.keys }),
-    ...(seed !== undefined && { seed }),
-    ...(options.faults.length > 0 && { faults: options.faults }),
-    ...(options.now !== undefined && { now: options.now }),
-    ...(options.clientCompat !== undefined && { clientCompat: options.clientCompat }),
-    ...(options.maxTenants !== undefined && { maxTenants: options.maxTenants }),
-    ...(adminKey !== undefined && { adminKey }),
-    ...(options.log && { onRequest: ({ method, path, status, ms }) => console.log(`${method} ${path} ${status} ${ms}ms`) }),
-  }).catch((error: unknown) => {
-    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new UsageError(`port ${options.port} on ${options.host} is in use; choose another with --port (0 picks a free one)`);
-    throw error;
-  });
-  const configuredOrgs = new Set(fake.keys.map((config) => config.org));
-  if (options.state !== undefined && existsSync(options.state)) fake.importState(readJson(options.state, '--state'));
+/**
+ * Started through npm (npx, npm exec, npm run), the fake runs under a shell npm spawns. npm passes
+ * SIGTERM and SIGINT on to that shell only, and Debian's sh (dash) neither execs the command nor
+ * passes signals on: it dies of SIGTERM, leaving the fake orphaned, and holds SIGINT until the fake
+ * exits. So under npm the fake also stops when its parent is gone.
+ */
+function stopWhenOrphaned(parent: number, stop: () => void): void {
+  if (process.env['npm_command'] === undefined) return;
+  const watch = setInterval(() => {
+    try {
+      process.kill(parent, 0);
+    } catch {
+      clearInterval(watch);
+      stop();
+    }
+  }, 100);
+  watch.unref();
+}
 
-  if (options.readyJson) {
-    const keys = fake.keys.map(({ key, org }) => ({ key, org, env: envOfKey(key) }));
-    console.log(JSON.stringify({ url: fake.url, keys, control_url: `${fake.url}${CONTROL_PREFIX}` }));
-  } else {
-    console.log(banner(fake, options));
+/** Starts the fake; a bad --seed or --state, or a port in use, is the user's to fix (a UsageError). */
+async function start(options: CliOptions, seed: Seed | undefined): Promise<FakeServer> {
+  const adminKey = process.env['BESI_FAKE_ADMIN_KEY'] || undefined;
+  try {
+    return await createFakeServer({
+      port: options.port,
+      host: options.host,
+      frozen: options.frozen,
+      idSeed: options.idSeed,
+      clientCompat: options.clientCompat,
+      ...(options.keys !== undefined && { keys: options.keys }),
+      ...(seed !== undefined && { seed }),
+      ...(options.faults.length > 0 && { faults: options.faults }),
+      ...(options.now !== undefined && { now: options.now }),
+      ...(options.maxTenants !== undefined && { maxTenants: options.maxTenants }),
+      ...(adminKey !== undefined && { adminKey }),
+      ...(options.log && { onRequest: ({ method, path, status, ms }) => console.log(`${method} ${path} ${status} ${ms}ms`) }),
+    });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new UsageError(`port ${options.port} on ${options.host} is in use; choose another with --port (0 picks a free one)`);
+    // Nothing else but the seed can fail at start: a snapshot that does not validate, or a call it cannot make.
+    if (options.seed !== undefined) throw new UsageError(`--seed ${options.seed}: ${(error as Error).message}`);
+    throw error;
+  }
+}
+
+async function serve(options: CliOptions): Promise<void> {
+  // Read before anything else: by the time the fake is ready, the shell that started it may already have died of a SIGTERM.
+  const parent = process.ppid;
+  if (options.faults.length > 0) (await import('./cli/faults.ts')).checkFaults(options.faults);
+  const seed = options.seed === undefined ? undefined : readSeed(options.seed);
+  const fake = await start(options, seed);
+  const configuredOrgs = new Set(fake.keys.map((config) => config.org));
+  if (options.state !== undefined && existsSync(options.state)) {
+    try {
+      fake.importState(readJson(options.state, '--state'));
+    } catch (error) {
+      await fake.close();
+      throw error instanceof UsageError ? error : new UsageError(`--state ${options.state}: ${(error as Error).message}`);
+    }
   }
 
   let stopping = false;
@@ -108,8 +146,17 @@ async function serve(options: CliOptions): Promise<void> {
         process.exit(1);
       });
   };
+  // Before the ready line: whoever reads it may signal at once.
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  stopWhenOrphaned(parent, stop);
+
+  if (options.readyJson) {
+    const keys = fake.keys.map(({ key, org }) => ({ key, org, env: envOfKey(key) }));
+    console.log(JSON.stringify({ url: fake.url, keys, control_url: `${fake.url}${CONTROL_PREFIX}` }));
+  } else {
+    console.log(banner(fake, options));
+  }
 }
 
 async function main(args: readonly string[]): Promise<void> {
@@ -121,7 +168,7 @@ async function main(args: readonly string[]): Promise<void> {
       return void console.log(packageVersion());
     case 'list-faults':
       // Loaded only here: the fault and rule catalogues are most of the fake's code.
-      return void console.log((await import('./cli/list-faults.ts')).listFaults());
+      return void console.log((await import('./cli/faults.ts')).listFaults());
     case 'serve':
       return serve(options);
   }
@@ -129,7 +176,8 @@ async function main(args: readonly string[]): Promise<void> {
 
 main(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof UsageError) {
-    console.error(`besi-fake: ${error.message}\nRun besi-fake --help for the options.`);
+    // One line, whatever the message quotes (a seed's validation issues span several).
+    console.error(`besi-fake: ${error.message.replace(/\s*\n\s*/g, ' ')} (besi-fake --help lists the options)`);
     process.exit(2);
   }
   console.error(`besi-fake: ${error instanceof Error ? error.message : String(error)}`);

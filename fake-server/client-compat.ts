@@ -4,6 +4,15 @@
  * request schemas that accept what the client sends (as the reference does) and handler wrappers
  * that answer in the shape the client validates. Each difference is listed in
  * spec/reference/differences.ts (KNOWN_CLIENT_DIFFERENCES).
+ *
+ * The mode, `clientCompat` (CLI `--client-compat`):
+ * - `auto`, the default: a request from a published client, recognised by its User-Agent, is
+ *   answered in that client's mode; any other request as interface.md says. So autumn-js works
+ *   against a fake started with no options, and the conformance suite still meets the document.
+ * - `autumn-js`: every request in autumn-js's mode (a client with another User-Agent, a proxy).
+ * - `none`: every request as interface.md says, whoever sends it (document-strict).
+ * A request refused only where a client's mode would accept it is answered with a message naming
+ * the mode and why.
  */
 import { z } from 'zod';
 import { LicenseAttachEntity, LicensesAttachRequest, LicensesReleaseRequest } from '../spec/licenses.ts';
@@ -14,12 +23,20 @@ import { fail, type OutputOf } from './domain/context.ts';
 import type { HandlerOverrides } from './faults/fault.ts';
 import type { RecordRow, TenantStore } from './store/tenant-store.ts';
 
-export const CLIENT_COMPAT_MODES = ['autumn-js'] as const;
+export const CLIENT_COMPAT_MODES = ['auto', 'autumn-js', 'none'] as const;
 export type ClientCompat = (typeof CLIENT_COMPAT_MODES)[number];
 
 export interface CompatAdapter {
   readonly requestSchemas: { readonly [N in OperationName]?: z.ZodType };
   readonly handlers: HandlerOverrides;
+}
+
+/** A published client's mode, how to recognise the client, and why each of its request schemas differs from interface.md. */
+interface ClientMode extends CompatAdapter {
+  readonly name: Exclude<ClientCompat, 'auto' | 'none'>;
+  /** Its default User-Agent holds this. */
+  readonly userAgentMark: string;
+  readonly requestDifferences: { readonly [N in OperationName]?: string };
 }
 
 /** The subscriptions an entity holds, its own and those of its customer, to find the record behind an embedded one. */
@@ -54,7 +71,16 @@ function targetPlanOf(store: TenantStore, customerId: string, entityId: string |
   return best?.planId ?? fail('cus_product_not_found', `Customer ${customerId} holds no plan this update could target; give plan_id.`);
 }
 
-const autumnJs: CompatAdapter = {
+const autumnJs: ClientMode = {
+  name: 'autumn-js',
+  // "speakeasy-sdk/typescript 0.10.18 2.882.0 2.4.0 @useautumn/sdk" in 1.3.13, sent outside browsers.
+  userAgentMark: '@useautumn/sdk',
+  requestDifferences: {
+    'licenses.attach': 'autumn-js lets entities[].name be left out, which interface.md requires',
+    'licenses.release': 'autumn-js lets license_plan_id be left out, which interface.md requires',
+    'entities.list': "autumn-js filters by the reference's subscription_status, interface.md by statuses",
+    'billing.preview_multi_update': 'autumn-js lets updates[].plan_id be left out, which interface.md requires',
+  },
   requestSchemas: {
     // The client lets an entity's name be omitted or null (CLIENT-LICENSE-ATTACH-NAME-OPTIONAL); the reference then creates it without one.
     'licenses.attach': LicensesAttachRequest.extend({
@@ -101,9 +127,40 @@ const autumnJs: CompatAdapter = {
   },
 };
 
-export function compatAdapter(mode: ClientCompat): CompatAdapter {
+const CLIENT_MODES: readonly ClientMode[] = [autumnJs];
+const DOCUMENT_STRICT: CompatAdapter = { requestSchemas: {}, handlers: {} };
+
+/**
+ * What the whole fake applies for a mode: a client's schemas and handlers, none (`none`), or
+ * nothing chosen yet (`auto`: the router recognises clients request by request, recognisedClient).
+ */
+export function compatAdapter(mode: ClientCompat): CompatAdapter | undefined {
   switch (mode) {
+    case 'auto':
+      return undefined;
+    case 'none':
+      return DOCUMENT_STRICT;
     case 'autumn-js':
       return autumnJs;
   }
+}
+
+/** For the `auto` mode: the mode of the published client a User-Agent names, with its handler wrappers around `handlers`. */
+export function recognisedClient<H extends object>(handlers: H): (userAgent: string | null) => { readonly requestSchemas: CompatAdapter['requestSchemas']; readonly handlers: H } | undefined {
+  const modes = CLIENT_MODES.map((mode) => {
+    const wrapped = { ...handlers } as Record<string, unknown>;
+    for (const [name, wrap] of Object.entries(mode.handlers)) wrapped[name] = (wrap as (real: unknown) => unknown)(wrapped[name]);
+    return { mark: mode.userAgentMark, requestSchemas: mode.requestSchemas, handlers: wrapped as H };
+  });
+  return (userAgent) => (userAgent === null ? undefined : modes.find((mode) => userAgent.includes(mode.mark)));
+}
+
+/**
+ * For a body interface.md refuses: when a client's mode would take it, what to do about it (appended
+ * to the 400's message); else ''.
+ */
+export function compatHint(operation: OperationName, body: unknown): string {
+  const mode = CLIENT_MODES.find((candidate) => candidate.requestSchemas[operation]?.safeParse(body).success);
+  if (mode === undefined) return '';
+  return `. ${mode.requestDifferences[operation]}: start the fake with --client-compat ${mode.name} (clientCompat: '${mode.name}') to accept it as the reference does`;
 }

@@ -6,30 +6,21 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import { CONTROL_PREFIX, type ControlCallName, controlCalls, LATEST_TIME } from '../spec/control-plane.ts';
-import type { CreatedTenant } from './app.ts';
 import { DomainError } from './domain/context.ts';
 import { type EventsListInput, listEvents } from './domain/events.ts';
 import { countByKind, forceState, runDue } from './domain/lifecycle.ts';
 import { errorResponse, jsonResponse, readJsonBody } from './http/json.ts';
 import { bearerToken, DEFAULT_API_VERSION, formatIssues } from './router.ts';
-import { StateFileError, type StateSnapshot } from './state.ts';
+import { StateFileError } from './state.ts';
+import type { TenantStates } from './tenant-states.ts';
 import { TenantLimitError, type Tenants } from './tenants.ts';
-
-/** What the control plane asks of the app it belongs to. */
-export interface ControlledApp {
-  readonly reset: () => void;
-  readonly resetTenant: (key: string) => void;
-  readonly createTenant: () => CreatedTenant;
-  readonly deleteTenant: (org: string) => void;
-  readonly exportState: (key?: string) => StateSnapshot;
-  readonly importState: (snapshot: unknown) => void;
-}
 
 export interface ControlPlaneOptions {
   readonly tenants: Tenants;
   readonly bodyLimit: number;
   readonly faultRules: readonly string[];
-  readonly app: ControlledApp;
+  /** The tenant operations of the fake it belongs to. */
+  readonly states: TenantStates;
   readonly adminKey?: string;
 }
 
@@ -48,7 +39,7 @@ function sameSecret(given: string, expected: string | undefined): boolean {
 }
 
 export function createControlPlane(options: ControlPlaneOptions): (request: Request) => Promise<Response> {
-  const { tenants, app } = options;
+  const { tenants, states } = options;
   const health = () => jsonResponse(200, { fake: true, api_version: DEFAULT_API_VERSION, faults: options.faultRules });
 
   return async function control(request: Request): Promise<Response> {
@@ -77,7 +68,7 @@ export function createControlPlane(options: ControlPlaneOptions): (request: Requ
         return health();
       case 'tenants.create':
         try {
-          const created = app.createTenant();
+          const created = states.createTenant();
           return jsonResponse(200, { org: created.org, sandbox_key: created.sandboxKey, live_key: created.liveKey });
         } catch (error) {
           if (error instanceof TenantLimitError) return errorResponse('invalid_request', error.message, env);
@@ -85,12 +76,12 @@ export function createControlPlane(options: ControlPlaneOptions): (request: Requ
         }
       case 'reset':
         if (all) {
-          app.reset();
+          states.reset();
           return jsonResponse(200, { success: true });
         }
         break;
       case 'state.export':
-        if (all) return jsonResponse(200, app.exportState());
+        if (all) return jsonResponse(200, states.exportState());
         break;
       case 'state.import':
         if (admin) return importState(input, env);
@@ -103,19 +94,19 @@ export function createControlPlane(options: ControlPlaneOptions): (request: Requ
     try {
       switch (name as ControlCallName) {
         case 'reset':
-          app.resetTenant(key);
+          states.resetTenant(key);
           return jsonResponse(200, { success: true });
         case 'tenants.delete': {
           const org = tenants.orgOf(key)!;
           try {
-            app.deleteTenant(org);
+            states.deleteTenant(org);
           } catch {
             return errorResponse('invalid_request', `${org} is a configured organisation; only tenants made by tenants.create can be deleted`, env);
           }
           return jsonResponse(200, { success: true });
         }
         case 'state.export':
-          return jsonResponse(200, app.exportState(key));
+          return jsonResponse(200, states.exportState(key));
         case 'state.import': {
           const own = (input['tenants'] as unknown[]).every((entry) => isTenantEntry(entry) && entry.org === tenant.org && entry.env === tenant.env);
           if (!own) return errorResponse('invalid_request', `A tenant's key imports a snapshot of its own tenant only (${tenant.org}, ${tenant.env}); every tenant takes the admin key`, env);
@@ -158,7 +149,7 @@ export function createControlPlane(options: ControlPlaneOptions): (request: Requ
 
   function importState(input: Record<string, unknown>, env: 'sandbox' | 'live'): Response {
     try {
-      app.importState(input);
+      states.importState(input);
     } catch (error) {
       if (error instanceof StateFileError) return errorResponse('invalid_inputs', error.message, env);
       throw error;

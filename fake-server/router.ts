@@ -10,6 +10,7 @@ import type { Env } from '../spec/common.ts';
 import { operationForPath, type OperationName } from '../spec/operations.ts';
 import { type DomainContext, DomainError, type OperationHandlers } from './domain/context.ts';
 import { runDue } from './domain/lifecycle.ts';
+import { compatHint, recognisedClient } from './client-compat.ts';
 import type { Fault } from './faults/fault.ts';
 import { type BodyText, errorReply, jsonReply, parseJsonBody, type Reply } from './http/json.ts';
 import type { RequestHead } from './http/request-head.ts';
@@ -18,7 +19,11 @@ import type { Tenants } from './tenants.ts';
 export interface RouterOptions {
   readonly tenants: Tenants;
   readonly handlers: OperationHandlers;
-  /** Request schemas that replace the spec's for some operations (a client-compatibility mode). */
+  /**
+   * Request schemas that replace the spec's for some operations (a client-compatibility mode chosen
+   * for the whole fake, `handlers` answering in it). Undefined when none was chosen: a request from
+   * a published client, recognised by its User-Agent, is then answered in that client's mode.
+   */
   readonly requestSchemas?: { readonly [N in OperationName]?: z.ZodType };
   readonly faults: readonly Fault[];
   /** Check every response against the spec before sending it; a mismatch is a fake bug, answered 500. */
@@ -65,6 +70,7 @@ export function notServed(pathname: string): string {
 
 export function createRouter(options: RouterOptions): (head: RequestHead, text: BodyText) => Reply {
   const { tenants, handlers, faults, validateResponses } = options;
+  const clientOf = options.requestSchemas === undefined ? recognisedClient(handlers) : undefined;
 
   return function route(head: RequestHead, text: BodyText): Reply {
     const op = operationForPath(head.path);
@@ -90,13 +96,15 @@ export function createRouter(options: RouterOptions): (head: RequestHead, text: 
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
       return errorReply('invalid_inputs', `input: Invalid input: expected object, received ${Array.isArray(raw) ? 'array' : raw === null ? 'null' : typeof raw}`, env);
     }
-    const parsed = (options.requestSchemas?.[name] ?? op.request).safeParse(raw);
-    if (!parsed.success) return errorReply('invalid_inputs', formatIssues(parsed.error.issues), env);
+    const client = clientOf?.(head.header('user-agent'));
+    const requestSchema = (client?.requestSchemas ?? options.requestSchemas)?.[name];
+    const parsed = (requestSchema ?? op.request).safeParse(raw);
+    if (!parsed.success) return errorReply('invalid_inputs', formatIssues(parsed.error.issues) + (requestSchema === undefined ? compatHint(name, raw) : ''), env);
 
     const ctx: DomainContext = tenant;
     try {
       runDue(ctx);
-      const handler = handlers[name] as (ctx: DomainContext, input: unknown) => unknown;
+      const handler = (client?.handlers ?? handlers)[name] as (ctx: DomainContext, input: unknown) => unknown;
       let output = handler(ctx, parsed.data);
       output = faults.reduce((value, fault) => (fault.output ? fault.output(name, value) : value), output);
       if (validateResponses) {
@@ -105,7 +113,7 @@ export function createRouter(options: RouterOptions): (head: RequestHead, text: 
       }
       return jsonReply(200, output);
     } catch (error) {
-      if (error instanceof DomainError) return errorReply(error.code, error.message, env);
+      if (error instanceof DomainError) return errorReply(error.code, error.message, env, {}, error.status);
       throw error;
     }
   };

@@ -157,8 +157,8 @@ const DueKindSchema = z.enum(DUE_KINDS);
 
 /**
  * Every row a tenant's data points at exists, so a loaded snapshot cannot make a later request fail
- * inside the fake. Only references that the fake never breaks itself are checked (no operation deletes
- * a customer, feature, plan, record, grant, pool or processor subscription; entities and locks can go).
+ * inside the fake. Only references that the fake never breaks itself are checked (customers.delete
+ * removes every row the customer owns; the other deletes refuse what a row still names).
  */
 function checkReferences(tables: z.output<typeof TenantTablesShape>, ctx: z.RefinementCtx): void {
   const ids = <T>(rows: readonly T[], id: (row: T) => string) => new Set(rows.map(id));

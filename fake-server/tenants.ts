@@ -18,6 +18,13 @@ export interface ApiKeyConfig {
   readonly org: string;
 }
 
+/** A tenant made for one test file: an organisation of its own, with a sandbox key and a live key. */
+export interface CreatedTenant {
+  readonly org: string;
+  readonly sandboxKey: string;
+  readonly liveKey: string;
+}
+
 /** The keys a fake accepts when none are configured (printed by the CLI). */
 export const DEFAULT_KEYS: readonly ApiKeyConfig[] = [
   { key: 'am_sk_test_fake0000000000000000000000000000000000000000', org: 'org_fake' },
@@ -27,7 +34,8 @@ export const DEFAULT_KEYS: readonly ApiKeyConfig[] = [
 /** How many organisations `createOrganisation` may add, unless configured: enough for any test run, bounded against a runaway loop. */
 export const DEFAULT_MAX_ORGANISATIONS = 1000;
 
-const KEY_PATTERN = /^am_sk_(test|live)_[A-Za-z0-9]+$/;
+/** What a secret key looks like; the CLI checks --key against it. */
+export const KEY_PATTERN = /^am_sk_(test|live)_[A-Za-z0-9]+$/;
 
 export function envOfKey(key: string): Env {
   return key.startsWith('am_sk_test_') ? 'sandbox' : 'live';
@@ -137,7 +145,7 @@ export class Tenants {
    * A new organisation with an unguessable sandbox key and live key. Throws TenantLimitError when
    * the cap of created organisations not yet deleted is reached.
    */
-  createOrganisation(): { readonly org: string; readonly sandboxKey: string; readonly liveKey: string } {
+  createOrganisation(): CreatedTenant {
     const max = this.#options.maxOrganisations ?? DEFAULT_MAX_ORGANISATIONS;
     if (this.#created.size >= max) {
       throw new TenantLimitError(`This fake holds ${max} created organisations already; delete the ones you are done with (tenants.delete) or raise the limit (maxOrganisations, --max-tenants).`);

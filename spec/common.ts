@@ -119,6 +119,16 @@ export const ERROR_CODES = {
 } as const satisfies Record<string, { status: number; source: ReferenceSource | 'decision 5' }>;
 export type ErrorCode = keyof typeof ERROR_CODES;
 
+/**
+ * A refusal because the object is still in use (deleting a feature a plan uses): the reference
+ * answers its code with 409, not the 400 the table gives it.
+ */
+export const IN_USE_ERROR = { code: 'invalid_request', status: 409, source: 'exchanges/169-features.delete-feature-used-by-plan.json' } as const satisfies {
+  code: ErrorCode;
+  status: number;
+  source: ReferenceSource;
+};
+
 /** Plan-level billing controls, also customer and entity defaults. interface.md: "Inner shapes of … `billing_controls` … not shown". */
 export const BillingControls = fromReference(
   z.object({

@@ -55,3 +55,10 @@ export const CustomersGetOrCreateRequest = fromReference(
 );
 
 export const CustomersGetRequest = fromReference(z.object({ customer_id: z.string() }), 'exchanges/031-customers.get-with-plans.json');
+
+/** `customers.delete` (reference): removes the customer with what it holds. */
+export const CustomersDeleteRequest = fromReference(
+  z.object({ customer_id: z.string().min(1), delete_in_stripe: z.boolean().optional() }),
+  'exchanges/166-customers.delete-customer-with-plan.json',
+  'openapi-2.3.0 /v1/customers.delete',
+);

@@ -111,3 +111,10 @@ export type Feature = z.infer<typeof Feature>;
 export const FeaturesGetRequest = fromReference(z.object({ feature_id: z.string() }), 'observed-behaviour §4');
 export const FeaturesListRequest = fromReference(z.object({}), 'observed-behaviour §4');
 export const FeaturesListResponse = z.object({ list: z.array(Feature) });
+
+/** `features.delete` (reference): removes a feature no plan and no credit system uses. */
+export const FeaturesDeleteRequest = fromReference(
+  z.object({ feature_id: z.string().min(1) }),
+  'exchanges/168-features.delete-unused-feature.json',
+  'openapi-2.3.0 /v1/features.delete',
+);

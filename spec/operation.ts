@@ -4,7 +4,7 @@
  */
 import type { z } from 'zod';
 import type { Provenance } from './meta.ts';
-import type { Part } from './rules/rule.ts';
+import type { Part } from './part.ts';
 
 export interface OperationDef<
   Name extends string = string,

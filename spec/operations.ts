@@ -161,6 +161,33 @@ export const operations = {
     summary: 'Creates a feature-grant reward that referral programs can point at.',
     request: referrals.RewardsCreateRequest, response: referrals.Reward, shapeRule: 'REF-REWARD-SHAPE',
   }),
+  // The reference's deletes: what a run's cleanup uses where the target serves them (dependents first: a
+  // plan a customer holds, a feature a plan uses, a reward a program links are refused).
+  'customers.delete': defineOperation({
+    name: 'customers.delete', part: 'customers', provenance: 'reference', mutates: true,
+    summary: 'Deletes a customer with its plans, entities and balances.',
+    request: customers.CustomersDeleteRequest, response: Success, shapeRule: 'CUS-DELETE-SHAPE',
+  }),
+  'plans.delete': defineOperation({
+    name: 'plans.delete', part: 'plans', provenance: 'reference', mutates: true,
+    summary: 'Deletes the latest version of a plan (every version with all_versions) that no customer holds or held.',
+    request: plans.PlansDeleteRequest, response: Success, shapeRule: 'PLAN-DELETE-SHAPE',
+  }),
+  'features.delete': defineOperation({
+    name: 'features.delete', part: 'features', provenance: 'reference', mutates: true,
+    summary: 'Deletes a feature that no plan and no credit system uses.',
+    request: features.FeaturesDeleteRequest, response: Success, shapeRule: 'FEAT-DELETE-SHAPE',
+  }),
+  'referral_programs.delete': defineOperation({
+    name: 'referral_programs.delete', part: 'referrals', provenance: 'reference', mutates: true,
+    summary: 'Deletes a referral program.',
+    request: referrals.ReferralProgramsDeleteRequest, response: Success, shapeRule: 'REF-DELETE-SHAPE',
+  }),
+  'rewards.delete': defineOperation({
+    name: 'rewards.delete', part: 'referrals', provenance: 'reference', mutates: true,
+    summary: 'Deletes a reward that no referral program links.',
+    request: referrals.RewardsDeleteRequest, response: Success, shapeRule: 'REF-DELETE-SHAPE',
+  }),
   'licenses.list_assignments': defineOperation({
     name: 'licenses.list_assignments', part: 'licenses', provenance: 'reference', mutates: false,
     summary: "Lists a customer's license assignments.",

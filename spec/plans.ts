@@ -217,6 +217,16 @@ export const PlansListRequest = fromReference(
 export const PlansListResponse = z.object({ list: z.array(Plan) });
 
 /**
+ * `plans.delete` (reference): removes the latest version of a plan, or every version with
+ * `all_versions`; a plan some customer holds (or held) is refused.
+ */
+export const PlansDeleteRequest = fromReference(
+  z.object({ plan_id: z.string().min(1), all_versions: z.boolean().optional() }),
+  'exchanges/170-plans.delete-unused-plan.json',
+  'openapi-2.3.0 /v1/plans.delete',
+);
+
+/**
  * `plans.update` (reference): the create fields, all optional, plus `archived`. A change of items,
  * price, free trial, licenses or billing controls creates a new version; the rest changes in place.
  */

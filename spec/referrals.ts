@@ -74,6 +74,13 @@ export const ReferralProgramsGetRequest = fromReference(
   'exchanges/128-referral_programs.get-id-key.json',
 );
 
+/** `referral_programs.delete` (reference): strict, like the other program calls. */
+export const ReferralProgramsDeleteRequest = fromReference(
+  z.strictObject({ referral_program_id: z.string().min(1) }),
+  'exchanges/172-referral_programs.delete-program.json',
+  'openapi-2.3.0 /v1/referral_programs.delete',
+);
+
 const FeatureGrant = z.strictObject({
   id: z.string().min(1).max(ID_MAX_LENGTH),
   name: z.string().min(1),
@@ -98,4 +105,11 @@ export const RewardsCreateRequest = fromReference(
 export const Reward = fromReference(
   z.object({ feature_grant: FeatureGrant.extend({ created_at: Timestamp }) }),
   'exchanges/114-rewards.create-feature-grant.json',
+);
+
+/** `rewards.delete` (reference): strict; a reward a referral program links is refused. */
+export const RewardsDeleteRequest = fromReference(
+  z.strictObject({ reward_id: z.string().min(1) }),
+  'exchanges/173-rewards.delete-reward.json',
+  'openapi-2.3.0 /v1/rewards.delete',
 );

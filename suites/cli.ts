@@ -8,20 +8,22 @@
  *   baseline  a baseline of known failures from a report
  *   explore   random programs over the whole interface, checked against the reference model (suites/explore/)
  *
- * The API keys come from the environment only (API_KEY, OTHER_TENANT_API_KEY). Exit codes of `run`:
- * 0 every MUST rule that ran passes; 1 a MUST rule fails, or a baseline entry is stale; 2 the run
- * could not decide (configuration, unreachable target, key or version refused, MUST rules in ERROR,
- * an interrupted run).
+ * The API keys come from the environment only (API_KEY, OTHER_TENANT_API_KEY). Exit codes of `run`
+ * (suites/report/view.ts `verdictOf`): 0 PASSED, every applicable MUST rule was verified and holds;
+ * 1 FAILED, a MUST rule fails (with --fail-on should, a SHOULD rule too), or a baseline entry is
+ * stale; 2 UNDECIDED (configuration, unreachable target, key or version refused, a MUST rule in
+ * ERROR or left BLOCKED, an interrupted run).
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { createVitest } from 'vitest/node';
 import { RULES } from '../spec/rules/catalogue.ts';
 import { CONFORMANCE_PROJECT, conformanceProject, PROJECT_ROOT } from './conformance-project.ts';
-import { ConfigError, loadConfig } from './framework/config.ts';
+import { didYouMean } from './framework/closest.ts';
+import { ConfigError, DEFAULT_CONCURRENCY, ENV_VARS, loadConfig, MAX_CONCURRENCY, secretsOf } from './framework/config.ts';
 import { preflight } from './framework/preflight.ts';
-import { ConformanceReporter } from './framework/reporter.ts';
+import { ConformanceReporter, stoppedReport } from './framework/reporter.ts';
 import { needsOf, testName } from './framework/scenario.ts';
 import { baselineFrom, BaselineError, readBaseline } from './report/baseline.ts';
 import { mergeReports } from './report/merge.ts';
@@ -49,6 +51,15 @@ interface RunOptions {
   readonly reportDir?: string;
   readonly seed?: number;
   readonly allowLive?: boolean;
+  readonly failOn?: 'must' | 'should';
+  /** Reuse mode's name (`--reuse-namespace [name]`, `nightly` when given without one). */
+  readonly reuseNamespace?: string | true;
+  readonly concurrency?: number;
+}
+
+function concurrencyOption(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > MAX_CONCURRENCY) throw new InvalidArgumentError(`must be a whole number from 1 to ${MAX_CONCURRENCY}`);
+  return Number(value);
 }
 
 function seedOption(value: string): number {
@@ -57,7 +68,7 @@ function seedOption(value: string): number {
 }
 
 /** Options given on the command line become the configuration's environment variables, so every worker sees them. */
-function applyToEnvironment(options: Pick<RunOptions, 'baseUrl' | 'apiVersion' | 'profile' | 'reportDir' | 'seed' | 'allowLive'>): void {
+function applyToEnvironment(options: Pick<RunOptions, 'baseUrl' | 'apiVersion' | 'profile' | 'reportDir' | 'seed' | 'allowLive' | 'failOn' | 'reuseNamespace' | 'concurrency'>): void {
   const set = (name: string, value: string | number | undefined) => {
     if (value !== undefined) process.env[name] = String(value);
   };
@@ -66,6 +77,9 @@ function applyToEnvironment(options: Pick<RunOptions, 'baseUrl' | 'apiVersion' |
   set('CONFORMANCE_PROFILE', options.profile);
   set('REPORT_DIR', options.reportDir);
   set('CONFORMANCE_SEED', options.seed);
+  set('CONFORMANCE_FAIL_ON', options.failOn);
+  set('CONFORMANCE_REUSE_NAMESPACE', options.reuseNamespace === true ? 'nightly' : options.reuseNamespace);
+  set('CONFORMANCE_CONCURRENCY', options.concurrency);
   // Read by the configuration (shared with the suite's global setup) where it knows live keys.
   if (options.allowLive) set('CONFORMANCE_ALLOW_LIVE', '1');
 }
@@ -79,7 +93,13 @@ function runInvocation(): string {
 
 function readReport(path: string): ConformanceReport {
   if (!existsSync(path)) throw new UsageError(`no report at ${path}; run the suite first (or give the report's path)`);
-  const parsed = ConformanceReport.safeParse(JSON.parse(readFileSync(path, 'utf8')));
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new UsageError(`${path} is not a report: not JSON (${(error as Error).message.replace(/\s+/g, ' ')})`);
+  }
+  const parsed = ConformanceReport.safeParse(json);
   if (!parsed.success) throw new UsageError(`${path} is not a report this version can read: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
   return parsed.data;
 }
@@ -90,7 +110,6 @@ async function allScenarios() {
 }
 
 async function run(options: RunOptions): Promise<number> {
-  const all = await allScenarios();
   const rerunPath = options.rerunFailed === undefined ? undefined : resolve(options.rerunFailed === true ? join(options.reportDir ?? loadConfig().reportDir, 'report.json') : options.rerunFailed);
   const previous = rerunPath === undefined ? undefined : readReport(rerunPath);
   if (options.merge && previous === undefined) throw new UsageError('--merge merges a re-run into the report it re-ran; it needs --rerun-failed');
@@ -99,8 +118,11 @@ async function run(options: RunOptions): Promise<number> {
   const reportDir =
     options.reportDir ?? (rerunPath !== undefined ? join(dirname(rerunPath), 'rerun') : options.only !== undefined ? join(loadConfig().reportDir, 'only') : undefined);
   applyToEnvironment({ ...options, reportDir, seed: options.seed ?? previous?.run.seed });
-  const config = loadConfig();
+  const config = configNaming(options);
   const baseline = options.baseline === undefined ? undefined : { path: options.baseline, baseline: readBaseline(resolve(options.baseline)) };
+  ensureWritable(config.reportDir, options.reportDir === undefined ? ENV_VARS.reportDir : '--report-dir');
+  // Loaded once the options hold: a mistake in them is told at once, not after every scenario module loaded.
+  const all = await allScenarios();
 
   let selected: readonly (typeof all)[number][] | undefined;
   if (previous !== undefined) {
@@ -113,14 +135,30 @@ async function run(options: RunOptions): Promise<number> {
   }
   if (options.only !== undefined) {
     const selection = selectScenarios(selected ?? all, RULES, options.only);
-    if (selection.unknown.length > 0) throw new UsageError(`--only: not a rule ID, area or scenario: ${selection.unknown.join(', ')} (see \`conformance list\`)`);
+    if (selection.unknown.length > 0) throw unknownSelection(selection.unknown, all);
     selected = selection.scenarios;
   }
   if (selected !== undefined && selected.length === 0) throw new UsageError('the selection holds no scenario');
 
+  const startedAt = new Date();
   const checked = await preflight(config, { allowLiveKey: options.allowLive === true });
   if (!checked.ok) {
     console.error(`conformance: cannot run (${checked.kind}): ${checked.message}`);
+    // A nightly job's JUnit step and artifact upload still find the four files, saying why.
+    writeReportFiles(
+      config.reportDir,
+      stoppedReport({
+        target: { baseUrl: config.baseUrl ?? 'the embedded fake', kind: config.baseUrl === undefined ? 'fake' : 'deployment', apiVersion: config.apiVersion, seed: config.seed, profile: config.profile.name, readOnly: config.profile.readOnly },
+        stopped: { stage: 'preflight', kind: checked.kind, message: checked.message.replace(/^Preflight failed \([^)]*\): /, '') },
+        startedAt,
+        finishedAt: new Date(),
+        secrets: secretsOf(config),
+        ...(baseline ? { baseline } : {}),
+        ...(options.only ? { only: options.only } : {}),
+        ...(rerunPath === undefined ? {} : { rerunOf: rerunPath }),
+      }),
+    );
+    console.error(`conformance: exit ${UNDECIDED} (the run could not start); the report saying why is in ${shownPath(config.reportDir)}/`);
     return UNDECIDED;
   }
 
@@ -180,10 +218,51 @@ async function run(options: RunOptions): Promise<number> {
     writeReportFiles(dirname(rerunPath), report);
     console.log(`conformance: merged the re-run into ${shownPath(dirname(rerunPath))}/`);
   }
-  const verdict = verdictOf(report);
+  const verdict = verdictOf(report, { failOn: config.failOn });
   for (const reason of verdict.reasons) console.log(`conformance: ${reason}`);
-  console.log(`conformance: exit ${verdict.exitCode} (${['every MUST rule that ran passes', 'a MUST rule fails or the baseline is stale', 'the run could not decide'][verdict.exitCode]})`);
+  const meaning = {
+    PASSED: `every applicable MUST rule${verdict.failOn === 'should' ? ' and SHOULD rule' : ''} was verified and holds`,
+    FAILED: `a ${verdict.failOn === 'should' ? 'MUST or SHOULD' : 'MUST'} rule fails, or the baseline is stale`,
+    UNDECIDED: 'the run could not decide: not every MUST rule was verified',
+  }[verdict.result];
+  console.log(`conformance: ${verdict.result}, exit ${verdict.exitCode} (${meaning})`);
   return verdict.exitCode;
+}
+
+/** The configuration, a problem with a value given as an option named by the option (`--base-url: …`), not its variable. */
+function configNaming(options: RunOptions): ReturnType<typeof loadConfig> {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    const given: [string, unknown][] = [
+      [ENV_VARS.baseUrl, options.baseUrl],
+      [ENV_VARS.apiVersion, options.apiVersion],
+      [ENV_VARS.profile, options.profile],
+      [ENV_VARS.reportDir, options.reportDir],
+      [ENV_VARS.seed, options.seed],
+    ];
+    const flags: Record<string, string> = { [ENV_VARS.baseUrl]: '--base-url', [ENV_VARS.apiVersion]: '--api-version', [ENV_VARS.profile]: '--profile', [ENV_VARS.reportDir]: '--report-dir', [ENV_VARS.seed]: '--seed' };
+    let message = error.message;
+    for (const [variable, value] of given) if (value !== undefined) message = message.replaceAll(`${variable}:`, `${flags[variable]}:`);
+    throw new ConfigError(message);
+  }
+}
+
+/** The report directory can be made and written, checked before a run that would fail only at its end. */
+function ensureWritable(dir: string, name: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+    accessSync(dir, constants.W_OK);
+  } catch (error) {
+    throw new UsageError(`${name}: cannot write reports into ${dir} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+}
+
+/** An `--only` name that is no rule, area or scenario, with the closest valid names as a hint. */
+function unknownSelection(unknown: readonly string[], scenarios: readonly { id: string }[]): UsageError {
+  const names = [...RULES.map((r) => r.id), ...RULES.map((r) => r.part), ...scenarios.map((s) => s.id), ...scenarios.map((s) => s.id.split('.')[0]!)];
+  return new UsageError(`--only: not a rule ID, area or scenario: ${unknown.map((u) => `${u}${didYouMean(u, names)}`).join(', ')} (\`conformance list\` lists them)`);
 }
 
 /** The test files holding these scenarios; every file when one cannot be placed. */
@@ -205,7 +284,7 @@ async function list(options: { only?: string[] }): Promise<number> {
   let scenarios = all;
   if (options.only !== undefined) {
     const selection = selectScenarios(all, RULES, options.only);
-    if (selection.unknown.length > 0) throw new UsageError(`--only: not a rule ID, area or scenario: ${selection.unknown.join(', ')}`);
+    if (selection.unknown.length > 0) throw unknownSelection(selection.unknown, all);
     scenarios = selection.scenarios;
   }
   const scenarioDir = join(PROJECT_ROOT, 'suites/scenarios');
@@ -244,7 +323,8 @@ function baselineCommand(options: { from: string; out: string }): number {
 function program(exit: (code: number) => void): Command {
   const cli = new Command('conformance')
     .description('Conformance suite of the Billing and Entitlements Service Interface. The API key is read from API_KEY only.')
-    .showHelpAfterError()
+    // A mistake in the options is one line naming it (commander's hint joined to it), not the whole help.
+    .configureOutput({ outputError: (text, write) => write(`conformance: ${text.trim().replace(/\s*\n\s*/g, ' ')} (--help lists the options)\n`) })
     .exitOverride();
   const act =
     <O,>(action: (options: O) => Promise<number> | number) =>
@@ -262,7 +342,14 @@ function program(exit: (code: number) => void): Command {
     .option('--report-dir <dir>', 'where to write the reports (default: reports)')
     .option('--seed <n>', 'seed of the run (default 424242; a re-run takes its report’s)', seedOption)
     .option('--allow-live', 'accept a live key (am_sk_live_…) although the profile changes data; think twice')
-    .addHelpText('after', '\nExit codes: 0 every MUST rule that ran passes; 1 a MUST rule fails or a baseline entry is stale; 2 the run could not decide (configuration, unreachable target, key or version refused, MUST rules in ERROR, interrupted).')
+    .option('--reuse-namespace [name]', 'reuse mode for nightly runs: the same IDs every run of this name (default nightly), whatever the seed; an earlier run\'s leftovers are removed first')
+    .addOption(new Option('--fail-on <level>', 'the lowest rule level whose failures fail the run (default must; config failOn)').choices(['must', 'should']))
+    .option('--concurrency <n>', `scenarios run at once; those that need the target to themselves run alone (default ${DEFAULT_CONCURRENCY}, at most ${MAX_CONCURRENCY}; 1: one after another)`, concurrencyOption)
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 PASSED, every applicable MUST rule was verified and holds; 1 FAILED, a MUST rule (with --fail-on should, or a SHOULD rule) fails or a baseline entry is stale; ' +
+        '2 UNDECIDED, the run could not decide (configuration, unreachable target, key or version refused, a MUST rule in ERROR or left BLOCKED, interrupted).',
+    )
     .action(act(run));
   cli
     .command('list')
@@ -300,6 +387,12 @@ function program(exit: (code: number) => void): Command {
   return cli;
 }
 
+/** `invalid …:\n  - KEY: problem` with a single problem, as one line; several stay a list. */
+function oneProblemOnOneLine(message: string): string {
+  const items = message.split('\n  - ');
+  return items.length === 2 ? `${items[0]} ${items[1]}` : message;
+}
+
 async function main(): Promise<void> {
   try {
     await program((code) => {
@@ -313,11 +406,14 @@ async function main(): Promise<void> {
       return;
     }
     if (error instanceof ConfigError || error instanceof BaselineError || error instanceof UsageError) {
-      console.error(`conformance: ${error.message}`);
+      console.error(`conformance: ${oneProblemOnOneLine(error.message)}`);
       process.exitCode = UNDECIDED;
       return;
     }
-    throw error;
+    // Anything else is a fault of the harness: still exit 2 (1 would say a MUST rule fails), with the stack for the bug report.
+    console.error(`conformance: internal error: ${(error as Error).message ?? String(error)}`);
+    console.error((error as Error).stack ?? '');
+    process.exitCode = UNDECIDED;
   }
 }
 

@@ -19,10 +19,12 @@ export const conformanceProject = {
   name: CONFORMANCE_PROJECT,
   include: [`suites/scenarios/**/*.test.${EXT}`, EXPLORATION_TEST],
   globalSetup: [`suites/global-setup.${EXT}`],
-  // One target, one clock: scenarios that move the fake's clock or change tenant-wide settings
-  // must not interleave with others, so scenario files run one after another.
+  // One worker and one module environment for every scenario file: vitest then collects them all
+  // before running any, and the run's plan (suites/framework/schedule.ts) sees every file's scenarios
+  // and runs them side by side (`concurrency`), those that move the clock or change tenant-wide
+  // settings alone. Files in several workers would each schedule their own, and overlap.
   fileParallelism: false,
-  // The scenario files share nothing at module level but the (stateless) spec and framework, so one
-  // module environment serves them all: a fresh one per file was most of the suite's time (issue 10).
+  // The scenario files share nothing at module level but the (stateless) spec and framework and the
+  // run's plan; a fresh module environment per file was also most of the suite's time (issue 10).
   isolate: false,
 };

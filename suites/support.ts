@@ -4,6 +4,7 @@
  * setup endpoints under the run's namespace (recording what can be undone in the ledger).
  */
 import fc from 'fast-check';
+import type { Dispatcher } from 'undici';
 import { expect } from 'vitest';
 import type { z } from 'zod';
 import { hashSeed, person, seededFaker } from '../fixtures/factories.ts';
@@ -16,7 +17,8 @@ import type { Plan, PlansCreateRequest } from '../spec/plans.ts';
 import type { RuleId } from '../spec/rules/catalogue.ts';
 import type { FakeServer } from '../fake-server/index.ts';
 import { testSeed } from '../fixtures/random.ts';
-import { createTarget, loadConfig, SetupNotServed, type CreateTargetOptions, defineScenario, type Scenario, type ScenarioContext, type ScenarioDef, type Target } from './framework/index.ts';
+import { LEDGER, PROBES } from './target-setup.ts';
+import { createTarget, loadConfig, SetupNotServed, defineScenario, type Scenario, type ScenarioContext, type ScenarioDef, type Target } from './framework/index.ts';
 
 export type Ops = typeof operations;
 /** A scenario's context; `R`: the rules its checks may name (a scenario's body gets its declared rules). */
@@ -32,54 +34,16 @@ export function scenario<const R extends RuleId>(def: ScenarioDef<R>, run: (t: T
   return defineScenario<Ops, typeof ErrorBody, R>(def, run);
 }
 
-/** What the suite creates, and how it undoes it where the API allows: entities are deleted, plans archived. */
-export const LEDGER = {
-  cleanup: {
-    entity: (entry, client) => client.call('entities.delete', { customer_id: entry['customer_id']!, entity_id: entry.id }),
-    plan: (entry, client) => client.call('plans.update', { plan_id: entry.id, archived: true }),
-  },
-  // Customers, features, rewards and referral programs cannot be deleted: recorded so the cleanup
-  // report lists them as left behind.
-  creates: {
-    'plans.create': (request: { plan_id: string }) => ({ kind: 'plan', id: request.plan_id }),
-    'entities.create': (request: { customer_id: string; entity_id: string }) => ({ kind: 'entity', id: request.entity_id, customer_id: request.customer_id }),
-    'customers.get_or_create': (request: { customer_id: string | null }) => (request.customer_id === null ? undefined : { kind: 'customer', id: request.customer_id }),
-    'features.create': (request: { feature_id: string }) => ({ kind: 'feature', id: request.feature_id }),
-    'rewards.create': (request: { id: string }) => ({ kind: 'reward', id: request.id }),
-    'referral_programs.create': (request: { id: string }) => ({ kind: 'referral_program', id: request.id }),
-  },
-} as const satisfies Pick<CreateTargetOptions<Ops, typeof ErrorBody>, 'cleanup' | 'creates'>;
-
-type Probes = NonNullable<CreateTargetOptions<Ops, typeof ErrorBody>['probes']>;
-
-/** How the suite tries the capabilities it cannot take a profile's word for. */
-export const PROBES: Probes = {
-  'paid-attach': async ({ client, ns }) => {
-    const planId = ns.id('probepaid');
-    const plan = await client.call('plans.create', { plan_id: planId, name: `Probe ${planId}`, price: { amount: 10, interval: 'month' } });
-    if (!plan.ok) return `plans.create of a paid plan answered ${plan.status}`;
-    const customerId = ns.id('probecus');
-    const customer = await client.call('customers.get_or_create', { customer_id: customerId, name: 'Capability probe', email: `${customerId.toLowerCase()}@example.com` });
-    if (!customer.ok) return `customers.get_or_create answered ${customer.status}`;
-    const attached = await client.call('billing.attach', { customer_id: customerId, plan_id: planId });
-    if (!attached.ok) return `billing.attach of a paid plan answered ${attached.status}`;
-    const paymentUrl = (attached.body as { payment_url?: unknown }).payment_url;
-    return typeof paymentUrl === 'string' ? 'billing.attach of a paid plan answered a checkout URL' : undefined;
-  },
-  'multi-currency': async ({ client, ns }) => {
-    const planId = ns.id('probecur');
-    const price = { amount: 10, interval: 'month' as const, additional_currencies: [{ currency: 'eur', amount: 9 }] };
-    const plan = await client.call('plans.create', { plan_id: planId, name: `Probe ${planId}`, price });
-    return plan.ok ? undefined : `plans.create of a plan priced in two currencies answered ${plan.status}`;
-  },
-};
+export { LEDGER, PROBES } from './target-setup.ts';
 
 /**
  * A target for an in-process fake a meta-test started itself (can-fail, mutation testing): default
- * configuration, the test seed, no retries; cleanup and probes as for any target.
+ * configuration, the test seed, no retries; cleanup and probes as for any target. With `dispatcher`,
+ * requests go to it instead of `fake.url`'s socket.
  */
-export function inProcessTarget(fake: Pick<FakeServer, 'url' | 'apiKey' | 'otherTenantApiKey'>): Promise<ConformanceTarget> {
+export function inProcessTarget(fake: Pick<FakeServer, 'url' | 'apiKey' | 'otherTenantApiKey'>, dispatcher?: Dispatcher): Promise<ConformanceTarget> {
   return createTarget({
+    ...(dispatcher && { dispatcher }),
     operations,
     errorBody: ErrorBody,
     config: loadConfig({ env: {} }),
@@ -112,17 +76,20 @@ export async function createFeature(t: T, kind: FeatureKind, extra: Partial<z.in
       : { feature_id: featureId, name: `Units ${featureId}`, type: 'metered', consumable: kind === 'consumable', display: { singular: 'unit', plural: 'units' } };
   const feature = t.setup(await t.client.call('features.create', { ...body, ...extra }), ['id']);
   if (kind !== 'boolean' && extra.consumable === undefined) {
-    // A metered feature of the wrong kind would change what every scenario using it sees (FEAT-CONSUMABLE-METERED is proven in features.ts).
+    // A metered feature of the wrong kind would change what every scenario using it sees (FEAT-CONSUMABLE-METERED is proven in scenarios/features/create.ts).
     t.precondition(`the ${kind} feature ${featureId} is ${kind}`, () => expect(feature.consumable, 'consumable').toBe(kind === 'consumable'));
   }
   return feature;
 }
 
-/** Creates a plan with a namespaced id (`plan_id`, when given, must be one: `t.ns.id(kind)`); it is archived at cleanup. */
+/** Creates a plan with a namespaced id (`plan_id`, when given, must be one: `t.ns.id(kind)`); cleanup deletes it (archives it where it cannot). */
 export async function createPlan(t: T, body: Omit<z.input<typeof PlansCreateRequest>, 'plan_id' | 'name'> & { name?: string; plan_id?: string } = {}): Promise<Plan> {
   const planId = body.plan_id ?? t.ns.id('plan');
   return t.setup(await t.client.call('plans.create', { name: `Plan ${planId}`, ...body, plan_id: planId }), ['id']);
 }
+
+/** The `reset` of a plan item whose balance resets every month. */
+export const MONTHLY = { interval: 'month' } as const;
 
 type CustomerBody = z.input<Ops['customers.get_or_create']['request']>;
 
@@ -133,7 +100,7 @@ export function newCustomerBody(t: T, extra: Partial<CustomerBody> = {}): Custom
   return { customer_id: customerId, name: who.name, email: who.email, ...extra };
 }
 
-/** Creates a customer with a seeded name and email (customers cannot be deleted through the API). */
+/** Creates a customer with a seeded name and email; cleanup deletes it where the target serves customers.delete. */
 export async function createCustomer(t: T, extra: Partial<CustomerBody> = {}): Promise<Customer> {
   return t.setup(await t.client.call('customers.get_or_create', newCustomerBody(t, extra)), ['id']);
 }
@@ -192,6 +159,16 @@ export async function readBalance(t: T, customerId: string, featureId: string) {
   return balance ?? undefined;
 }
 
+/** A customer on a plan of 5 included units a month and a usage price capped at 10 more (max_purchase). */
+export async function cappedUsagePrice(t: T) {
+  const feature = await createFeature(t, 'consumable');
+  const price = { amount: 0.1, interval: 'month', billing_method: 'usage_based', max_purchase: 10 } as const;
+  const plan = await createPlan(t, { items: [{ feature_id: feature.id, included: 5, reset: MONTHLY, price }] });
+  const customer = await createCustomer(t);
+  await attach(t, customer.id, plan.id);
+  return { feature, customer };
+}
+
 /** The plan IDs of the setup's license plan an entity holds, active, as entities.list (documented) shows them (setup read). */
 export async function activeLicensePlansOf(t: T, setup: LicenseSetup, entityId: string): Promise<string[]> {
   const { list } = t.setup(await t.client.call('entities.list', { customer_id: setup.customerId, limit: 200 }), ['list']);
@@ -211,7 +188,7 @@ export async function createSeatHolder(t: T, seats: number): Promise<LicenseSetu
 
 /**
  * Precondition: the answer of plans.create of a parent plan carries the license links sent, so a
- * target that drops them (PLAN-LICENSE-LINKS-OFFER, proven in plans.ts) blocks the license
+ * target that drops them (PLAN-LICENSE-LINKS-OFFER, proven in scenarios/plans/license-links.ts) blocks the license
  * scenarios rather than failing their rules.
  */
 export function requireLicenseLinks(t: T, parentPlan: Plan, licensePlanIds: readonly string[]): void {
@@ -247,4 +224,35 @@ export async function checkProperty<Ts>(t: T, property: fc.IAsyncProperty<Ts>, n
     throw details.errorInstance;
   }
   throw new Error(report, { cause: details.errorInstance });
+}
+
+type Answer = Parameters<T['expectOk']>[0];
+
+/** A kind's delete, and the read that shows whether a record of it is there (answering 404 with `code` when not). */
+export interface Deletion {
+  readonly kind: string;
+  readonly remove: (id: string) => Promise<Answer>;
+  readonly read: (id: string) => Promise<Answer>;
+  readonly code?: string;
+}
+
+/**
+ * The delete of `id` is accepted and the record is gone: a read of it then answers as a read of an
+ * ID never created does (404, with the kind's code). That a never-created ID reads so is the read's
+ * own rule, a precondition here: a target whose reads answer unknown IDs otherwise blocks this check,
+ * never fails it.
+ */
+export async function expectDeleted(t: T, rule: RuleId, deletion: Deletion, id: string): Promise<void> {
+  const never = await deletion.read(t.ns.id('never'));
+  t.precondition(`a read of a ${deletion.kind} never created answers 404${deletion.code === undefined ? '' : ` ${deletion.code}`}`, () => {
+    expect(never.status).toBe(404);
+    if (deletion.code !== undefined) expect((never.body as { code?: unknown } | null)?.code).toBe(deletion.code);
+  });
+  t.expectOk(await deletion.remove(id), rule);
+  t.expectError(await deletion.read(id), { status: 404, ...(deletion.code === undefined ? {} : { code: deletion.code }), rule });
+}
+
+/** Precondition: a read of what a setup delete removed answers 404 (the delete's own rule proves it elsewhere). */
+export function requireGone(t: T, what: string, result: { readonly status: number }): void {
+  t.precondition(`${what} is gone after its delete`, () => expect(result.status, `${what} is still read`).toBe(404));
 }

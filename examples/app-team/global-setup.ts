@@ -11,7 +11,7 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject) {
   // Frozen clocks: time moves only when a test moves its tenant's clock.
-  const fake = await createFakeServer({ port: 0, clientCompat: 'autumn-js', frozen: true });
+  const fake = await createFakeServer({ port: 0, frozen: true });
   project.provide('fakeUrl', fake.url);
   project.provide('fakeKey', fake.apiKey);
   return () => fake.close();

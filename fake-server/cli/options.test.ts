@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { closest } from './closest.ts';
+import { checkFaults } from './faults.ts';
 import { parseCliOptions, UsageError } from './options.ts';
 
 describe('besi-fake options', () => {
   it('defaults to serving on 127.0.0.1:4010 with the default keys', () => {
-    expect(parseCliOptions([])).toMatchObject({ command: 'serve', port: 4010, host: '127.0.0.1', keys: undefined, faults: [], log: false, readyJson: false });
+    expect(parseCliOptions([])).toMatchObject({ command: 'serve', port: 4010, host: '127.0.0.1', keys: undefined, clientCompat: 'auto', faults: [], log: false, readyJson: false });
   });
 
   it('reads every option', () => {
@@ -35,8 +37,12 @@ describe('besi-fake options', () => {
     };
     expect(message(['--port', 'abc'])).toBe('--port takes a whole number from 0 to 65535, not "abc"');
     expect(message(['--port', '70000'])).toMatch(/^--port takes/);
-    expect(message(['--prot', '1'])).toBe("Unknown option '--prot'");
-    expect(message(['--client-compat', 'stripe'])).toBe('--client-compat takes autumn-js, not "stripe"');
+    expect(message(['--prot', '1'])).toBe("Unknown option '--prot'; did you mean --port or --host?");
+    expect(message(['--ready'])).toMatch(/^Unknown option '--ready'; did you mean --ready-json or --[a-z-]+\?$/);
+    expect(message(['--client-compat', 'stripe'])).toBe('--client-compat takes auto, autumn-js or none, not "stripe"');
+    expect(message(['--key', 'nope'])).toBe('--key "nope": keys look like am_sk_test_… (sandbox) or am_sk_live_… (live), letters and digits after the prefix');
+    expect(message(['--key', 'am_sk_test_0123456789-secret'])).toBe('--key "am_sk_test_0123…": keys look like am_sk_test_… (sandbox) or am_sk_live_… (live), letters and digits after the prefix');
+    expect(message(['--key', 'am_sk_live_abc:'])).toBe('--key "am_sk_live_abc": the organisation after ":" is empty');
     expect(message(['--now', 'soon'])).toMatch(/^--now takes/);
     expect(message(['--max-tenants', '0'])).toMatch(/^--max-tenants takes/);
     expect(message(['extra'])).toMatch(/extra/);
@@ -46,5 +52,25 @@ describe('besi-fake options', () => {
     expect(parseCliOptions(['--help']).command).toBe('help');
     expect(parseCliOptions(['-v']).command).toBe('version');
     expect(parseCliOptions(['--list-faults']).command).toBe('list-faults');
+  });
+});
+
+describe('closest', () => {
+  it('puts candidates containing the given text first, then the nearest by edit distance, case aside', () => {
+    expect(closest('lic-attach', ['LIC-ATTACH-BATCH', 'LIC-RELEASE', 'LIC-ATTACH', 'PLAN-GET'])).toEqual(['LIC-ATTACH', 'LIC-ATTACH-BATCH', 'LIC-RELEASE']);
+    expect(closest('AUTH-SECRT-KEY', ['AUTH-SECRET-KEY', 'AUTH-PUBLIC-KEY', 'CUS-GET'], 1)).toEqual(['AUTH-SECRET-KEY']);
+    expect(closest('', ['B', 'A'], 5)).toEqual(['A', 'B']);
+  });
+
+  it('an unknown --fault is named with a few closest rule IDs, never all of them', () => {
+    expect(() => checkFaults(['AUTH-SECRET-KEY'])).not.toThrow();
+    let message = '';
+    try {
+      checkFaults(['AUTH-SECRET-KEY', 'AUTH-SECRT-KEY']);
+    } catch (error) {
+      expect(error).toBeInstanceOf(UsageError);
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/^--fault "AUTH-SECRT-KEY": no fault breaks such a rule; closest: AUTH-SECRET-KEY, [A-Z-]+, [A-Z-]+ \(--list-faults lists all \d+\)$/);
   });
 });

@@ -2,8 +2,10 @@
  * The fake CLI's options: parsing, validation with messages that name the option, and the help
  * text. Nothing here starts a server, so it loads fast and can be tested directly.
  */
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CLIENT_COMPAT_MODES, type ClientCompat } from '../client-compat.ts';
+import { KEY_PATTERN } from '../tenants.ts';
+import { closest } from './closest.ts';
 
 export const USAGE = `Usage: besi-fake [options]
 
@@ -17,9 +19,12 @@ Options:
   --seed <file>            start state, restored on every reset: a JSON array of calls
                            [{"operation", "body", "key"?}], or a state snapshot
   --state <file>           load the tenants' state from <file> at start (if it exists) and
-                           save it there on exit (SIGTERM/SIGINT)
-  --client-compat <name>   answer as this published client expects where it differs from
-                           interface.md (${CLIENT_COMPAT_MODES.join(', ')})
+                           save it there on exit (SIGTERM, SIGINT; started by npx or npm
+                           run, also when the shell npm started it under is gone)
+  --client-compat <mode>   where a published client differs from interface.md: auto (the
+                           default) answers autumn-js, recognised by its User-Agent, as it
+                           expects; autumn-js answers every client so; none follows
+                           interface.md for every client
   --fault <RULE-ID>        break this rule on purpose (repeatable; see --list-faults)
   --frozen                 start every tenant's clock frozen
   --now <ms|ISO date>      start every tenant's clock at this time
@@ -48,7 +53,7 @@ export interface CliOptions {
   readonly keys: readonly { key: string; org: string }[] | undefined;
   readonly seed: string | undefined;
   readonly state: string | undefined;
-  readonly clientCompat: ClientCompat | undefined;
+  readonly clientCompat: ClientCompat;
   readonly faults: readonly string[];
   readonly frozen: boolean;
   readonly now: number | undefined;
@@ -56,6 +61,44 @@ export interface CliOptions {
   readonly maxTenants: number | undefined;
   readonly log: boolean;
   readonly readyJson: boolean;
+}
+
+const OPTIONS = {
+  port: { type: 'string', default: '4010' },
+  host: { type: 'string', default: '127.0.0.1' },
+  key: { type: 'string', multiple: true },
+  seed: { type: 'string' },
+  state: { type: 'string' },
+  'client-compat': { type: 'string', default: 'auto' },
+  fault: { type: 'string', multiple: true },
+  frozen: { type: 'boolean', default: false },
+  now: { type: 'string' },
+  'id-seed': { type: 'string', default: '1' },
+  'max-tenants': { type: 'string' },
+  log: { type: 'boolean', default: false },
+  'ready-json': { type: 'boolean', default: false },
+  'list-faults': { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+  version: { type: 'boolean', short: 'v', default: false },
+} as const satisfies ParseArgsConfig['options'];
+
+/** node's message names the option ("Unknown option '--prot'"); its advice about `--` gives way to the closest options. */
+function parseArgsMessage(message: string): string {
+  const unknown = /^Unknown option '(--?[^']*)'/.exec(message)?.[1];
+  if (unknown === undefined) return message.replace(/\. To specify a positional argument.*$/s, '');
+  return `Unknown option '${unknown}'; did you mean ${closest(unknown.replace(/^-+/, ''), Object.keys(OPTIONS), 2).map((name) => `--${name}`).join(' or ')}?`;
+}
+
+/** A key as a message may show it: a mistyped real key must not end up whole in a log. */
+function shownKey(key: string): string {
+  return JSON.stringify(key.length > 15 ? `${key.slice(0, 15)}…` : key);
+}
+
+function apiKey(entry: string): { key: string; org: string } {
+  const [key = '', org = 'org_fake'] = entry.split(':');
+  if (!KEY_PATTERN.test(key)) throw new UsageError(`--key ${shownKey(key)}: keys look like am_sk_test_… (sandbox) or am_sk_live_… (live), letters and digits after the prefix`);
+  if (org === '') throw new UsageError(`--key ${shownKey(key)}: the organisation after ":" is empty`);
+  return { key, org };
 }
 
 function integer(option: string, value: string, min: number, max: number): number {
@@ -73,48 +116,22 @@ function time(value: string): number {
 export function parseCliOptions(args: readonly string[]): CliOptions {
   let values;
   try {
-    ({ values } = parseArgs({
-      args: [...args],
-      options: {
-        port: { type: 'string', default: '4010' },
-        host: { type: 'string', default: '127.0.0.1' },
-        key: { type: 'string', multiple: true },
-        seed: { type: 'string' },
-        state: { type: 'string' },
-        'client-compat': { type: 'string' },
-        fault: { type: 'string', multiple: true },
-        frozen: { type: 'boolean', default: false },
-        now: { type: 'string' },
-        'id-seed': { type: 'string', default: '1' },
-        'max-tenants': { type: 'string' },
-        log: { type: 'boolean', default: false },
-        'ready-json': { type: 'boolean', default: false },
-        'list-faults': { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-        version: { type: 'boolean', short: 'v', default: false },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
+    ({ values } = parseArgs({ args: [...args], options: OPTIONS, strict: true, allowPositionals: false }));
   } catch (error) {
-    // node's messages name the option ("Unknown option '--prot'"); drop its advice about `--`.
-    throw new UsageError((error as Error).message.replace(/\. To specify a positional argument.*$/s, ''));
+    throw new UsageError(parseArgsMessage((error as Error).message));
   }
   const compat = values['client-compat'];
-  if (compat !== undefined && !(CLIENT_COMPAT_MODES as readonly string[]).includes(compat)) {
-    throw new UsageError(`--client-compat takes ${CLIENT_COMPAT_MODES.join(' or ')}, not ${JSON.stringify(compat)}`);
+  if (!(CLIENT_COMPAT_MODES as readonly string[]).includes(compat)) {
+    throw new UsageError(`--client-compat takes ${CLIENT_COMPAT_MODES.slice(0, -1).join(', ')} or ${CLIENT_COMPAT_MODES.at(-1)}, not ${JSON.stringify(compat)}`);
   }
   return {
     command: values.help ? 'help' : values.version ? 'version' : values['list-faults'] ? 'list-faults' : 'serve',
     port: integer('port', values.port, 0, 65_535),
     host: values.host,
-    keys: values.key?.map((entry) => {
-      const [key, org = 'org_fake'] = entry.split(':');
-      return { key: key!, org };
-    }),
+    keys: values.key?.map(apiKey),
     seed: values.seed,
     state: values.state,
-    clientCompat: compat as ClientCompat | undefined,
+    clientCompat: compat as ClientCompat,
     faults: values.fault ?? [],
     frozen: values.frozen,
     now: values.now === undefined ? undefined : time(values.now),

@@ -13,34 +13,9 @@ import { endRecord } from './billing.ts';
 import { type DomainContext, fail, type InputOf, type OutputOf } from './context.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { createCustomer } from './customers.ts';
-import { requireFeature } from './features.ts';
+import { createEntityRow } from './entity-rows.ts';
 import { embeddedPurchaseView, embeddedSubscriptionView, heldSubscriptionView } from './listings.ts';
 import { grantsHeldBy, recordsHeldBy } from './subjects.ts';
-
-/** Builds (without storing) a new entity, after the checks entities.create makes. */
-export function createEntityRow(
-  ctx: DomainContext,
-  fields: { customerId: string; entityId: string; featureId: string; name?: string | null | undefined },
-): EntityRow {
-  const { store } = ctx;
-  if (store.entities.has(fields.entityId)) fail('entity_already_exists', `Entity ${fields.entityId} already exists`);
-  const feature = requireFeature(store, fields.featureId);
-  if (feature.consumable) {
-    fail(
-      'invalid_request',
-      `Feature '${feature.id}' is consumable (e.g. credits, API calls). Entities can only be created for non-consumable features (e.g. seats).`,
-    );
-  }
-  return {
-    id: fields.entityId,
-    customerId: fields.customerId,
-    name: fields.name ?? null,
-    featureId: feature.id,
-    createdAt: ctx.clock.now(),
-    billingControls: {},
-    allocation: [],
-  };
-}
 
 /** The records an entity holds (its own first, then inherited ones, as in the reference) and what they grant. */
 function holdings(store: TenantStore, row: EntityRow, statuses: readonly RecordStatus[]) {

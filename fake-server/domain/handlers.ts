@@ -3,6 +3,7 @@ import { check, finalize, track } from './balances.ts';
 import { attach } from './billing.ts';
 import type { OperationHandlers } from './context.ts';
 import { getCustomer, getOrCreateCustomer } from './customers.ts';
+import { deleteCustomer, deleteFeature, deletePlan, deleteReferralProgram, deleteReward } from './deletes.ts';
 import { createEntity, deleteEntity, getEntity, listEntities } from './entities.ts';
 import { createFeature, getFeature, listFeatures } from './features.ts';
 import { attachLicenses, listAssignments, listLicenses, releaseLicenses } from './licenses.ts';
@@ -40,4 +41,9 @@ export const handlers: OperationHandlers = {
   'rewards.create': createReward,
   'customers.get_or_create': getOrCreateCustomer,
   'customers.get': getCustomer,
+  'customers.delete': deleteCustomer,
+  'plans.delete': deletePlan,
+  'features.delete': deleteFeature,
+  'referral_programs.delete': deleteReferralProgram,
+  'rewards.delete': deleteReward,
 };

@@ -8,7 +8,7 @@ import type { LicensePool } from '../../spec/licenses.ts';
 import type { AssignmentRow, PoolRow, TenantStore } from '../store/tenant-store.ts';
 import { endRecord, holdPlan } from './billing.ts';
 import { type DomainContext, fail, type InputOf, type OutputOf } from './context.ts';
-import { createEntityRow } from './entities.ts';
+import { createEntityRow } from './entity-rows.ts';
 import { requireActivePlan } from './plans.ts';
 import { requireSubject } from './subjects.ts';
 

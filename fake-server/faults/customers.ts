@@ -2,7 +2,7 @@
 import { endRecord } from '../domain/billing.ts';
 import { getCustomer, getOrCreateCustomer } from '../domain/customers.ts';
 import { heldSubscriptionView } from '../domain/listings.ts';
-import { type Fault, rewriteOutput } from './fault.ts';
+import { deleteThatKeeps, type Fault, rewriteOutput } from './fault.ts';
 
 export const customersFaults: readonly Fault[] = [
   {
@@ -60,5 +60,15 @@ export const customersFaults: readonly Fault[] = [
       const { created_at: _, ...customer } = body as Record<string, unknown>;
       return customer;
     },
+  },
+  {
+    rule: 'CUS-DELETE',
+    breaks: 'customers.delete answers success but keeps the customer',
+    handlers: deleteThatKeeps('customers.delete', (ctx, input) => getCustomer(ctx, { customer_id: input.customer_id })),
+  },
+  {
+    rule: 'CUS-DELETE-SHAPE',
+    breaks: 'customers.delete answers {deleted: true} instead of {success: true}',
+    output: rewriteOutput('customers.delete', () => ({ deleted: true })),
   },
 ];

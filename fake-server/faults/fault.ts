@@ -30,3 +30,15 @@ export interface Fault {
 export function rewriteOutput<N extends OperationName>(name: N, rewrite: (body: OutputOf<N>) => unknown): NonNullable<Fault['output']> {
   return (operation, body) => (operation === name ? rewrite(body as OutputOf<N>) : body);
 }
+
+/**
+ * `handlers` for a delete that answers success but keeps what it names; `find` still answers an
+ * unknown ID as the real delete does (404), so only the keeping differs.
+ */
+export function deleteThatKeeps<N extends OperationName>(name: N, find: (ctx: Parameters<OperationHandler<N>>[0], input: Parameters<OperationHandler<N>>[1]) => unknown): HandlerOverrides {
+  const keeps: (real: OperationHandler<N>) => OperationHandler<N> = () => (ctx, input) => {
+    find(ctx, input);
+    return { success: true } as OutputOf<N>;
+  };
+  return { [name]: keeps } as HandlerOverrides;
+}

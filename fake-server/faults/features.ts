@@ -1,9 +1,10 @@
 /** Broken variants of the features rules. */
 import type { Feature } from '../../spec/features.ts';
 import type { OperationName } from '../../spec/operations.ts';
-import { fail } from '../domain/context.ts';
+import { IN_USE_ERROR } from '../../spec/common.ts';
+import { DomainError, fail } from '../domain/context.ts';
 import type { TenantStore } from '../store/tenant-store.ts';
-import type { Fault } from './fault.ts';
+import { type Fault, rewriteOutput } from './fault.ts';
 
 type Body = Record<string, unknown>;
 
@@ -155,5 +156,24 @@ export const featuresFaults: readonly Fault[] = [
     handlers: {
       'features.get': (real) => (ctx, input) => (ctx.store.features.has(input.feature_id) ? real(ctx, input) : fail('invalid_request', `Unknown feature ${input.feature_id}`)),
     },
+  },
+  {
+    rule: 'FEAT-DELETE-IN-USE',
+    breaks: 'features.delete of a feature a plan (or credit system, or entity) uses answers success and keeps it',
+    handlers: {
+      'features.delete': (real) => (ctx, input) => {
+        try {
+          return real(ctx, input);
+        } catch (error) {
+          if (error instanceof DomainError && error.status === IN_USE_ERROR.status) return { success: true };
+          throw error;
+        }
+      },
+    },
+  },
+  {
+    rule: 'FEAT-DELETE-SHAPE',
+    breaks: 'features.delete answers {deleted: true} instead of {success: true}',
+    output: rewriteOutput('features.delete', () => ({ deleted: true })),
   },
 ];

@@ -6,7 +6,7 @@ import { endRecord, planOfRecord } from '../domain/billing.ts';
 import type { DomainContext, InputOf } from '../domain/context.ts';
 import { listPlans, requireActivePlan, requirePlanVersion } from '../domain/plans.ts';
 import type { GrantRow, RecordRow } from '../store/tenant-store.ts';
-import type { Fault, HandlerOverrides } from './fault.ts';
+import { deleteThatKeeps, type Fault, type HandlerOverrides, rewriteOutput } from './fault.ts';
 
 type Body = Record<string, unknown>;
 
@@ -474,5 +474,15 @@ export const plansFaults: readonly Fault[] = [
         return real(ctx, known ? input : { plan_id: input.plan_id });
       },
     },
+  },
+  {
+    rule: 'PLAN-DELETE',
+    breaks: 'plans.delete answers success but keeps the plan',
+    handlers: deleteThatKeeps('plans.delete', (ctx, input) => requireActivePlan(ctx.store, input.plan_id)),
+  },
+  {
+    rule: 'PLAN-DELETE-SHAPE',
+    breaks: 'plans.delete answers {deleted: true} instead of {success: true}',
+    output: rewriteOutput('plans.delete', () => ({ deleted: true })),
   },
 ];

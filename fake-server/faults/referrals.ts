@@ -2,7 +2,7 @@
 import type { OperationName } from '../../spec/operations.ts';
 import { fail } from '../domain/context.ts';
 import { mergeProgramUpdate, requireProgram, requireReward } from '../domain/referrals.ts';
-import type { Fault } from './fault.ts';
+import { deleteThatKeeps, type Fault } from './fault.ts';
 
 type Body = Record<string, unknown>;
 
@@ -157,5 +157,25 @@ export const referralsFaults: readonly Fault[] = [
       'referral_programs.get': (real) => (ctx, input) =>
         ctx.store.referralPrograms.has(input.referral_program_id) ? real(ctx, input) : fail('invalid_request', `Cannot read ${input.referral_program_id}`),
     },
+  },
+  {
+    rule: 'REF-PROGRAM-DELETE',
+    breaks: 'referral_programs.delete answers success but keeps the program',
+    handlers: deleteThatKeeps('referral_programs.delete', (ctx, input) => requireProgram(ctx.store, input.referral_program_id)),
+  },
+  {
+    rule: 'REF-REWARD-DELETE-LINKED',
+    breaks: 'rewards.delete of a reward a referral program links answers success and keeps it',
+    handlers: {
+      'rewards.delete': (real) => (ctx, input) => {
+        const linked = [...ctx.store.referralPrograms.values()].some((program) => program.reward_id === input.reward_id);
+        return linked ? { success: true } : real(ctx, input);
+      },
+    },
+  },
+  {
+    rule: 'REF-DELETE-SHAPE',
+    breaks: 'referral_programs.delete and rewards.delete answer {deleted: true} instead of {success: true}',
+    output: (operation, body) => (operation === 'referral_programs.delete' || operation === 'rewards.delete' ? { deleted: true } : body),
   },
 ];

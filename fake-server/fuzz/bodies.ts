@@ -181,6 +181,11 @@ export const ACCEPTED_BODIES: Readonly<Record<OperationName, readonly unknown[]>
   'rewards.create': [{ feature_grant: { id: 'reward_new', name: 'New', grants: [{ feature_id: 'messages', included: 5, expiry: { type: 'day', length: 3 } }], promo_codes: [{ code: 'NEW', max_uses: 3 }] } }],
   'customers.get_or_create': [{ customer_id: 'cus_new', name: 'New', email: 'new@example.com', metadata: { plan: { tier: 1 } }, send_email_receipts: true }],
   'customers.get': [{ customer_id: 'cus_a' }, { customer_id: 'cus_b' }],
+  'customers.delete': [{ customer_id: 'cus_a' }, { customer_id: 'cus_b', delete_in_stripe: false }],
+  'plans.delete': [{ plan_id: 'legacy' }, { plan_id: 'legacy', all_versions: true }],
+  'features.delete': [{ feature_id: 'unused' }],
+  'referral_programs.delete': [{ referral_program_id: 'program_a' }],
+  'rewards.delete': [{ reward_id: 'reward_b' }],
 };
 
 /** Where a creating call names what it creates: given a fresh ID half of the time, so creates keep succeeding. */

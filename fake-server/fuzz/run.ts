@@ -36,14 +36,14 @@ export const T0 = Date.parse('2026-03-01T00:00:00Z');
 const KNOWN: KnownIds = {
   customer: ['cus_a', 'cus_b', 'cus_new'],
   entity: ['ent_a', 'ent_b', 'ent_new'],
-  plan: ['free', 'pro', 'seat', 'team', 'addon', 'no_such_plan'],
-  feature: ['messages', 'seats', 'sso', 'credits', '__proto__'],
-  reward: ['reward_a', 'reward_new'],
+  plan: ['free', 'pro', 'seat', 'team', 'addon', 'legacy', 'no_such_plan'],
+  feature: ['messages', 'seats', 'sso', 'credits', 'unused', '__proto__'],
+  reward: ['reward_a', 'reward_b', 'reward_new'],
   referralProgram: ['program_a', 'program_new'],
   lock: ['lock_a', 'lock_new'],
 };
 
-/** The state every operation's fake starts from: each kind of feature, free, paid, license and add-on plans held by customers and an entity, a reward, a program and a lock. */
+/** The state every operation's fake starts from: each kind of feature, free, paid, license and add-on plans held by customers and an entity, a reward, a program and a lock, and a feature, a plan and a reward nothing uses. */
 export const SEED_CALLS: SeedCall[] = [
   { operation: 'features.create', body: { feature_id: 'messages', name: 'Messages', type: 'metered', consumable: true } },
   { operation: 'features.create', body: { feature_id: 'seats', name: 'Seats', type: 'metered', consumable: false } },
@@ -86,6 +86,13 @@ export const SEED_CALLS: SeedCall[] = [
     body: { feature_grant: { id: 'reward_a', name: 'Reward', grants: [{ feature_id: 'messages', included: 10, expiry: null }], promo_codes: [{ code: 'WELCOME', max_uses: null }] } },
   },
   { operation: 'referral_programs.create', body: { id: 'program_a', reward_id: 'reward_a', redeem_on: 'checkout', received_by: 'all', plan_ids: ['pro'] } },
+  // What nothing uses, so each delete has something it may delete.
+  { operation: 'features.create', body: { feature_id: 'unused', name: 'Unused', type: 'boolean' } },
+  { operation: 'plans.create', body: { plan_id: 'legacy', name: 'Legacy', items: [{ feature_id: 'sso' }] } },
+  {
+    operation: 'rewards.create',
+    body: { feature_grant: { id: 'reward_b', name: 'Unlinked', grants: [{ feature_id: 'sso', included: null, expiry: null }], promo_codes: [{ code: 'SPARE', max_uses: 1 }] } },
+  },
 ];
 
 interface Fake {

@@ -17,9 +17,9 @@ export function jsonReply(status: number, body: unknown, headers: Record<string,
   return { status, headers, body: JSON.stringify(body) };
 }
 
-/** The error body `{message, code, env}`, with the status the error table gives the code. */
-export function errorReply(code: ErrorCode, message: string, env: Env, headers: Record<string, string> = {}): Reply {
-  return jsonReply(ERROR_CODES[code].status, { message, code, env }, headers);
+/** The error body `{message, code, env}`, with the status the error table gives the code (unless given). */
+export function errorReply(code: ErrorCode, message: string, env: Env, headers: Record<string, string> = {}, status: number = ERROR_CODES[code].status): Reply {
+  return jsonReply(status, { message, code, env }, headers);
 }
 
 export function toResponse(reply: Reply): Response {

@@ -79,4 +79,12 @@ export class DueQueue {
   nextAt(kinds: readonly DueKind[]): number {
     return Math.min(...kinds.map((kind) => this.#heaps.get(kind)![0]?.at ?? Number.POSITIVE_INFINITY));
   }
+
+  /** Drops the entries of rows that are gone for good (a deleted customer's); a sorted heap is still a heap. */
+  discard(ids: ReadonlySet<string>): void {
+    for (const [kind, heap] of this.#heaps) {
+      const kept = heap.filter((entry) => !ids.has(entry.id));
+      if (kept.length < heap.length) this.#heaps.set(kind, kept.sort((a, b) => (less(a, b) ? -1 : 1)));
+    }
+  }
 }

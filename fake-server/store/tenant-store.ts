@@ -290,4 +290,48 @@ export class TenantStore {
   assignmentsOf(customerId: string): AssignmentRow[] {
     return [...(this.#assignmentsByCustomer.get(customerId) ?? [])].map((id) => this.assignments.get(id)!);
   }
+
+  /**
+   * Removes a customer and every row it owns: its entities, records and their grants, license pools
+   * and assignments, processor subscriptions, usage events and locks, and what was due for them.
+   */
+  removeCustomer(customerId: string): void {
+    const gone = new Set<string>();
+    for (const row of [...this.entities.values()]) if (row.customerId === customerId) this.removeEntity(row);
+    this.#entitiesByCustomer.delete(customerId);
+    for (const record of this.recordsOf(customerId)) {
+      gone.add(record.id);
+      for (const grant of this.grantsOfRecord(record.id)) {
+        gone.add(grant.id);
+        this.grants.delete(grant.id);
+      }
+      this.#grantsByRecord.delete(record.id);
+      this.recordsByKind[record.kind].remove({ t: record.createdAt, id: record.id });
+      this.records.delete(record.id);
+    }
+    this.#recordsByCustomer.delete(customerId);
+    this.#recordsByCustomerKind.delete(customerId);
+    for (const pool of this.poolsOf(customerId)) {
+      this.pools.delete(pool.id);
+      this.#activeAssignmentsByPool.delete(pool.id);
+    }
+    this.#poolsByCustomer.delete(customerId);
+    for (const assignment of this.assignmentsOf(customerId)) this.assignments.delete(assignment.id);
+    this.#assignmentsByCustomer.delete(customerId);
+    for (const billing of this.processorSubscriptionsOf(customerId)) {
+      gone.add(billing.id);
+      this.processorSubscriptions.delete(billing.id);
+    }
+    this.#processorSubscriptionsByCustomer.delete(customerId);
+    for (const [lockId, lock] of [...this.locks]) {
+      if (lock.customerId !== customerId) continue;
+      gone.add(lockId);
+      this.locks.delete(lockId);
+    }
+    this.due.discard(gone);
+    let kept = 0;
+    for (const event of this.events) if (event.customerId !== customerId) this.events[kept++] = event;
+    this.events.length = kept;
+    this.customers.delete(customerId);
+  }
 }

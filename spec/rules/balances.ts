@@ -90,9 +90,11 @@ export const balancesRules = [
     operations: [...OP],
   },
   {
-    // Inferred: `allowed` is true in the three listed cases, so false otherwise (no balance, boolean not in a plan).
+    // The direct converse of the sentence: `allowed` is true in the three listed cases only, so false
+    // otherwise (no balance, a boolean feature in none of the customer's plans). MUST (issue 17): the
+    // sentence defines when `allowed` is true, and balances.check adds "`allowed` is false when the balance is below it".
     id: 'CHECK-DENIED-OTHERWISE',
-    level: 'SHOULD',
+    level: 'MUST',
     provenance: 'documented',
     part: 'balances',
     section: RESULT,

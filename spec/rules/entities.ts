@@ -66,9 +66,11 @@ export const entitiesRules = [
     operations: ['entities.list'],
   },
   {
-    // Inferred: the document gives pagination but no walking rule; the walk must be complete and end on a null cursor.
+    // The sentence lists the organization's entities with pagination: walking the pages lists each of
+    // them, once, and the walk ends on a null cursor. MUST (issue 17): a walk that skips or repeats a
+    // row does not list the entities.
     id: 'ENT-CURSOR-WALK',
-    level: 'SHOULD',
+    level: 'MUST',
     provenance: 'documented',
     part: 'entities',
     section: ENTITIES_LIST,

@@ -222,9 +222,10 @@ export const listingsRules = [
     operations: [...BOTH],
   },
   {
-    // Inferred: the document tells clients to walk until has_more is false, so the walk must be complete.
+    // The document tells clients to walk until has_more is false to have the listing: the walk lists
+    // every matching record, once. MUST (issue 17): a walk that skips or repeats a row is not the listing.
     id: 'LIST-WALK-EVERY-MATCH-ONCE',
-    level: 'SHOULD',
+    level: 'MUST',
     provenance: 'documented',
     part: 'listings',
     section: 'Limits',

@@ -72,6 +72,7 @@ export const versioningRules = [
     section: VERSIONING,
     quote: '`version_slug` defaults to `v{n}`',
     operations: ['plans.create', 'plans.get', 'plans.update'],
+    fields: ['version_slug'],
   },
   {
     id: 'VER-PLAN-ONE-ACTIVE',
@@ -81,6 +82,7 @@ export const versioningRules = [
     section: VERSIONING,
     quote: 'at most one version is active',
     operations: ['plans.get', 'plans.update', 'plans.list'],
+    fields: ['active', 'list.*.active'],
   },
   {
     id: 'VER-BASE-VARIANT-DEPRECATED',

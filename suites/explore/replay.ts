@@ -12,7 +12,6 @@ import { shellQuote } from '../report/curl.ts';
 import type { OperationName } from '../../spec/operations.ts';
 import type { Difference } from './compare.ts';
 import { UNKNOWN_KEY, VARIANTS, variantHeaders, type VariantName } from './command.ts';
-import type { FindingFile } from './findings.ts';
 import type { RuleId } from '../../spec/rules/catalogue.ts';
 import type { CalendarStart } from './calendar.ts';
 import { Lockstep, WorldState, type Step } from './lockstep.ts';
@@ -43,6 +42,17 @@ export interface Replayable {
   readonly idPrefix: string;
   readonly start: { readonly kind: CalendarStart; readonly at: number };
   readonly apiVersion: string;
+}
+
+/** A finding as a replay and its script read it (the fields of findings.ts's FindingFile they need). */
+export interface ReplayableFinding extends Replayable {
+  readonly rule: string;
+  readonly level: string;
+  readonly seed: number;
+  /** Index of the diverging step. */
+  readonly at: number;
+  readonly differences: readonly Difference[];
+  readonly start: Replayable['start'] & { readonly isolated: boolean };
 }
 
 /**
@@ -114,7 +124,7 @@ export async function replaySteps(program: Replayable, target: ExploreTarget): P
 let replays = 0;
 
 /** Runs a finding's program again against `target` and a fresh model; the finding is reproduced when the diverging call differs again. */
-export async function replayFinding(file: FindingFile, target: ExploreTarget): Promise<ReplayOutcome> {
+export async function replayFinding(file: ReplayableFinding, target: ExploreTarget): Promise<ReplayOutcome> {
   const { lockstep, replayed } = await replaySteps(file, target);
   const diverging = replayed.get(file.at);
   const differences = lockstep.steps.flatMap((step, i) => step.differences.map((difference) => ({ step: i + 1, operation: step.operation, difference })));
@@ -128,7 +138,7 @@ export function idPrefixOf(ns: { id(kind: string): string }): string {
 }
 
 /** A POSIX shell script of curls replaying the program against `$BASE_URL` with `$API_KEY` (keys never written into it). */
-export function curlScript(file: FindingFile): string {
+export function curlScript(file: ReplayableFinding): string {
   const main = file.differences[0];
   const lines = [
     '#!/bin/sh',

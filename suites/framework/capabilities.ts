@@ -29,6 +29,8 @@ export type Need = Capability | readonly Capability[];
 
 export interface CapabilitySet {
   readonly available: ReadonlySet<Capability>;
+  /** Why each capability the target lacks is missing (one clause each). */
+  readonly why: ReadonlyMap<Capability, string>;
   has(capability: Capability): boolean;
   /** Why a scenario with these needs cannot run on this target; undefined when it can. */
   missing(needs: readonly Need[]): string | undefined;
@@ -86,6 +88,7 @@ export function capabilitySet(available: ReadonlySet<Capability>, why: ReadonlyM
   const describe = (c: Capability) => why.get(c) ?? (c.startsWith('fixture:') ? `fixture ${c.slice('fixture:'.length)}` : c);
   return {
     available,
+    why,
     has: (c) => available.has(c),
     missing(needs) {
       const reasons: string[] = [];
@@ -101,4 +104,18 @@ export function capabilitySet(available: ReadonlySet<Capability>, why: ReadonlyM
       return reasons.length === 0 ? undefined : [...reasons, ...hints].join('; ');
     },
   };
+}
+
+/** A capability set as JSON, for the run's global setup to hand to every test file (probed once per run). */
+export interface CapabilityReport {
+  readonly available: readonly Capability[];
+  readonly why: readonly (readonly [Capability, string])[];
+}
+
+export function reportCapabilities(set: CapabilitySet): CapabilityReport {
+  return { available: [...set.available], why: [...set.why] };
+}
+
+export function capabilitiesFrom(report: CapabilityReport): CapabilitySet {
+  return capabilitySet(new Set(report.available), new Map(report.why));
 }

@@ -167,7 +167,7 @@ describe('per-rule verdicts', () => {
       t,
     );
     expect(explained.verdicts['THING-GET-SHAPE']).toMatchObject({ status: 'FAIL' });
-    expect(explained.verdicts['A']).toMatchObject({ status: 'BLOCKED', blockedBy: 'THING-GET-SHAPE', message: expect.stringMatching(/^things\.get answered without id, which this check of A reads/) });
+    expect(explained.verdicts['A']).toMatchObject({ status: 'BLOCKED', blockedBy: 'THING-GET-SHAPE', message: expect.stringMatching(/^things\.get \(exchange #\d+\) answered without id, which this check of A compared: id: expected "broken", saw undefined/) });
     expect(explained.verdicts['B']).toMatchObject({ status: 'BLOCKED', blockedBy: 'THING-GET-SHAPE' });
     expect(explained.status).toBe('blocked');
 
@@ -189,7 +189,7 @@ describe('per-rule verdicts', () => {
       }),
       t,
     );
-    expect(builtFromMissing.verdicts['A']).toMatchObject({ status: 'BLOCKED', blockedBy: 'THING-GET-SHAPE', message: expect.stringMatching(/things\.get was not sent: its thing_id would come from what things\.get left out \(id\)/) });
+    expect(builtFromMissing.verdicts['A']).toMatchObject({ status: 'BLOCKED', blockedBy: 'THING-GET-SHAPE', message: expect.stringMatching(/things\.get was not sent: its thing_id would come from id, which things\.get \(exchange #\d+\) left out/) });
     expect(builtFromMissing.evidence.length, 'the request built from the missing field was not sent').toBe(sent);
   });
 

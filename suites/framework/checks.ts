@@ -1,32 +1,71 @@
 /**
  * Per-rule verdicts of one scenario run (DESIGN.md decision 7). Every assertion names the rule it
- * proves; a failed assertion fails exactly that rule, and the rules it stopped the scenario before
- * reaching are BLOCKED, naming what stopped them.
+ * proves; a failed assertion fails exactly that rule, and a detected deviation is never lost
+ * (issue 17): it is reported as FAIL of its rule, or (when it cannot be that rule's) names the
+ * answer that caused it.
  *
  * How an assertion finds its rule (see ScenarioContext in scenario.ts):
  * - `t.check(RULE, () => expect(…)…)`, `t.expectOk(result, RULE)`, `t.expectError(result, { rule: RULE })`:
- *   attributed; a failure FAILs RULE and stops the scenario.
+ *   attributed; a failure FAILs RULE. A MUST rule's failure stops the scenario; a SHOULD rule's is
+ *   recorded and the scenario goes on (see "SHOULD failures" below).
  * - Wire-schema checks of 200 answers are attributed to the operation's shape rule by the client;
- *   they record, they never stop the scenario (the scenario goes on with the raw body).
+ *   they record, they never stop the scenario (the scenario goes on with the raw body). An explicit
+ *   FAIL of a shape rule (a check naming it) stands against the schema PASS of the same answer.
  * - An unattributed assertion (plain `expect`, `t.expectOk(result)`): in a scenario with exactly one
  *   rule that is not a shape rule (its *primary* rule), it is that rule's. In a scenario with
- *   several, it fails no rule: the safest reading of an assertion nobody attributed is that its rule
- *   is unknown, so the rules not yet decided become BLOCKED by "an unattributed assertion" and the
- *   scenario's test still fails (status `fail`), so the author sees it and attributes it.
+ *   several, it fails no rule: the rules not yet decided become BLOCKED by "an unattributed
+ *   assertion" and the scenario's test still fails (status `fail`), so the author attributes it.
+ *
+ * SHOULD failures. A failed check of a SHOULD rule records its FAIL and returns a stand-in for the
+ * value the check would have returned: the scenario goes on, so a MUST check that does not need
+ * that value still runs, and PASSes when it holds. Any use of the stand-in (a property read, a call,
+ * a conversion) throws NeedsFailedCheck, which BLOCKS the rules not yet decided on that SHOULD rule:
+ * they needed its result. A later check that fails is BLOCKED by the SHOULD rule too, its own
+ * failure quoted: the state the scenario built on may not be what it assumed (a model of balances
+ * after a track that deducted nothing), so it cannot be told from a knock-on; a MUST rule left so
+ * keeps the run from PASSED, and the deviation is in its message. A crash (a TypeError) after such
+ * a failure is taken as its knock-on too.
+ *
+ * Preconditions (`t.precondition`) may rest only on setup operations (the reference's), on
+ * capabilities, and on rules already reported (FAILed) in the same scenario. A precondition rests
+ * on the exchanges since the previous check or precondition; when one of them called a documented
+ * operation that a rule of the scenario owns (RuleDef.operations), the precondition asserts that
+ * rule's behaviour, so it is refused, loudly (PreconditionOverreach: the scenario ends in ERROR),
+ * whether it holds or not: write it as a check of the rule it proves. precondition-exemptions.ts
+ * lists the call sites still to be rewritten.
+ *
+ * "Not served". An answer says the target has no such route (isRouteNotServed) when it is a 405 or
+ * 501; a 404 whose body is not a JSON object with a string `code`, or whose code names a route
+ * (`route_not_found`, …); or a 401 with an empty body (how the reference answers an unknown path
+ * once the key is accepted, which preflight checked). A check that fails on such an answer (or a
+ * refusal check it would pass only by accident) is not a deviation of its rule: it is SKIP "not
+ * served" when the rule owns that operation, and BLOCKED by "<operation> not served" otherwise; when
+ * the scenario stops, every undecided rule owning an operation that was not served is SKIP too.
+ *
+ * Missing fields. A 200 answer that left out a required field FAILs its shape rule (one missing
+ * field, one FAIL). The scenario sees such an answer through a watch (missing-reads.ts) that notes
+ * every read of a left-out path and every copy of an object lacking one; a later check is BLOCKED by
+ * that answer's shape rule, naming the answer and the path, only when the value it compared is the
+ * missing path or lies under it (see #missingReadBehind: the answer or a copy of it compared with
+ * its differences exactly at missing paths, or a missing path read since the previous check and
+ * every difference an absent value), unless the path is one of the rule's own fields (RuleDef.fields)
+ * of its own operation: then it is the rule's own deviation and FAILs. A list with an extra element
+ * compared with `[]` is never taken for a missing field. A request built from a value read there is
+ * not sent (it BLOCKS on the same answer).
  *
  * What a thrown error makes of the rules not yet decided (a rule is decided once it FAILed or was
  * ERROR; a rule whose checks passed so far is not decided until the scenario ends):
- * - assertion of rule R → R FAIL; the others BLOCKED by R;
+ * - assertion of rule R → R FAIL (or SKIP/BLOCKED as above); the others BLOCKED by R;
  * - SetupFailed (a call that only builds state was refused) → BLOCKED by `setup <operation>`;
  * - SetupNotServed (the target has no such route) → SKIP with the reason;
  * - a control-plane call refused with a 4xx (the state it should force is not there) → BLOCKED by it;
  * - TargetFault (5xx, 429 beyond the retry budget), TransportError (network, timeout), a scenario
  *   timeout, an answer that is not JSON → ERROR, of R when inside R's check (the others BLOCKED by
  *   R), else of every undecided rule; never FAIL;
- * - any other error (a TypeError reading a field) after a 200 failed its wire schema → BLOCKED by
- *   that shape rule (a field the scenario needs is missing); without such a 200 → ERROR (a bug);
- * - an assertion of R that fails only where a field some 200 left out is missing (every differing
- *   value is undefined) → R BLOCKED by that shape rule, not FAIL: one missing field, one FAIL.
+ * - PreconditionOverreach (a suite defect) → ERROR;
+ * - any other error (a TypeError reading a field): after a read of a missing field → BLOCKED by that
+ *   answer's shape rule; after a SHOULD failure the scenario went on from → BLOCKED by that rule;
+ *   after a 200 that failed its wire schema → BLOCKED by that shape rule; else ERROR (a bug).
  * A scenario that ends without a thrown error: every declared rule not FAILed is PASS, except a
  * declared shape rule no 200 exercised, which is BLOCKED.
  *
@@ -35,6 +74,8 @@
  */
 import type { Exchange } from './evidence.ts';
 import { TransportError } from './http.ts';
+import { dotPath, missingPaths, watchedPlace, watchMissing, type MissingRead } from './missing-reads.ts';
+import { differencesOf, inOwnWords, printable } from './own-words.ts';
 
 export type RuleStatus = 'PASS' | 'FAIL' | 'BLOCKED' | 'SKIP' | 'ERROR';
 
@@ -44,7 +85,7 @@ export interface RuleResult {
   readonly message?: string;
   /** BLOCKED: the rule or setup step that stopped the scenario before this rule was decided. */
   readonly blockedBy?: string;
-  /** FAIL: the failing assertion's operands. */
+  /** FAIL: the failing assertion's operands (plain data: matchers as their printed form). */
   readonly expected?: unknown;
   readonly actual?: unknown;
   /** Indices into the scenario's reported evidence (`ScenarioMeta.evidence`) of the exchanges behind the verdict. */
@@ -65,11 +106,15 @@ export interface RecordedVerdict extends Omit<RuleResult, 'exchanges'> {
 /** Lowest first. */
 const PRECEDENCE: readonly RuleStatus[] = ['SKIP', 'BLOCKED', 'PASS', 'ERROR', 'FAIL'];
 
+function outranks(a: RuleStatus, b: RuleStatus): boolean {
+  return PRECEDENCE.indexOf(a) > PRECEDENCE.indexOf(b);
+}
+
 /** A rule's status across scenarios: the highest of FAIL > ERROR > PASS > BLOCKED > SKIP; undefined for none. */
 export function aggregateRuleStatus(statuses: Iterable<RuleStatus>): RuleStatus | undefined {
   let highest: RuleStatus | undefined;
   for (const status of statuses) {
-    if (highest === undefined || PRECEDENCE.indexOf(status) > PRECEDENCE.indexOf(highest)) highest = status;
+    if (highest === undefined || outranks(status, highest)) highest = status;
   }
   return highest;
 }
@@ -103,22 +148,63 @@ export class TargetFault extends Error {
   }
 }
 
+/** A check's answer says the target has no such route: not the checked rule's deviation (see "Not served"). */
+export class RouteNotServed extends Error {
+  override readonly name = 'RouteNotServed';
+  constructor(
+    message: string,
+    readonly exchange: Exchange,
+  ) {
+    super(message);
+  }
+}
+
+/** The scenario used what a failed SHOULD check would have returned: the rules not yet decided needed its result. */
+export class NeedsFailedCheck extends Error {
+  override readonly name = 'NeedsFailedCheck';
+  constructor(readonly rule: string) {
+    super(`the scenario used the result of the failed check of ${rule}`);
+  }
+}
+
+/** A suite defect: a precondition asserts the behaviour of an operation a rule of its scenario owns. */
+export class PreconditionOverreach extends Error {
+  override readonly name = 'PreconditionOverreach';
+}
+
 /** Statuses that say nothing about the rule under test: the target is failing or rate limiting. */
 export function isTargetFault(status: number): boolean {
   return status >= 500 || status === 429;
 }
 
+function isEmptyBody(body: unknown): boolean {
+  return body === undefined || body === null || body === '' || (typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0);
+}
+
+const NAMES_A_ROUTE = /route|endpoint|path|method|cannot post/i;
+
 /**
- * Whether a refusal says the target has no such route (rather than refusing the request): 404, 405
- * or 501 without the `…_not_found` code of a missing record (`route_not_found` is the fake's
- * missing route), or a 401 with an empty body, which is how the reference answers an unknown path
- * after it accepted the key (preflight checked the key).
+ * Whether an answer says the target has no such route (rather than refusing the request):
+ * - a 405 or 501;
+ * - a 404 whose body is not a JSON object (an HTML or text page, nothing), or an empty one; or whose
+ *   error code (`code`, or `error.code` in a wrapped body) names a route (`route_not_found` is the
+ *   fake's); or that has no code at all and a message naming a route (`Cannot POST /v1/x`, `Route
+ *   POST:/v1/x not found`). A 404 with any other code (`customer_not_found`, `not_found`) refuses the request;
+ * - a 401 with an empty body, which is how the reference answers an unknown path after it accepted
+ *   the key (preflight checked the key).
  */
 export function isRouteNotServed(status: number, body: unknown): boolean {
-  const code = (body as { code?: unknown } | null)?.code;
-  const missingRecord = typeof code === 'string' && code.endsWith('_not_found') && code !== 'route_not_found';
-  if (status === 404 || status === 405 || status === 501) return !missingRecord;
-  return status === 401 && (body === undefined || body === '' || (typeof body === 'object' && body !== null && Object.keys(body).length === 0));
+  if (status === 405 || status === 501) return true;
+  if (status === 404) {
+    if (body === null || typeof body !== 'object' || Array.isArray(body) || isEmptyBody(body)) return true;
+    const wrapped = (body as { error?: unknown }).error;
+    const inner = wrapped !== null && typeof wrapped === 'object' ? (wrapped as Record<string, unknown>) : {};
+    const code = (body as { code?: unknown }).code ?? inner['code'];
+    if (typeof code === 'string') return NAMES_A_ROUTE.test(code);
+    const message = [(body as { message?: unknown }).message, wrapped, inner['message']].find((m) => typeof m === 'string');
+    return typeof message === 'string' && NAMES_A_ROUTE.test(message);
+  }
+  return status === 401 && isEmptyBody(body);
 }
 
 function isRefusal(status: unknown): boolean {
@@ -130,13 +216,83 @@ const TARGET_ERRORS = new Set(['TargetFault', 'TransportError', 'ScenarioTimeout
 /** Errors already turned into a verdict, by the rule they were recorded for. */
 const recorded = new WeakMap<object, string>();
 
+function nameOf(error: unknown): unknown {
+  return (error as { name?: unknown } | null)?.name;
+}
+
 function isAssertion(error: unknown): error is Error & { actual?: unknown; expected?: unknown } {
-  return (error as { name?: unknown } | null)?.name === 'AssertionError';
+  return nameOf(error) === 'AssertionError';
 }
 
 function firstLine(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   return text.split('\n')[0] ?? text;
+}
+
+/** A value computed from a missing field: undefined itself, or NaN (arithmetic on it). */
+function fromMissing(value: unknown): boolean {
+  return value === undefined || Number.isNaN(value);
+}
+
+/** What a default for a missing value gives (`?? null`, `?? []`): null, `''`, an empty array or object. */
+function isEmptyValue(value: unknown): boolean {
+  return value === null || value === '' || (typeof value === 'object' && Object.keys(value as object).length === 0);
+}
+
+/**
+ * The stand-in a failed SHOULD check returns: awaiting it or ignoring it is fine; any other use
+ * throws NeedsFailedCheck.
+ */
+function unusable(rule: string): never {
+  const refuse = (): never => {
+    throw new NeedsFailedCheck(rule);
+  };
+  return new Proxy(function failedCheck() {}, {
+    // `then` is read when the stand-in resolves a promise (an async check): it is not a thenable.
+    get: (_target, key) => (key === 'then' ? undefined : refuse()),
+    has: refuse,
+    set: refuse,
+    ownKeys: refuse,
+    getOwnPropertyDescriptor: refuse,
+    apply: refuse,
+    construct: refuse,
+    getPrototypeOf: refuse,
+  }) as never;
+}
+
+/** What the catalogue says about a rule that bears on its verdicts (spec/rules/rule.ts). */
+export interface RuleFacts {
+  readonly level: 'MUST' | 'SHOULD';
+  /** Operations the rule constrains; empty: every operation (it owns none in particular). */
+  readonly operations: readonly string[];
+  /** Answer fields the rule is about (dot paths, `*` for any index): a missing one is the rule's own FAIL. */
+  readonly fields?: readonly string[];
+}
+
+/** A precondition that rests on a documented operation a rule of its scenario owns. */
+export interface PreconditionOverreachFinding {
+  readonly precondition: string;
+  readonly operation: string;
+  /** The scenario's rules that own the operation. */
+  readonly rules: readonly string[];
+  /** Listed in precondition-exemptions.ts (so it was let through). */
+  readonly exempt: boolean;
+}
+
+export interface RuleChecksOptions {
+  /** The scenario's rules. */
+  readonly declared: readonly string[];
+  /** Every operation's shape rule (a declared one is decided by the client's wire-schema checks). */
+  readonly shapeRules: ReadonlySet<string>;
+  readonly evidence: () => readonly Exchange[];
+  /** Whether an exchange is a call of a reference-only operation, and whether it reads or writes. */
+  readonly referenceOperation?: (exchange: Exchange) => 'read' | 'write' | undefined;
+  /** The documented operation an exchange called, if any (raw calls by their path). */
+  readonly documentedOperation?: (exchange: Exchange) => string | undefined;
+  /** The catalogue's facts of a rule; a rule it does not know is a MUST rule owning no operation. */
+  readonly rules?: (rule: string) => RuleFacts | undefined;
+  /** Documented operations this scenario's preconditions may still rest on (precondition-exemptions.ts). */
+  readonly exemptOperations?: ReadonlySet<string>;
 }
 
 /** How a scenario that threw ended, before the verdicts say more. */
@@ -149,33 +305,51 @@ export class RuleChecks {
   readonly #primary: string | undefined;
   readonly #evidence: () => readonly Exchange[];
   readonly #verdicts = new Map<string, RecordedVerdict>();
-  readonly #referenceOperations: (exchange: Exchange) => 'read' | 'write' | undefined;
+  readonly #referenceOperation: (exchange: Exchange) => 'read' | 'write' | undefined;
+  readonly #documentedOperation: (exchange: Exchange) => string | undefined;
+  readonly #facts: (rule: string) => RuleFacts | undefined;
+  readonly #exempt: ReadonlySet<string>;
   readonly #reliedOn = new Map<string, Set<string>>();
+  readonly #missingReads: MissingRead[] = [];
+  readonly #overreach: PreconditionOverreachFinding[] = [];
+  /** Rules SKIP because their own operation was not served: which operation. */
+  readonly #notServedOf = new Map<string, string>();
+  /** SHOULD rules whose failed check the scenario went on from, in order. */
+  readonly #wentOnFrom: string[] = [];
   /** Sequence number of the last exchange already behind a finished check. */
   #mark = 0;
+  /** How many missing reads were already behind a finished check. */
+  #readsAtMark = 0;
 
-  /**
-   * @param declared the scenario's rules
-   * @param shapeRules every operation's shape rule (a declared one is decided by the client's wire-schema checks)
-   * @param referenceOperation whether an exchange is a call of a reference-only operation, and whether it reads or writes
-   */
-  constructor(
-    declared: readonly string[],
-    shapeRules: ReadonlySet<string>,
-    evidence: () => readonly Exchange[],
-    referenceOperation: (exchange: Exchange) => 'read' | 'write' | undefined = () => undefined,
-  ) {
-    this.#declared = declared;
-    this.#shapeRules = shapeRules;
-    this.#evidence = evidence;
-    this.#referenceOperations = referenceOperation;
-    const ruleRules = declared.filter((rule) => !shapeRules.has(rule));
+  constructor(options: RuleChecksOptions) {
+    this.#declared = options.declared;
+    this.#shapeRules = options.shapeRules;
+    this.#evidence = options.evidence;
+    this.#referenceOperation = options.referenceOperation ?? (() => undefined);
+    this.#documentedOperation = options.documentedOperation ?? (() => undefined);
+    this.#facts = options.rules ?? (() => undefined);
+    this.#exempt = options.exemptOperations ?? new Set();
+    const ruleRules = options.declared.filter((rule) => !options.shapeRules.has(rule));
     this.#primary = ruleRules.length === 1 ? ruleRules[0] : undefined;
   }
 
+  /** Preconditions of this scenario that rest on an operation one of its rules owns (exempt ones included). */
+  get overreachingPreconditions(): readonly PreconditionOverreachFinding[] {
+    return this.#overreach;
+  }
+
+  #level(rule: string): 'MUST' | 'SHOULD' {
+    return this.#facts(rule)?.level ?? 'MUST';
+  }
+
+  #owns(rule: string, operation: string): boolean {
+    return this.#facts(rule)?.operations.includes(operation) ?? false;
+  }
+
   /**
-   * Runs `assertion` as a check of `rule`: its failure FAILs `rule` (or makes it ERROR) and is
-   * rethrown to stop the scenario. `asserted`: the exchange whose answer the check asserts.
+   * Runs `assertion` as a check of `rule`: its failure FAILs `rule` (or makes it ERROR, SKIP or
+   * BLOCKED, see above). A MUST rule's failure is rethrown to stop the scenario; a SHOULD rule's
+   * returns a stand-in (see "SHOULD failures"). `asserted`: the exchange whose answer the check asserts.
    */
   check<R>(rule: string, assertion: () => R, asserted?: Exchange): R {
     if (!this.#declared.includes(rule)) throw new Error(`a check names rule ${rule}, which the scenario does not declare (rules: ${this.#declared.join(', ')})`);
@@ -184,7 +358,7 @@ export class RuleChecks {
     try {
       value = assertion();
     } catch (error) {
-      throw this.#failed(rule, error);
+      return this.#afterFailure(rule, error, asserted);
     }
     if (value instanceof Promise) {
       return value.then(
@@ -192,91 +366,225 @@ export class RuleChecks {
           this.#passed(rule);
           return resolved;
         },
-        (error: unknown) => {
-          throw this.#failed(rule, error);
-        },
+        (error: unknown) => this.#afterFailure(rule, error, asserted),
       ) as R;
     }
     this.#passed(rule);
     return value;
   }
 
+  #afterFailure(rule: string, error: unknown, asserted: Exchange | undefined): never {
+    const thrown = this.#failed(rule, error, asserted);
+    const verdict = this.#verdicts.get(rule);
+    const blockedBy = verdict?.status === 'BLOCKED' ? verdict.blockedBy : undefined;
+    const goesOn = verdict?.status === 'FAIL' || (blockedBy !== undefined && (this.#shapeRules.has(blockedBy) || this.#wentOnFrom.includes(blockedBy)));
+    const ownFailure = recorded.get(thrown as object) === rule && goesOn;
+    if (ownFailure && this.#level(rule) === 'SHOULD') {
+      if (!this.#wentOnFrom.includes(rule)) this.#wentOnFrom.push(rule);
+      return unusable(rule);
+    }
+    throw thrown;
+  }
+
   /** The reference-only operations this check of `rule` rests on: reads since the previous check, and the asserted answer. */
   #noteReliedOn(rule: string, asserted: Exchange | undefined): void {
-    const reads = this.#evidence().filter((e) => e.seq > this.#mark && this.#referenceOperations(e) === 'read');
-    const relied = [...reads, ...(asserted !== undefined && this.#referenceOperations(asserted) !== undefined ? [asserted] : [])].map((e) => e.label);
+    const reads = this.#sinceMark().filter((e) => this.#referenceOperation(e) === 'read');
+    const relied = [...reads, ...(asserted !== undefined && this.#referenceOperation(asserted) !== undefined ? [asserted] : [])].map((e) => e.label);
     if (relied.length === 0) return;
     const set = this.#reliedOn.get(rule) ?? new Set<string>();
     for (const label of relied) set.add(label);
     this.#reliedOn.set(rule, set);
   }
 
-  /** What happened so far is behind a settled step (a precondition): later checks do not rest on it. */
+  #sinceMark(): Exchange[] {
+    return this.#evidence().filter((e) => e.seq > this.#mark);
+  }
+
+  /** What happened so far is behind a settled step (a precondition, a probe): later checks do not rest on it. */
   settled(): void {
     this.#mark = this.#lastSeq();
+    this.#readsAtMark = this.#missingReads.length;
   }
 
   #passed(rule: string): void {
     if (!this.#verdicts.has(rule)) this.#verdicts.set(rule, { status: 'PASS' });
-    this.#mark = this.#lastSeq();
+    this.settled();
+  }
+
+  /**
+   * Assertions about state the scenario relies on but does not prove: a failure BLOCKS the rules
+   * not yet decided, naming `what` (or the answer behind it). Refused (PreconditionOverreach) when it
+   * rests on a documented operation a rule of the scenario owns, unless exempt (see above).
+   */
+  precondition<V>(what: string, assertion: () => V): V {
+    // Checked before (so a precondition that holds is refused too) and after: an async one may call the target itself.
+    this.#refuseOverreach(what);
+    const readsBefore = this.#readsAtMark;
+    const blocked = (error: unknown): never => {
+      this.#refuseOverreach(what);
+      if (!isAssertion(error)) throw error;
+      const notServed = this.#sinceMark().find((e) => this.#isNotServed(e));
+      if (notServed !== undefined) throw new SetupFailed(`${notServed.label} not served`, `${this.#notServedText(notServed)}, which precondition "${what}" reads`, notServed);
+      const read = this.#missingReadBehind(error, readsBefore);
+      if (read !== undefined) throw new SetupFailed(this.#shapeRuleOf(read), `${read.exchange.label} answered without ${read.path}, which precondition "${what}" reads: ${inOwnWords(error)}`, read.exchange);
+      throw new SetupFailed(`precondition: ${what}`, `precondition "${what}" does not hold: ${inOwnWords(error)}`);
+    };
+    try {
+      const value = assertion();
+      if (!(value instanceof Promise)) {
+        this.settled();
+        return value;
+      }
+      return value.then((resolved: unknown) => {
+        this.#refuseOverreach(what);
+        this.settled();
+        return resolved;
+      }, blocked) as V;
+    } catch (error) {
+      return blocked(error);
+    }
+  }
+
+  #refuseOverreach(what: string): void {
+    for (const exchange of this.#sinceMark()) {
+      const operation = this.#documentedOperation(exchange);
+      if (operation === undefined) continue;
+      const owners = this.#declared.filter((rule) => !this.#shapeRules.has(rule) && !this.#decided(rule) && this.#owns(rule, operation));
+      if (owners.length === 0) continue;
+      const exempt = this.#exempt.has(operation);
+      if (!this.#overreach.some((f) => f.precondition === what && f.operation === operation)) this.#overreach.push({ precondition: what, operation, rules: owners, exempt });
+      if (!exempt) {
+        throw new PreconditionOverreach(
+          `suite defect: precondition "${what}" rests on ${operation} (exchange #${exchange.seq}), whose behaviour ${owners.join(', ')} of this scenario own: ` +
+            'assert it as a check of the rule it proves (t.check), or read the state through a setup operation (see checks.ts, "Preconditions")',
+        );
+      }
+    }
   }
 
   /** Records the error against `rule` when it is the rule's own (an assertion, or a target fault during its check). */
-  #failed(rule: string, error: unknown): unknown {
+  #failed(rule: string, error: unknown, asserted: Exchange | undefined): unknown {
     if (error === null || typeof error !== 'object' || recorded.has(error)) return error;
-    const name = (error as { name?: unknown }).name;
-    const missing = isAssertion(error) ? this.#explainedByMissingField(error) : undefined;
-    if (missing !== undefined) {
-      this.#verdicts.set(rule, { status: 'BLOCKED', blockedBy: missing.shapeRule!, message: `${missing.label} answered without ${missingFields(missing).join(', ')}, which this check of ${rule} reads: ${firstLine(error)}`, seqs: [missing.seq] });
-    } else if (isAssertion(error)) {
-      this.#verdicts.set(rule, {
-        status: 'FAIL',
-        message: error.message,
-        ...('expected' in error ? { expected: error.expected } : {}),
-        ...('actual' in error ? { actual: error.actual } : {}),
-        seqs: this.#recentSeqs(),
-      });
+    const name = nameOf(error);
+    const earlier = this.#verdicts.get(rule);
+    if (isAssertion(error) || name === 'RouteNotServed') {
+      // A rule that already FAILed (a SHOULD rule the scenario went on from) keeps its first FAIL.
+      if (earlier?.status !== 'FAIL') this.#verdicts.set(rule, this.#verdictOfFailure(rule, error as Error & { actual?: unknown; expected?: unknown }, asserted));
     } else if (typeof name === 'string' && TARGET_ERRORS.has(name)) {
-      this.#verdicts.set(rule, { status: 'ERROR', message: (error as Error).message, seqs: this.#recentSeqs() });
+      if (earlier?.status !== 'FAIL') this.#verdicts.set(rule, { status: 'ERROR', message: (error as Error).message, seqs: this.#recentSeqs() });
     } else {
       return error;
     }
     recorded.set(error, rule);
-    this.#mark = this.#lastSeq();
+    this.settled();
     return error;
   }
 
-  /** The first 200 of the scenario so far that left out a required field (its shape rule FAILs). */
-  answerMissingAField(): Exchange | undefined {
-    return this.#evidence().find((e) => e.shapeRule !== undefined && missingFields(e).length > 0);
+  /** A failed assertion of `rule` (or a check that met a route not served): FAIL, or SKIP/BLOCKED when it is not the rule's deviation. */
+  #verdictOfFailure(rule: string, error: Error & { actual?: unknown; expected?: unknown }, asserted: Exchange | undefined): RecordedVerdict {
+    const behind = asserted !== undefined ? [asserted] : this.#sinceMark();
+    const notServed = behind.find((e) => this.#isNotServed(e));
+    if (notServed !== undefined) {
+      const operation = this.#documentedOperation(notServed) ?? notServed.label;
+      if (this.#owns(rule, operation)) this.#notServedOf.set(rule, operation);
+      return this.#owns(rule, operation)
+        ? { status: 'SKIP', message: `${this.#notServedText(notServed)}, the operation ${rule} is about`, seqs: [notServed.seq] }
+        : { status: 'BLOCKED', blockedBy: `${operation} not served`, message: `${this.#notServedText(notServed)}, which this check of ${rule} asked through`, seqs: [notServed.seq] };
+    }
+    const read = isAssertion(error) ? this.#missingReadBehind(error, this.#readsAtMark) : undefined;
+    if (read !== undefined && !this.#isOwnField(rule, read)) {
+      const message = `${read.exchange.label} (exchange #${read.exchange.seq}) answered without ${read.path}, which this check of ${rule} compared: ${inOwnWords(error)}`;
+      return { status: 'BLOCKED', blockedBy: this.#shapeRuleOf(read), message, seqs: [read.exchange.seq] };
+    }
+    const operands = {
+      ...('expected' in error ? { expected: printable(error.expected) } : {}),
+      ...('actual' in error ? { actual: printable(error.actual) } : {}),
+      seqs: this.#recentSeqs(),
+    };
+    // After a SHOULD failure the scenario went on from, what it set up may not be what later steps assume.
+    const earlierShould = this.#wentOnFrom.find((should) => should !== rule);
+    if (earlierShould !== undefined) {
+      return { status: 'BLOCKED', blockedBy: earlierShould, message: `after ${earlierShould} failed, this check of ${rule} failed too, maybe as its knock-on: ${inOwnWords(error)}`, ...operands };
+    }
+    return { status: 'FAIL', message: inOwnWords(error), ...operands };
+  }
+
+  #isNotServed(exchange: Exchange): boolean {
+    return exchange.response !== undefined && !exchange.label.startsWith('control:') && isRouteNotServed(exchange.response.status, exchange.response.body);
+  }
+
+  #notServedText(exchange: Exchange): string {
+    const body = exchange.response?.body;
+    const shown = isEmptyBody(body) ? 'with an empty body' : JSON.stringify(body)?.slice(0, 160) ?? '';
+    return `the target does not serve ${this.#documentedOperation(exchange) ?? exchange.label} (exchange #${exchange.seq} answered ${exchange.response?.status} ${shown}, as an unknown route)`;
+  }
+
+  #shapeRuleOf(read: MissingRead): string {
+    return read.exchange.shapeRule ?? `${read.exchange.label} shape`;
+  }
+
+  /** Whether the missing path is a field the rule itself is about, in an answer of an operation it owns: its own deviation. */
+  #isOwnField(rule: string, read: MissingRead): boolean {
+    const facts = this.#facts(rule);
+    if (facts?.fields === undefined || !facts.operations.includes(read.exchange.label)) return false;
+    return facts.fields.some((field) => new RegExp(`^${field.split('.').map((step) => (step === '*' ? '\\d+' : step.replace(/[^\w]/g, '\\$&'))).join('\\.')}(\\..*)?$`).test(read.path));
+  }
+
+  /**
+   * The left-out field that explains a failed assertion, if one does: the value it compared IS the
+   * missing path, or lies under it. Every value it found different must be absent on one side
+   * (undefined or NaN; on the side seen also null, `''`, `[]` or `{}`, what a default for a missing
+   * value gives), and:
+   * - it compared (part of) an answer that left fields out, or a copy of one (a spread, a rest
+   *   pattern), and every difference lies at or under one of that answer's missing paths
+   *   (`expect(plan).toEqual({…, version_slug: 'v1'})`);
+   * - or the scenario read a missing path since `from` (the previous check): `expect(plan.version_slug).toBe('v1')`,
+   *   `expect(plan.price?.additional_currencies ?? []).toEqual([…])`;
+   * - or every difference is undefined on the expected side, an expectation the scenario computed
+   *   earlier from a missing field (`names.get(id)` of plans created at the start): the latest read.
+   * An assertion whose operands show no difference (`expect.fail`, chai on an undefined target, a
+   * key present on one side only) is explained by a read since the previous check, else the latest.
+   * A value seen where the expectation holds nothing (an extra element where `[]` was expected) is
+   * never taken for a missing field, nor is an undefined value seen without such a read.
+   */
+  #missingReadBehind(error: Error & { actual?: unknown; expected?: unknown }, from: number): MissingRead | undefined {
+    const latest = this.#missingReads.filter((r) => r.kind === 'read').at(-1);
+    const inWindow = this.#missingReads.slice(from).filter((r) => r.kind === 'read').at(-1);
+    const differences = 'actual' in error ? differencesOf(error.actual, error.expected) : [];
+    if (differences.length === 0) return inWindow ?? latest;
+    if (!differences.every((d) => fromMissing(d.actual) || fromMissing(d.expected) || isEmptyValue(d.actual))) return undefined;
+    const under = (exchange: Exchange, at: string): MissingRead | undefined => {
+      const missing = missingPaths(exchange);
+      const paths = differences.map((d) => [at, dotPath(d.path)].filter((p) => p !== '').join('.'));
+      return paths.every((path) => missing.some((m) => path === m || path.startsWith(`${m}.`))) ? { kind: 'read', exchange, path: paths[0]! } : undefined;
+    };
+    for (const side of [error.actual, error.expected]) {
+      const place = watchedPlace(side);
+      const found = place && under(place.exchange, place.path);
+      if (found) return found;
+    }
+    for (const copy of this.#missingReads.filter((r) => r.kind === 'copy').reverse()) {
+      const found = under(copy.exchange, copy.path);
+      if (found) return found;
+    }
+    return inWindow ?? (differences.every((d) => d.expected === undefined) ? latest : undefined);
+  }
+
+  /** A 200's body, watched for reads of the fields it left out (missing-reads.ts); other bodies as they are. */
+  watched<B>(body: B, exchange: Exchange): B {
+    return watchMissing(body, exchange, (read) => this.#missingReads.push(read));
   }
 
   /**
    * A request about to be sent holds undefined values (`plan_id: plan.id` where the answer had no
-   * `id`): when an earlier 200 left out a field, the request was built from it, and its answer says
-   * nothing about any rule. Throws an error that BLOCKS on that 200's shape rule; nothing is sent.
+   * `id`): when the scenario read a field some 200 left out, the request was built from it, and its
+   * answer says nothing about any rule. Throws an error that BLOCKS on that 200's shape rule; nothing is sent.
    */
   refuseRequestBuiltFromMissingField(operation: string, request: unknown): void {
     const holes = pathsFromMissing(request);
-    const broken = holes.length > 0 ? this.answerMissingAField() : undefined;
-    if (broken === undefined) return;
-    throw new SetupFailed(broken.shapeRule!, `${operation} was not sent: its ${holes.join(', ')} would come from what ${broken.label} left out (${missingFields(broken).join(', ')})`, broken);
-  }
-
-  /**
-   * The 200 (of the scenario so far) that left out a required field, when that explains the failed
-   * assertion: every value the assertion found different from what it expected is missing. One
-   * missing field is one FAIL, of the answer's shape rule; the checks that read the field are
-   * BLOCKED by it, not failed (issue 7).
-   */
-  #explainedByMissingField(error: { actual?: unknown; expected?: unknown }): Exchange | undefined {
-    const broken = this.answerMissingAField();
-    if (broken === undefined) return undefined;
-    // chai's length and property assertions on an undefined target carry no operands.
-    if (!('actual' in error)) return /Target cannot be null or undefined/.test((error as Error).message) ? broken : undefined;
-    if (fromMissing(error.actual)) return broken;
-    // No difference at all: the assertion failed only on a key holding undefined (toMatchObject).
-    return differences(error.actual, error.expected).every((isMissing) => isMissing) ? broken : undefined;
+    const read = holes.length > 0 ? this.#missingReads.filter((r) => r.kind === 'read').at(-1) : undefined;
+    if (read === undefined) return;
+    throw new SetupFailed(this.#shapeRuleOf(read), `${operation} was not sent: its ${holes.join(', ')} would come from ${read.path}, which ${read.exchange.label} (exchange #${read.exchange.seq}) left out`, read.exchange);
   }
 
   /**
@@ -302,6 +610,13 @@ export class RuleChecks {
     const ownRule = error !== null && typeof error === 'object' ? recorded.get(error) : undefined;
     if (ownRule !== undefined) {
       const own = this.#verdicts.get(ownRule)!;
+      if (own.status === 'SKIP') {
+        // The rule's own operation is not served: the others were not reached because of it.
+        const operation = this.#notServedOf.get(ownRule) ?? 'its operation';
+        undecided({ status: 'BLOCKED', blockedBy: `${operation} not served`, message: `not reached: ${own.message ?? ''}`, ...(own.seqs ? { seqs: own.seqs } : {}) });
+        this.#verdicts.set(ownRule, own);
+        return { kind: 'skip', reason: own.message ?? 'not served' };
+      }
       if (own.status === 'BLOCKED') {
         undecided({ ...own, message: `not reached: ${own.message ?? ''}` });
         this.#verdicts.set(ownRule, own);
@@ -310,12 +625,16 @@ export class RuleChecks {
       undecided({ status: 'BLOCKED', blockedBy: ownRule, message: `not reached: ${ownRule} ${own.status === 'FAIL' ? 'failed' : 'could not be checked'} first` });
       return { kind: own.status === 'FAIL' ? 'fail' : 'error' };
     }
+    if (error instanceof NeedsFailedCheck) {
+      undecided({ status: 'BLOCKED', blockedBy: error.rule, message: `not reached: the scenario needed the result of the check of ${error.rule}, which failed` });
+      return { kind: 'fail' };
+    }
     if (error instanceof SetupFailed) {
       undecided({ status: 'BLOCKED', blockedBy: error.step, message: error.message, ...(error.exchange ? { seqs: [error.exchange.seq] } : {}) });
       return { kind: 'blocked' };
     }
     // The control plane refusing to set up a state (force a record's status, move the clock) is a setup step that failed.
-    if ((error as { name?: unknown } | null)?.name === 'ControlPlaneError' && isRefusal((error as { status?: unknown }).status)) {
+    if (nameOf(error) === 'ControlPlaneError' && isRefusal((error as { status?: unknown }).status)) {
       const exchange = (error as { exchange?: Exchange }).exchange;
       undecided({ status: 'BLOCKED', blockedBy: `setup ${exchange?.label ?? 'control plane'}`, message: firstLine(error), ...(exchange ? { seqs: [exchange.seq] } : {}) });
       return { kind: 'blocked' };
@@ -324,19 +643,38 @@ export class RuleChecks {
       undecided({ status: 'SKIP', message: error.message });
       return { kind: 'skip', reason: error.message };
     }
-    const name = (error as { name?: unknown } | null)?.name;
+    const name = nameOf(error);
     if (error instanceof TransportError || (typeof name === 'string' && TARGET_ERRORS.has(name))) {
       const exchange = (error as { exchange?: Exchange }).exchange;
       undecided({ status: 'ERROR', message: firstLine(error), ...(exchange ? { seqs: [exchange.seq] } : {}) });
       return { kind: 'error' };
     }
+    if (error instanceof PreconditionOverreach) {
+      undecided({ status: 'ERROR', message: error.message });
+      return { kind: 'error' };
+    }
+    const wentOnFrom = this.#wentOnFrom.at(-1);
     if (isAssertion(error)) {
       if (this.#primary !== undefined && !this.#decided(this.#primary)) {
-        this.#failed(this.#primary, error);
-        undecided({ status: 'BLOCKED', blockedBy: this.#primary, message: `not reached: ${this.#primary} failed first` });
+        this.#failed(this.#primary, error, undefined);
+        const primary = this.#verdicts.get(this.#primary);
+        if (primary?.status === 'FAIL') undecided({ status: 'BLOCKED', blockedBy: this.#primary, message: `not reached: ${this.#primary} failed first` });
+        else undecided({ ...primary!, message: `not reached: ${primary?.message ?? ''}` });
+        if (primary !== undefined) this.#verdicts.set(this.#primary, primary);
+      } else if (wentOnFrom !== undefined) {
+        undecided({ status: 'BLOCKED', blockedBy: wentOnFrom, message: `not reached: an assertion attributed to no rule failed after ${wentOnFrom} failed: ${firstLine(error)}` });
       } else {
         undecided({ status: 'BLOCKED', blockedBy: 'an unattributed assertion', message: `not reached: an assertion attributed to no rule failed: ${firstLine(error)}` });
       }
+      return { kind: 'fail' };
+    }
+    const read = this.#missingReads.filter((r) => r.kind === 'read').at(-1);
+    if (read !== undefined) {
+      undecided({ status: 'BLOCKED', blockedBy: this.#shapeRuleOf(read), message: `${read.exchange.label} (exchange #${read.exchange.seq}) answered without ${read.path}, which the scenario reads: ${firstLine(error)}`, seqs: [read.exchange.seq] });
+      return { kind: 'blocked' };
+    }
+    if (wentOnFrom !== undefined) {
+      undecided({ status: 'BLOCKED', blockedBy: wentOnFrom, message: `not reached: the scenario broke after ${wentOnFrom} failed, most likely on what that check found: ${firstLine(error)}` });
       return { kind: 'fail' };
     }
     const broken = this.#evidence().find((e) => (e.schemaIssues?.length ?? 0) > 0);
@@ -345,7 +683,7 @@ export class RuleChecks {
       undecided({
         status: 'BLOCKED',
         blockedBy: broken.shapeRule,
-        message: `${broken.label} answered without what the scenario reads (${paths}): ${firstLine(error)}`,
+        message: `${broken.label} (exchange #${broken.seq}) answered what the scenario could not read (${paths}): ${firstLine(error)}`,
         seqs: [broken.seq],
       });
       return { kind: 'blocked' };
@@ -359,17 +697,23 @@ export class RuleChecks {
     return status === 'FAIL' || status === 'ERROR';
   }
 
-  /** Every declared non-shape rule not yet FAIL or ERROR gets `verdict` (a passing rule too: its later checks never ran). */
+  /**
+   * Every declared non-shape rule not yet FAIL or ERROR gets `verdict` (a passing rule too: its later
+   * checks never ran), except that a rule owning an operation the target did not serve is SKIP.
+   */
   #settleUndecided(verdict: RecordedVerdict): void {
+    const notServed = this.#evidence().filter((e) => this.#isNotServed(e));
     for (const rule of this.#declared) {
       if (this.#shapeRules.has(rule) || this.#decided(rule)) continue;
-      this.#verdicts.set(rule, verdict);
+      const own = notServed.find((e) => this.#owns(rule, this.#documentedOperation(e) ?? e.label));
+      this.#verdicts.set(rule, own === undefined ? verdict : { status: 'SKIP', message: `${this.#notServedText(own)}, the operation ${rule} is about`, seqs: [own.seq] });
     }
   }
 
   /**
    * The verdict of every declared rule, and of every shape rule a 200 of the scenario exercised.
-   * Call after the scenario ended (normally or through `stop`); `stopped` tells which.
+   * Call after the scenario ended (normally or through `stop`); `stopped` tells which. A check's
+   * explicit verdict on a shape rule stands against the wire-schema verdict when it is the higher.
    */
   results(stopped: boolean): Record<string, RecordedVerdict> {
     const out: Record<string, RecordedVerdict> = {};
@@ -378,12 +722,19 @@ export class RuleChecks {
       const relied = this.#reliedOn.get(rule);
       out[rule] = { ...(this.#verdicts.get(rule) ?? { status: 'PASS' }), ...(relied ? { referenceOperations: [...relied].sort() } : {}) };
     }
-    for (const [rule, verdict] of shapeVerdicts(this.#evidence())) out[rule] = verdict;
+    for (const [rule, verdict] of shapeVerdicts(this.#evidence())) {
+      const explicit = this.#verdicts.get(rule);
+      out[rule] = explicit !== undefined && outranks(explicit.status, verdict.status) ? explicit : verdict;
+    }
     for (const rule of this.#declared) {
       if (out[rule] !== undefined) continue;
-      out[rule] = stopped
-        ? { status: 'BLOCKED', blockedBy: this.#stoppedBy(out) ?? 'the scenario stopping', message: 'no 200 answer of its operation was reached' }
-        : { status: 'BLOCKED', blockedBy: 'the scenario', message: 'the scenario declares this shape rule but no 200 answer of its operation was checked' };
+      const explicit = this.#verdicts.get(rule);
+      out[rule] =
+        explicit !== undefined && explicit.status !== 'PASS'
+          ? explicit
+          : stopped
+            ? { status: 'BLOCKED', blockedBy: this.#stoppedBy(out) ?? 'the scenario stopping', message: 'no 200 answer of its operation was reached' }
+            : { status: 'BLOCKED', blockedBy: 'the scenario', message: 'the scenario declares this shape rule but no 200 answer of its operation was checked' };
     }
     return out;
   }
@@ -391,40 +742,6 @@ export class RuleChecks {
   #stoppedBy(results: Record<string, RecordedVerdict>): string | undefined {
     return Object.values(results).find((v) => v.blockedBy !== undefined)?.blockedBy;
   }
-}
-
-/** The required fields a 200 answer left out (its wire-schema issues where the body has no value), by path. */
-function missingFields(exchange: Exchange): string[] {
-  return (exchange.schemaIssues ?? []).filter((i) => i.path !== '' && (/received undefined$/.test(i.message) || valueAt(exchange.response?.body, i.path) === undefined)).map((i) => i.path);
-}
-
-/** The value at a dot path (`list[0].id` or `list.0.id`), undefined when any step is missing. */
-function valueAt(body: unknown, path: string): unknown {
-  let value = body;
-  for (const step of path.split(/[.[\]]+/).filter((s) => s !== '')) {
-    if (value === null || typeof value !== 'object') return undefined;
-    value = (value as Record<string, unknown>)[step];
-  }
-  return value;
-}
-
-/** A value computed from a missing field: undefined itself, or NaN (arithmetic on it). */
-function fromMissing(value: unknown): boolean {
-  return value === undefined || Number.isNaN(value);
-}
-
-/**
- * Where `actual` differs from `expected`, whether one side is missing there (see fromMissing), one
- * entry per differing leaf. Either side: an answer that left a field out may be the one compared
- * against (`expect(read).toEqual(created)`).
- */
-function differences(actual: unknown, expected: unknown): boolean[] {
-  if (Object.is(actual, expected)) return [];
-  if (fromMissing(actual) || fromMissing(expected)) return [true];
-  const container = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object';
-  if (!container(actual) || !container(expected) || Array.isArray(actual) !== Array.isArray(expected)) return [false];
-  const keys = new Set([...Object.keys(expected), ...Object.keys(actual)]);
-  return [...keys].flatMap((key) => differences(actual[key], expected[key]));
 }
 
 /** Paths of the values of a request body computed from a missing field (JSON drops undefined and sends NaN as null). */

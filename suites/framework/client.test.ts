@@ -108,6 +108,26 @@ describe('raw', () => {
   });
 });
 
+describe('answer listeners', () => {
+  it('hear every answer to an operation of the table, by call or raw, through every client made with with()', async () => {
+    const heard: unknown[] = [];
+    const root = client().with({ onAnswer: (answer) => heard.push(['root', answer]) });
+    const scoped = root.with({ evidence: new EvidenceLog(), onSuccess: () => heard.push(['scope success']), onAnswer: () => heard.push(['scope']) });
+    await scoped.call('things.create', { thing_id: 'a', name: 'A' });
+    await root.raw({ path: '/v1/things.create', body: '{"thing_id":"b","name":"B"}' });
+    await root.raw({ path: '/v1/things.get', body: 'not json' });
+    await root.raw({ path: '/v1/nothing.here', body: '{}' });
+    expect(heard).toEqual([
+      ['scope success'],
+      ['root', { operation: 'things.create', request: { thing_id: 'a', name: 'A' }, status: 200, body: { id: 'new' } }],
+      ['scope'],
+      ['root', { operation: 'things.create', request: { thing_id: 'b', name: 'B' }, status: 200, body: { id: 'new' } }],
+      // A body that is not JSON is heard as undefined (the test server fails on the request: a 500 in text).
+      ['root', { operation: 'things.get', request: undefined, status: 500, body: undefined }],
+    ]);
+  });
+});
+
 describe('read-only clients', () => {
   it('refuse a mutating operation, by call or by raw path, without sending anything', async () => {
     const readOnly = client().with({ readOnly: true });

@@ -89,7 +89,16 @@ export interface ClientScope {
   readonly onSuccess?: (operation: string, request: unknown) => void;
   /** Told of every `call` before it is sent (with the request body); throwing stops it, nothing is sent. */
   readonly beforeSend?: (operation: string, request: unknown) => void;
+  /**
+   * Told of every answer to an operation of the table, `call` and `raw` alike (a raw body that is not
+   * JSON as undefined), before it returns. Added to the hooks of the client it is made from, never
+   * replacing them: the cleanup ledger listens at the root, whatever a scope adds.
+   */
+  readonly onAnswer?: AnswerListener;
 }
+
+/** An answer to an operation of the table: its name, the request body sent, the status and the parsed body. */
+export type AnswerListener = (answer: { readonly operation: string; readonly request: unknown; readonly status: number; readonly body: unknown }) => void;
 
 /** What `call` learns from a response before the exchange is recorded. */
 type Interpreted<Err> =
@@ -104,8 +113,9 @@ export class Client<Ops extends OperationTable, E extends z.ZodType> {
   readonly #byPath: ReadonlyMap<string, OperationDef>;
   readonly #onSuccess: ClientScope['onSuccess'];
   readonly #beforeSend: ClientScope['beforeSend'];
+  readonly #onAnswer: readonly AnswerListener[];
 
-  constructor(operations: Ops, errorBody: E, transport: Transport, readOnly: boolean, hooks: Pick<ClientScope, 'onSuccess' | 'beforeSend'> = {}) {
+  constructor(operations: Ops, errorBody: E, transport: Transport, readOnly: boolean, hooks: Pick<ClientScope, 'onSuccess' | 'beforeSend'> & { readonly onAnswer?: readonly AnswerListener[] } = {}) {
     this.operations = operations;
     this.errorBody = errorBody;
     this.transport = transport;
@@ -113,6 +123,7 @@ export class Client<Ops extends OperationTable, E extends z.ZodType> {
     this.#byPath = new Map(Object.values(operations).map((op) => [op.path, op]));
     this.#onSuccess = hooks.onSuccess;
     this.#beforeSend = hooks.beforeSend;
+    this.#onAnswer = hooks.onAnswer ?? [];
   }
 
   /** Same pool and settings; evidence into `scope.evidence`, cancelled by `scope.signal`, optionally read-only. */
@@ -120,6 +131,7 @@ export class Client<Ops extends OperationTable, E extends z.ZodType> {
     return new Client(this.operations, this.errorBody, this.transport.with(scope), scope.readOnly ?? this.readOnly, {
       onSuccess: scope.onSuccess ?? this.#onSuccess,
       beforeSend: scope.beforeSend ?? this.#beforeSend,
+      onAnswer: scope.onAnswer === undefined ? this.#onAnswer : [...this.#onAnswer, scope.onAnswer],
     });
   }
 
@@ -146,8 +158,10 @@ export class Client<Ops extends OperationTable, E extends z.ZodType> {
       },
     );
     const { res } = seen;
+    // The scope's listener first: it records on behalf of the scenario, the root's then only adds what the answer names.
+    if (seen.kind === 'success') this.#onSuccess?.(op.name, body);
+    this.#answered(op.name, body, res.status, res.body);
     if (seen.kind === 'success') {
-      this.#onSuccess?.(op.name, body);
       if (!res.isJson) throw new TargetFault(`${op.name}: the 200 answer is not JSON: ${JSON.stringify(res.text.slice(0, 120))}`, exchange);
       const schemaIssues = seen.annotations.schemaIssues;
       const success: CallSuccess<unknown> = { ok: true, status: 200, headers: res.headers, body: seen.body, schemaIssues, exchange };
@@ -169,7 +183,12 @@ export class Client<Ops extends OperationTable, E extends z.ZodType> {
     const op = this.#byPath.get(req.path);
     if (op) this.#guard(op, parsedOrUndefined(req.body));
     const { value, exchange } = await this.transport.send({ label: 'raw', ...req }, (res) => ({ value: res }));
+    if (op) this.#answered(op.name, parsedOrUndefined(req.body), value.status, value.isJson ? value.body : undefined);
     return { status: value.status, headers: value.headers, body: value.body, text: value.text, exchange };
+  }
+
+  #answered(operation: string, request: unknown, status: number, body: unknown): void {
+    for (const listener of this.#onAnswer) listener({ operation, request, status, body });
   }
 
   /** Closes the connection pool shared by this client and every client made from it with `with`. */

@@ -155,6 +155,14 @@ describe('run limits', () => {
     expect(loadConfig({ env: {}, cwd: fromFile })).toMatchObject({ runTimeoutMs: 1000, maxNetworkFailures: 1, maxBodyBytes: 10, retryBudgetMs: 5 });
     expect(configError(() => loadConfig({ env: { CONFORMANCE_MAX_NETWORK_FAILURES: '0' }, cwd }))).toMatch(/CONFORMANCE_MAX_NETWORK_FAILURES/);
   });
+
+  it('runs 8 scenarios at once unless told otherwise, from 1 (one after another) to 64', () => {
+    const cwd = workdir();
+    expect(loadConfig({ env: {}, cwd }).concurrency).toBe(8);
+    expect(loadConfig({ env: { CONFORMANCE_CONCURRENCY: '1' }, cwd }).concurrency).toBe(1);
+    expect(loadConfig({ env: {}, cwd: workdir({ 'conformance.config.json': { concurrency: 32 } }) }).concurrency).toBe(32);
+    for (const bad of ['0', '65', '2.5', 'many']) expect(configError(() => loadConfig({ env: { CONFORMANCE_CONCURRENCY: bad }, cwd }))).toMatch(/CONFORMANCE_CONCURRENCY/);
+  });
 });
 
 describe('live keys (DESIGN.md decision 9)', () => {

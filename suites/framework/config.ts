@@ -6,15 +6,21 @@
  * may use on the target, and which pre-provisioned records stand in for states the public API
  * cannot create.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { DEFAULT_TEST_SEED } from '../../fixtures/random.ts';
+import { didYouMean } from './closest.ts';
+import { WIRE_NAME_KEYS, WIRE_NAME_PATTERN } from '../../spec/wire-names.ts';
 
 export const DEFAULT_API_VERSION = '2.4.0';
 export const DEFAULT_CONFIG_FILE = 'conformance.config.json';
 const VITE_BASE_URL = '/';
+/** Against a remote target each call waits a round trip: 8 scenarios at a time hide most of it (latency bench, README "Performance") without pressing a shared deployment hard. */
+export const DEFAULT_CONCURRENCY = 8;
+/** More scenarios at once than this would only queue in the connection pool (and press a target hard). */
+export const MAX_CONCURRENCY = 64;
 export const PROFILES_DIR = fileURLToPath(new URL('../profiles/', import.meta.url));
 
 /** A pre-provisioned subscription or purchase record, identified the way scenarios look it up. */
@@ -63,12 +69,25 @@ export const Profile = z.strictObject({
   /** What the run may use on the target. Leave `control-plane` out for a shared deployment: `reset` wipes the key's whole tenant. */
   capabilities: z.array(ProfileCapability).default([]),
   fixtures: Fixtures.default({}),
+  /**
+   * Wire names of request fields interface.md does not show (spec/wire-names.ts), where the target
+   * spells them otherwise than the reference: `{"entities.list.plan_filter": "plan_filter"}`.
+   */
+  wireNames: z.partialRecord(z.enum(WIRE_NAME_KEYS), z.string().regex(WIRE_NAME_PATTERN, 'must be a JSON key of letters, digits and underscores')).optional(),
 });
 export type Profile = z.infer<typeof Profile>;
 
+/**
+ * The lowest rule level whose failures fail the run: `must` (default), or `should` (SHOULD failures
+ * fail it too; see suites/report/view.ts `verdictOf`).
+ */
+export const FailOn = z.enum(['must', 'should'], { error: 'must be "must" or "should"' });
+export type FailOn = z.infer<typeof FailOn>;
+
 const fields = {
   baseUrl: z
-    .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+    // abort: the refinements below parse the URL, which throws on text that is none.
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL', abort: true })
     // Every call appends /v1/<operation> to it: a query or fragment would swallow that path, and
     // credentials in it would be written into every report.
     .refine((url) => !url.includes('?') && !url.includes('#'), 'must not have a query string or fragment (every call appends /v1/<operation> to it)')
@@ -80,12 +99,15 @@ const fields = {
   seed: z.int().min(0).max(2 ** 31 - 1),
   timeoutMs: z.int().positive(),
   namespacePrefix: z.string().regex(/^[a-zA-Z0-9]{1,16}$/, 'must be 1 to 16 letters or digits'),
+  reuseNamespace: z.string().regex(/^[a-zA-Z0-9-]{1,32}$/, 'must be 1 to 32 letters, digits or -'),
   reportDir: z.string().min(1),
   runTimeoutMs: z.int().positive(),
   maxNetworkFailures: z.int().positive(),
   maxBodyBytes: z.int().positive(),
   retryBudgetMs: z.int().min(0),
+  concurrency: z.int().min(1).max(MAX_CONCURRENCY),
   allowLive: z.enum(['1', 'true', 'yes', '0', 'false', 'no']).transform((v) => ['1', 'true', 'yes'].includes(v)),
+  failOn: FailOn,
 };
 type Fields = { [K in keyof typeof fields]: z.output<(typeof fields)[K]> };
 
@@ -114,12 +136,15 @@ export const ENV_VARS = {
   seed: 'CONFORMANCE_SEED',
   timeoutMs: 'CONFORMANCE_TIMEOUT_MS',
   namespacePrefix: 'CONFORMANCE_NAMESPACE_PREFIX',
+  reuseNamespace: 'CONFORMANCE_REUSE_NAMESPACE',
   reportDir: 'REPORT_DIR',
   runTimeoutMs: 'CONFORMANCE_RUN_TIMEOUT_MS',
   maxNetworkFailures: 'CONFORMANCE_MAX_NETWORK_FAILURES',
   maxBodyBytes: 'CONFORMANCE_MAX_BODY_BYTES',
   retryBudgetMs: 'CONFORMANCE_RETRY_BUDGET_MS',
+  concurrency: 'CONFORMANCE_CONCURRENCY',
   allowLive: 'CONFORMANCE_ALLOW_LIVE',
+  failOn: 'CONFORMANCE_FAIL_ON',
 } as const satisfies Record<keyof Fields, string>;
 
 const DEFAULTS = {
@@ -135,7 +160,9 @@ const DEFAULTS = {
   maxBodyBytes: 1024 * 1024,
   // A reference deployment answers retry-after: 54 to its 31st attach in a minute; setup calls must outlast that.
   retryBudgetMs: 90_000,
+  concurrency: DEFAULT_CONCURRENCY,
   allowLive: false,
+  failOn: 'must',
 } satisfies Partial<Fields>;
 
 /** The prefix of a key of a live (production) environment (DESIGN.md decision 6). */
@@ -163,6 +190,12 @@ export interface ConformanceConfig {
   readonly seedSource: 'env' | 'file' | 'default';
   readonly timeoutMs: number;
   readonly namespacePrefix: string;
+  /**
+   * Reuse mode: every run of this name makes the same IDs whatever its seed, so what a run cannot
+   * delete is reused by the next rather than made again, and what a killed run left is removed by
+   * the next (see namespace.ts). Undefined: a fresh namespace per run.
+   */
+  readonly reuseNamespace: string | undefined;
   /** Absolute. */
   readonly reportDir: string;
   /**
@@ -180,8 +213,15 @@ export interface ConformanceConfig {
   readonly maxBodyBytes: number;
   /** How long a request may wait in all for 429/503 retries (Retry-After honoured up to this). */
   readonly retryBudgetMs: number;
+  /**
+   * How many scenarios run at once (scenarios that need the target to themselves run alone; see
+   * schedule.ts). 1: one after another.
+   */
+  readonly concurrency: number;
   /** CONFORMANCE_ALLOW_LIVE (or --allow-live): the user accepts a run with a live key. */
   readonly allowLive: boolean;
+  /** CONFORMANCE_FAIL_ON (or --fail-on, `failOn`): `should` makes SHOULD failures fail the run too. */
+  readonly failOn: FailOn;
   /** Things the user must see before the run starts (a live key, plain http to a remote host). */
   readonly warnings: readonly string[];
 }
@@ -224,6 +264,7 @@ export function loadConfig({ env = process.env, cwd = process.cwd() }: LoadConfi
     seedSource,
     timeoutMs: merged.timeoutMs,
     namespacePrefix: merged.namespacePrefix,
+    reuseNamespace: merged.reuseNamespace,
     reportDir: resolve(cwd, merged.reportDir),
     profile,
     configFile: file.path,
@@ -231,7 +272,9 @@ export function loadConfig({ env = process.env, cwd = process.cwd() }: LoadConfi
     maxNetworkFailures: merged.maxNetworkFailures,
     maxBodyBytes: merged.maxBodyBytes,
     retryBudgetMs: merged.retryBudgetMs,
+    concurrency: merged.concurrency,
     allowLive: merged.allowLive,
+    failOn: merged.failOn,
   };
   const liveKey = checkLiveKey(config);
   const warnings = [
@@ -348,7 +391,7 @@ export function loadProfile(nameOrPath: string, base: string): ResolvedProfile {
   const isName = /^[a-z0-9][a-z0-9._-]*$/i.test(nameOrPath) && !nameOrPath.endsWith('.json');
   const path = isName ? resolve(PROFILES_DIR, `${nameOrPath}.json`) : isAbsolute(nameOrPath) ? nameOrPath : resolve(base, nameOrPath);
   const label = `profile ${nameOrPath} (${path})`;
-  if (!existsSync(path)) throw new ConfigError(`${ENV_VARS.profile}: ${label} does not exist`);
+  if (!existsSync(path)) throw new ConfigError(`${ENV_VARS.profile}: ${label} does not exist${isName ? didYouMean(nameOrPath, profileNames()) : ''}`);
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));
@@ -366,6 +409,11 @@ export function loadProfile(nameOrPath: string, base: string): ResolvedProfile {
     throw new ConfigError(`invalid ${label}:\n${lines.map((l) => `  - ${l}`).join('\n')}`);
   }
   return { ...parsed.data, name: nameOrPath, path };
+}
+
+/** The profiles shipped in suites/profiles/, by name. */
+function profileNames(): string[] {
+  return existsSync(PROFILES_DIR) ? readdirSync(PROFILES_DIR).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -'.json'.length)) : [];
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

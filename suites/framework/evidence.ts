@@ -212,3 +212,59 @@ export function redactSecrets<T>(value: T, secrets: readonly string[]): T {
 export function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}… [truncated, ${text.length} chars]`;
 }
+
+/**
+ * A call of a scenario as its replay script needs it (suites/report/replay.ts): the request whole (up
+ * to the log's body cap), what came back, and which of its values the target had made up (taken
+ * from an earlier answer, so a replay on another target must take them from its own answers).
+ */
+export interface ReplayCall {
+  readonly seq: number;
+  readonly label: string;
+  readonly request: ExchangeRequest;
+  /** Absent when no answer came. */
+  readonly status?: number;
+  readonly fromAnswers?: readonly AnswerValue[];
+}
+
+/** A request value first seen in an earlier answer: the call that answered it and where in its body. */
+export interface AnswerValue {
+  readonly value: string;
+  readonly seq: number;
+  readonly path: string;
+}
+
+/** Calls kept for a replay, from the scenario's first: enough for any scenario of the suite, bounded for one that loops. */
+export const REPLAY_CALLS = 100;
+/** Strings that can be a made-up identifier or cursor: one token, long enough not to be a word of the interface. */
+const OPAQUE = /^(?=.*\d)[A-Za-z0-9_\-:.=+/]{8,}$/;
+
+/** The first REPLAY_CALLS calls of a scenario's log, for a replay script. */
+export function replayableCalls(exchanges: readonly Exchange[]): ReplayCall[] {
+  const sent = new Set<string>();
+  const answered = new Map<string, AnswerValue>();
+  return exchanges.slice(0, REPLAY_CALLS).map((exchange) => {
+    const fromAnswers: AnswerValue[] = [];
+    for (const [, value] of leaves(exchange.request.body)) {
+      const origin = answered.get(value);
+      if (origin !== undefined && !sent.has(value) && !fromAnswers.some((v) => v.value === value)) fromAnswers.push(origin);
+    }
+    for (const [, value] of leaves(exchange.request.body)) sent.add(value);
+    for (const [path, value] of leaves(exchange.response?.body)) if (!answered.has(value)) answered.set(value, { value, seq: exchange.seq, path });
+    return {
+      seq: exchange.seq,
+      label: exchange.label,
+      request: exchange.request,
+      ...(exchange.response ? { status: exchange.response.status } : {}),
+      ...(fromAnswers.length > 0 ? { fromAnswers } : {}),
+    };
+  });
+}
+
+/** Opaque string leaves of a JSON value with their paths (`.list[0].id`). */
+function leaves(value: unknown, path = ''): [string, string][] {
+  if (typeof value === 'string') return OPAQUE.test(value) ? [[path || '.', value]] : [];
+  if (Array.isArray(value)) return value.flatMap((v, i) => leaves(v, `${path}[${i}]`));
+  if (value !== null && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => leaves(v, /^[A-Za-z_][A-Za-z0-9_]*$/.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`));
+  return [];
+}

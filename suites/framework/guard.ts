@@ -7,14 +7,12 @@
  *   429/503 still there when the retry budget ran out. Any served request resets the count.
  *
  * Test files run in separate module graphs (and may run in separate processes), so the count lives
- * in a small state file the run's global setup creates (`RunInfo.guardFile`); without one (a target
+ * in a small state file the run's global setup creates (`RunInfo.guardFile`, suites/framework/run.ts); without one (a target
  * built outside a run) it lives in memory.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { ConformanceConfig } from './config.ts';
-import type { TransportOptions } from './http.ts';
 import type { RetryPolicy } from './retry.ts';
-import type { RunInfo } from './run.ts';
 
 export interface GuardState {
   readonly consecutiveFailures: number;
@@ -100,16 +98,31 @@ export class RunGuard {
   }
 }
 
+/** What the guard needs of the run (suites/framework/run.ts `RunInfo`): its deadline and state file. */
+export interface GuardedRun {
+  readonly deadline?: number;
+  readonly guardFile?: string;
+}
+
 /**
  * The guard of a target: the run's (from the global setup, shared by every test file), or, for a
  * target built outside a run, one of its own whose deadline starts now.
  */
-export function runGuardFor(config: Pick<ConformanceConfig, 'runTimeoutMs' | 'maxNetworkFailures'>, run: Pick<RunInfo, 'deadline' | 'guardFile'> | undefined): RunGuard {
+export function runGuardFor(config: Pick<ConformanceConfig, 'runTimeoutMs' | 'maxNetworkFailures'>, run: GuardedRun | undefined): RunGuard {
   return new RunGuard({
     deadline: run?.deadline ?? Date.now() + config.runTimeoutMs,
     maxNetworkFailures: config.maxNetworkFailures,
     stateFile: run?.guardFile,
   });
+}
+
+/** What bounds a transport (http.ts): the options of TransportOptions that the configuration sets. */
+export interface TransportLimits {
+  /** A response body longer than this is not read past it: the request fails with kind `oversize`. Default 1 MiB. */
+  readonly maxBodyBytes: number;
+  /** The run's deadline and fail-fast count; none: neither applies. */
+  readonly guard: RunGuard;
+  readonly retry: Partial<RetryPolicy> | false;
 }
 
 /**
@@ -118,9 +131,9 @@ export function runGuardFor(config: Pick<ConformanceConfig, 'runTimeoutMs' | 'ma
  */
 export function transportLimits(
   config: Pick<ConformanceConfig, 'runTimeoutMs' | 'maxNetworkFailures' | 'maxBodyBytes' | 'retryBudgetMs'>,
-  run: Pick<RunInfo, 'deadline' | 'guardFile'> | undefined,
+  run: GuardedRun | undefined,
   retry?: Partial<RetryPolicy> | false,
-): Required<Pick<TransportOptions, 'maxBodyBytes' | 'guard' | 'retry'>> {
+): TransportLimits {
   return {
     maxBodyBytes: config.maxBodyBytes,
     guard: runGuardFor(config, run),

@@ -18,7 +18,8 @@ import {
   type Redactor,
   type RetriedAttempt,
 } from './evidence.ts';
-import type { RunGuard } from './guard.ts';
+import type { TransportLimits } from './guard.ts';
+import type { RateLimiter } from './rate-limit.ts';
 import {
   backoffDelay,
   isConnectionReset,
@@ -28,18 +29,18 @@ import {
   type RetryPolicy,
 } from './retry.ts';
 
-export interface TransportOptions {
+/** The target, its key and version, the evidence log, and the limits of guard.ts (each optional: 1 MiB bodies, the default retry policy, no guard). */
+export interface TransportOptions extends Partial<TransportLimits> {
   readonly baseUrl: string;
   readonly apiKey: string;
   readonly apiVersion: string;
   /** Per attempt: connect, send, headers and body must all complete within this. */
   readonly timeoutMs: number;
-  readonly retry?: Partial<RetryPolicy> | false;
   readonly evidence: EvidenceLog;
-  /** A response body longer than this is not read past it: the request fails with kind `oversize`. Default 1 MiB. */
-  readonly maxBodyBytes?: number;
-  /** The run's deadline and fail-fast count; none: neither applies. */
-  readonly guard?: RunGuard;
+  /** Where requests go instead of a keep-alive pool of sockets (the meta-tests' in-process fake). */
+  readonly dispatcher?: Dispatcher;
+  /** The run's shared limiter (rate-limit.ts): asked before every attempt, told of every 429/503 the client waits out. */
+  readonly limiter?: RateLimiter;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -110,7 +111,7 @@ export class TransportError extends Error {
 }
 
 interface Shared {
-  readonly agent: Agent;
+  readonly agent: Dispatcher;
   readonly options: TransportOptions;
   readonly origin: string;
   /** Scrubs this transport's own key, whatever secrets the evidence log was given. */
@@ -131,9 +132,10 @@ export class Transport {
       this.#evidence = evidence ?? first.options.evidence;
       this.#signal = signal;
     } else {
-      // keep-alive pool; connections idle longer than 10 s are closed (and a reset of a reused one is retried).
+      // keep-alive pool, a connection for each request the limiter lets be in flight; connections idle
+      // longer than 10 s are closed (and a reset of a reused one is retried).
       this.#shared = {
-        agent: new Agent({ keepAliveTimeout: 10_000, connections: 16 }),
+        agent: first.dispatcher ?? new Agent({ keepAliveTimeout: 10_000, connections: Math.max(16, first.limiter?.maxInFlight ?? 0) }),
         options: first,
         origin: first.baseUrl.replace(/\/+$/, ''),
         redactor: createRedactor([first.apiKey]),
@@ -166,8 +168,8 @@ export class Transport {
     const url = origin + req.path;
     const headers = buildHeaders(options, req.headers);
     const signals = [req.signal, this.#signal].filter((s): s is AbortSignal => s !== undefined);
-    const startedAt = new Date();
-    const started = policy.now();
+    let startedAt = new Date();
+    let started = policy.now();
     const retries: RetriedAttempt[] = [];
     const draft = (rest: Omit<ExchangeDraft, 'label' | 'startedAt' | 'durationMs' | 'attempts' | 'retries' | 'request'>): ExchangeDraft => ({
       label: req.label,
@@ -186,14 +188,22 @@ export class Transport {
     };
 
     for (let attempt = 1; ; attempt++) {
+      const release = await this.#acquire(signals);
+      if (release === undefined) throw fail('aborted', 'aborted while waiting for the run to slow down after a 429/503');
+      // A wait for the run to slow down is no part of this request's retry budget.
+      if (attempt === 1) [startedAt, started] = [new Date(), policy.now()];
       const refused = guard?.refusal();
-      if (refused) throw fail(refused.kind, refused.message);
+      if (refused) {
+        release();
+        throw fail(refused.kind, refused.message);
+      }
       // Never wait for an answer past the run's deadline.
       const attemptTimeoutMs = guard ? Math.min(timeoutMs, guard.remainingMs()) : timeoutMs;
       let res: HttpResponse;
       try {
         res = await attemptOnce(agent, { method, url, headers, body: req.body }, { timeoutMs: attemptTimeoutMs, maxBodyBytes, signals });
       } catch (error) {
+        release();
         if (error instanceof BodyTooLarge) {
           guard?.recordServed();
           throw fail('oversize', error.message, { response: { status: error.status, headers: error.headers, body: undefined } });
@@ -208,9 +218,11 @@ export class Transport {
         continue;
       }
 
+      release();
       if (RETRY_STATUSES.has(res.status)) {
         const wait = parseRetryAfter(res.headers['retry-after'], policy.now()) ?? backoffDelay(policy, attempt);
         if (this.#mayRetry(policy, attempt, started, wait)) {
+          options.limiter?.throttled(wait);
           retries.push({ status: res.status, waitedMs: wait });
           if (!(await this.#waited(policy, wait, signals))) throw fail('aborted', 'aborted while waiting to retry');
           continue;
@@ -218,12 +230,28 @@ export class Transport {
         guard?.recordFailure(`${req.label}: ${res.status} after ${attempt} attempt(s), beyond the retry budget`);
       } else {
         guard?.recordServed();
+        options.limiter?.served();
       }
 
       const { value, annotations } = interpret(res);
       const fault = answerFault(res);
       const exchange = this.#record(draft({ response: { status: res.status, headers: res.headers, body: res.body }, ...annotations, ...(fault ? { fault } : {}) }));
       return { value, exchange };
+    }
+  }
+
+  /** A place among the requests the run's limiter lets be in flight (a no-op without one); undefined when a caller's signal cut the wait short. */
+  async #acquire(signals: readonly AbortSignal[]): Promise<(() => void) | undefined> {
+    const { limiter, guard } = this.#shared.options;
+    if (limiter === undefined) return () => {};
+    const linked = linkSignals(signals);
+    try {
+      return await limiter.acquire(linked.signal, guard?.remainingMs());
+    } catch (error) {
+      if (signals.some((s) => s.aborted)) return undefined;
+      throw error;
+    } finally {
+      linked.unlink();
     }
   }
 

@@ -7,14 +7,21 @@
  */
 export {
   aggregateRuleStatus,
+  isRouteNotServed,
+  NeedsFailedCheck,
+  PreconditionOverreach,
+  RouteNotServed,
   RuleChecks,
   SetupFailed,
   SetupNotServed,
   TargetFault,
+  type PreconditionOverreachFinding,
   type RecordedVerdict,
+  type RuleFacts,
   type RuleResult,
   type RuleStatus,
 } from './checks.ts';
+export { inOwnWords, printable } from './own-words.ts';
 export { capabilitySet, PROBE_TIMEOUT_MS, resolveCapabilities, type Capability, type CapabilitySet, type Need } from './capabilities.ts';
 export {
   Client,
@@ -36,6 +43,7 @@ export {
   ConfigError,
   DEFAULT_API_VERSION,
   ENV_VARS,
+  FailOn,
   Fixtures,
   loadConfig,
   isLiveKey,
@@ -64,14 +72,18 @@ export {
   type Spelling,
 } from './evidence.ts';
 export { answerFault, Transport, TransportError, type HeaderOverrides, type TransportFailure } from './http.ts';
-export { Ledger, type CleanupAction, type CleanupReport, type LedgerEntry, type RecordedEntry, type ScenarioLedger } from './ledger.ts';
+export { Ledger, type CleanupAction, type CleanupReport, type KindCleanup, type LedgerEntry, type LedgerOptions, type RecordedEntry, type ScenarioLedger } from './ledger.ts';
+export { type CleanupPlan, type Creates } from './cleanup.ts';
+export { prepareRun, type PrepareOptions, type ProbeContext } from './prepare.ts';
 export { createNamespace, type Namespace } from './namespace.ts';
 export { defaultRetryPolicy, type RetryPolicy } from './retry.ts';
 export type { RunInfo, StartedFake } from './run.ts';
 export {
+  catalogueFacts,
   defineScenario,
   registerScenarios,
   runScenario,
+  runScenarios,
   ScenarioTimeoutError,
   testName,
   type ExpectedError,

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Ledger } from './ledger.ts';
 import { createNamespace } from './namespace.ts';
 import { json, startServer, testClient, type TestServer } from './testing.ts';
@@ -81,5 +81,109 @@ describe('Ledger', () => {
     const report = await ledger.cleanup(client);
     expect(server.requests.length).toBe(before);
     expect(report).toEqual({ undone: [], alreadyGone: [], left: [], failed: [] });
+  });
+});
+
+/**
+ * A target that holds things: `things.delete` refuses (409) a thing another thing still names as its
+ * owner, `things.get` reads one (404 once gone). Routes listed in `unservedRoutes` answer 404
+ * route_not_found whatever the thing; IDs in `failsWith` answer that status and stay.
+ */
+describe('Ledger against a target with dependencies', () => {
+  let target: TestServer;
+  const things = new Map<string, string | undefined>();
+  const unservedRoutes = new Set<string>();
+  const failsWith = new Map<string, number>();
+
+  beforeAll(async () => {
+    target = await startServer((req, res) => {
+      const route = req.url;
+      if (unservedRoutes.has(route)) return json(res, 404, { message: `no ${route}`, code: 'route_not_found', env: 'sandbox' });
+      const { thing_id } = JSON.parse(req.body) as { thing_id: string };
+      if (route === '/v1/things.get') return things.has(thing_id) ? json(res, 200, { id: thing_id, add_on: false, items: [] }) : json(res, 404, { message: 'gone', code: 'not_found', env: 'sandbox' });
+      const status = failsWith.get(thing_id);
+      if (status !== undefined) return json(res, status, { message: `status ${status}`, code: 'some_code', env: 'sandbox' });
+      if (!things.has(thing_id)) return json(res, 404, { message: 'gone', code: 'not_found', env: 'sandbox' });
+      const owned = [...things].find(([, owner]) => owner === thing_id);
+      if (owned) return json(res, 409, { message: `${thing_id} owns ${owned[0]}`, code: 'invalid_request', env: 'sandbox' });
+      things.delete(thing_id);
+      json(res, 200, { success: true });
+    });
+  });
+  afterAll(() => target.close());
+
+  type TC = ReturnType<typeof testClient>;
+  const remove = (entry: { id: string }, c: TC) => c.call('things.delete', { thing_id: entry.id });
+  const exists = async (entry: { id: string }, c: TC) => {
+    const { status } = await c.call('things.get', { thing_id: entry.id });
+    return status === 200 ? true : status === 404 ? false : undefined;
+  };
+
+  function fresh(seed: number) {
+    things.clear();
+    unservedRoutes.clear();
+    failsWith.clear();
+    return { client: testClient(target.url), ns: createNamespace({ prefix: 'conf', seed }).scope('S') };
+  }
+
+  it('undoes kinds in the order given, and tries a refused removal again once what blocked it is gone', async () => {
+    const { client, ns } = fresh(11);
+    const [owner, child] = [ns.id('owner'), ns.id('child')];
+    things.set(owner, undefined).set(child, owner);
+    // The order names owners first: the first pass is refused, the second succeeds.
+    const ledger = new Ledger<TC>(ns, { owner: { remove, exists }, child: { remove, exists } }, { order: ['owner', 'child'] });
+    ledger.record({ kind: 'child', id: child });
+    ledger.record({ kind: 'owner', id: owner });
+    const report = await ledger.cleanup(client);
+    expect(report.undone.map((r) => r.entry.id)).toEqual([child, owner]);
+    expect([report.failed, report.left, report.alreadyGone]).toEqual([[], [], []]);
+    const deletes = target.requests.filter((r) => r.url === '/v1/things.delete').map((r) => (JSON.parse(r.body) as { thing_id: string }).thing_id);
+    expect(deletes.slice(-3)).toEqual([owner, child, owner]);
+  });
+
+  it('decides by a read what a refusal does not say: a 404 of a route not served is no removal, a 500 of a thing already gone is', async () => {
+    const { client, ns } = fresh(12);
+    const [kept, gone] = [ns.id('thing'), ns.id('thing')];
+    things.set(kept, undefined);
+    failsWith.set(gone, 500);
+    unservedRoutes.add('/v1/things.delete');
+    const ledger = new Ledger<TC>(ns, { thing: { remove, exists } });
+    for (const id of [kept, gone]) ledger.record({ kind: 'thing', id });
+    const report = await ledger.cleanup(client);
+    expect(report.alreadyGone.map((r) => r.entry.id)).toEqual([gone]);
+    expect(report.failed.map((r) => [r.entry.id, r.error])).toEqual([[kept, expect.stringMatching(/^answered 404: .*route_not_found/)]]);
+    expect(report.undone).toEqual([]);
+  });
+
+  it('does not try a removal the target does not serve: its fallback runs and the record is reported left', async () => {
+    const { client, ns } = fresh(13);
+    const id = ns.id('thing');
+    things.set(id, undefined);
+    const fallback = vi.fn(async () => undefined);
+    const ledger = new Ledger<TC>(ns, { thing: { remove, removeWith: 'things.delete', fallback, exists } }, { unserved: new Set(['things.delete']) });
+    ledger.record({ kind: 'thing', id });
+    const before = target.requests.length;
+    const report = await ledger.cleanup(client);
+    expect(target.requests.slice(before).map((r) => r.url)).toEqual(['/v1/things.get']);
+    expect(fallback).toHaveBeenCalledOnce();
+    expect(report.left.map((r) => r.entry.id)).toEqual([id]);
+    expect(things.has(id)).toBe(true);
+  });
+
+  it('finds by listing what its scopes made and it never recorded, and nothing of another scope or run', async () => {
+    const { client } = fresh(14);
+    const root = createNamespace({ prefix: 'conf', seed: 14 });
+    const mine = root.scope('mine');
+    const kept = mine.id('thing');
+    const theirs = createNamespace({ prefix: 'conf', seed: 14 }).scope('theirs').id('thing');
+    const foreign = createNamespace({ prefix: 'conf', seed: 15 }).scope('mine').id('thing');
+    const derived = `${mine.id('thing')}_annual`;
+    for (const id of [kept, theirs, foreign, derived]) things.set(id, undefined);
+    const list = vi.fn(async (_client: TC, _root: string) => [...things.keys()].map((id) => ({ kind: 'thing', id })));
+    const ledger = new Ledger<TC>(root, { thing: { remove, exists, list } });
+    const report = await ledger.cleanup(client, root.madeHere);
+    expect(list).toHaveBeenCalledWith(client, root.root);
+    expect(report.undone.map((r) => r.entry.id).sort()).toEqual([derived, kept].sort());
+    expect([...things.keys()].sort()).toEqual([foreign, theirs].sort());
   });
 });

@@ -89,3 +89,32 @@ describe('createNamespace', () => {
     expect(() => createNamespace({ prefix: 'conf', seed: 1 }).id('')).toThrow(/kind/);
   });
 });
+
+describe('derived IDs, scopes handed out, and reuse mode', () => {
+  it('owns an ID a scenario derived from one of its IDs by a suffix of ID characters, and nothing else that starts like one', () => {
+    const ns = createNamespace({ prefix: 'conf', seed: 21 }).scope('S');
+    const base = ns.id('plan');
+    for (const suffix of ['_annual', '-', '_', '-_-', 'Az09', 'a']) expect(ns.owns(`${base}${suffix}`), suffix).toBe(true);
+    for (const suffix of [' ', '.', '/x', ':x', 'é']) expect(ns.owns(`${base}${suffix}`), suffix).toBe(false);
+    expect(ns.owns(`${ns.root}_abcde_plan_x`)).toBe(false);
+  });
+
+  it('knows the scopes it handed out: another file (another namespace object) of the same run has its own', () => {
+    const here = createNamespace({ prefix: 'conf', seed: 22 });
+    const there = createNamespace({ prefix: 'conf', seed: 22 });
+    const mine = here.scope('A').id('plan');
+    const theirs = there.scope('B').id('plan');
+    expect([here.madeHere(mine), here.madeHere(`${mine}_annual`), here.madeHere(theirs)]).toEqual([true, true, false]);
+    expect([there.madeHere(theirs), there.madeHere(mine), there.scope('B').madeHere(theirs)]).toEqual([true, false, true]);
+    expect(here.madeHere('cus_123')).toBe(false);
+  });
+
+  it('in reuse mode makes the same IDs whatever the seed and salt, one set per name', () => {
+    const reused = (seed: number, salt: string, reuse: string) => createNamespace({ prefix: 'conf', seed, salt, reuse });
+    expect(reused(1, 'a', 'nightly').scope('S').id('plan')).toBe(reused(2, 'b', 'nightly').scope('S').id('plan'));
+    expect(reused(1, 'a', 'nightly').root).not.toBe(reused(1, 'a', 'nightly-eu').root);
+    expect(reused(1, 'a', 'nightly').root).not.toBe(createNamespace({ prefix: 'conf', seed: 1, salt: 'a' }).root);
+    expect([reused(1, '', 'nightly').reused, createNamespace({ prefix: 'conf', seed: 1 }).reused]).toEqual([true, false]);
+    expect(() => reused(1, '', 'night ly')).toThrow(/reuse name/);
+  });
+});

@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createVitest, type TestCase } from 'vitest/node';
 import type { Exchange } from './evidence.ts';
-import { buildReport, ConformanceReporter, summaryLines, type CatalogueEntry, type ConformanceReport, type FinishedTest, type RuleResult } from './reporter.ts';
+import { ConformanceReport as ConformanceReportSchema } from '../report/schema.ts';
+import { buildReport, ConformanceReporter, stoppedReport, summaryLines, type CatalogueEntry, type ConformanceReport, type FinishedTest, type RuleResult } from './reporter.ts';
 import type { ScenarioMeta } from './scenario.ts';
 import type { TargetInfo } from './target.ts';
 import { TEST_KEY } from './testing.ts';
@@ -141,6 +142,39 @@ describe('buildReport', () => {
     expect(summaryLines(buildReport({ ...times, tests: [] }), 'r').at(-1)).toBe('conformance: no scenario ran, so no seed was used');
   });
 
+  it('prints an UNDECIDED run\'s blocked MUST rules, the causes of BLOCKED and SKIP rules, and what was left behind in one line', () => {
+    const blocked = { status: 'blocked', reason: 'BLOCKED by setup: customers.get_or_create answered 400' } as unknown as Partial<ScenarioMeta>;
+    const report = buildReport({
+      ...times,
+      catalogue: [rule('M-1', 'MUST'), rule('M-2', 'MUST')],
+      cleanup: [
+        { file: 'a.test.ts', undone: 3, alreadyGone: 0, left: [{ kind: 'customer', id: 'c1' }, { kind: 'customer', id: 'c2' }, { kind: 'feature', id: 'f1' }], failed: [] },
+        { file: 'b.test.ts', undone: 1, alreadyGone: 0, left: [{ kind: 'customer', id: 'c3' }], failed: [{ kind: 'plan', id: 'p1', error: 'answered 500' }] },
+      ],
+      tests: [
+        test({ scenario: 'b', rules: ['M-1'], ...blocked }, 'skipped'),
+        test({ scenario: 's', rules: ['M-2'], status: 'skip', reason: 'needs the control plane' }, 'skipped'),
+      ],
+    });
+    const lines = summaryLines(report, 'reports');
+    expect(lines).toContain('conformance: undecided: 1 MUST rule(s) have no verdict:');
+    expect(lines).toContain('  M-1 [BLOCKED] BLOCKED by setup: customers.get_or_create answered 400');
+    expect(lines).toContain('  SKIP 1 rule(s): needs the control plane');
+    expect(lines).toContain('conformance: cleanup removed 4 record(s); left on the target: 4 record(s) the API cannot remove (3 customer, 1 feature), 1 whose removal failed (1 plan); their IDs are in summary.md');
+  });
+
+  it('writes the report of a run stopped at preflight: no rule, the target, and why', () => {
+    const target: TargetInfo = { ...info, kind: 'deployment' };
+    const report = stoppedReport({ target, stopped: { stage: 'preflight', kind: 'key-refused', message: `The target refused the API key (401: "bad key ${TEST_KEY}")` }, startedAt: new Date(0), finishedAt: new Date(2_000), secrets: [TEST_KEY] });
+    expect(ConformanceReportSchema.parse(report)).toMatchObject({
+      complete: true,
+      rules: {},
+      run: { targets: [target], seed: 9, durationMs: 2_000, stopped: { stage: 'preflight', kind: 'key-refused' } },
+      errors: [{ message: expect.stringMatching(/^Stopped at preflight \(key-refused\): The target refused the API key/) }],
+    });
+    expect(JSON.stringify(report)).not.toContain(TEST_KEY);
+  });
+
   it('reports the rules of a blocked scenario (skipped in vitest, blocked in its meta) as BLOCKED with the reason', () => {
     const blocked = { status: 'blocked', reason: 'BLOCKED by setup: customers.get_or_create answered 500' } as unknown as Partial<ScenarioMeta>;
     const report = buildReport({ ...times, tests: [test({ scenario: 'b', rules: ['R-B'], ...blocked }, 'skipped')] });
@@ -263,8 +297,21 @@ describe('ConformanceReporter in a real vitest run', () => {
     expect(printed.at(-1)).toBe('conformance: seed 4242 (reproduce with --seed 4242)');
   });
 
-  it('writes the JUnit XML from the report: a test case per rule, skip reasons in the message', () => {
-    expect(junit).toContain('<testcase classname="other" name="DOC-B" time="0">');
+  it('writes the JUnit XML from the report: a test case per rule, its time the time of its scenarios, skip reasons in the message', () => {
+    const duration = report.rules['DOC-B']?.scenarios[0]?.durationMs;
+    expect(duration).toEqual(expect.any(Number));
+    expect(junit).toContain(`<testcase classname="other" name="DOC-B" time="${(duration! / 1000).toFixed(3)}">`);
     expect(junit).toContain(`<skipped message="SKIP: needs the fake&apos;s control plane (POST /_fake/health answered 404)"/>`);
+  });
+
+  it('gives a failing rule a replay script of its scenario, with the key, the target and the run part of IDs as variables', () => {
+    const replay = report.rules['DOC-B']?.scenarios[0]?.replay;
+    expect(replay).toMatch(/^#!\/bin\/sh\n# Replays DOC-B \(FAIL\): scenario REP-FAIL, "is answered with the key echoed", seed 4242\./);
+    expect(replay).toContain('# 1. things.get: the run got 401; DOC-B FAIL here\ncurl -sS -X POST "$BASE_URL/v1/things.get" -w ');
+    expect(replay).toContain('-H "authorization: Bearer $API_KEY"');
+    expect(replay).not.toContain(TEST_KEY);
+    // Passing rules, and rules whose scenario made no call, carry none.
+    expect(report.rules['DOC-A']?.scenarios.some((s) => s.replay !== undefined)).toBe(false);
+    expect(report.rules['DOC-E']?.scenarios[0]?.replay).toBeUndefined();
   });
 });

@@ -15,10 +15,13 @@ import { relative } from 'node:path';
 import type { Reporter, TestCase, TestModule, TestRunEndReason, Vitest } from 'vitest/node';
 import type { RuleDef } from '../../spec/rules/rule.ts';
 import { applyBaseline } from '../report/baseline.ts';
+import { countOf, failingRules, firstLine, kindCounts, leftBehind, undecidedCauses, undecidedMustRules } from '../report/digest.ts';
 import { curlOf } from '../report/curl.ts';
+import { replayScript } from '../report/replay.ts';
 import { formatProgress, ProgressPrinter } from '../report/progress.ts';
 import { REPORT_FORMAT, type Baseline, type ConformanceReport, type ReportedExchange, type RuleReport, type RuleScenario, type RuleStatus, type ScenarioStatus } from '../report/schema.ts';
 import { suiteVersion } from '../report/version.ts';
+import { verdictOf } from '../report/view.ts';
 import { shownPath, writeReportFiles } from '../report/write.ts';
 import { aggregateRuleStatus, type RuleResult } from './checks.ts';
 import { loadConfig } from './config.ts';
@@ -39,6 +42,7 @@ export interface FinishedTest {
   readonly note?: string;
   readonly errors: readonly { readonly name?: string; readonly message: string; readonly expected?: string; readonly actual?: string }[];
   readonly meta: ScenarioMeta | undefined;
+  readonly durationMs?: number;
 }
 
 export interface ReportInput {
@@ -56,11 +60,15 @@ export interface ReportInput {
   readonly baseline?: { readonly path: string; readonly baseline: Baseline };
   readonly only?: readonly string[];
   readonly rerunOf?: string;
+  /** `should`: SHOULD failures fail the run too (recorded in the report for its verdict). */
+  readonly failOn?: 'must' | 'should';
 }
 
 /** Exchanges shown with a failure when the scenario does not say which ones it was about. */
 const FALLBACK_EXCHANGES = 3;
 const MAX_MESSAGE_CHARS = 4_000;
+/** Failing scenarios of one rule that carry a replay script: the first few say it all, and a shape rule can fail in a hundred. */
+export const REPLAYS_PER_RULE = 3;
 
 export function buildReport(input: ReportInput): ConformanceReport {
   const secrets = input.secrets ?? [];
@@ -73,13 +81,33 @@ export function buildReport(input: ReportInput): ConformanceReport {
     if (!meta || !ran(test)) continue;
     if (meta.target) targets.push(meta.target);
     const status = scenarioStatus(test);
-    const base = { scenario: meta.scenario, title: meta.title, test: test.fullName, file: test.file, scenarioStatus: status };
+    const base = {
+      scenario: meta.scenario,
+      title: meta.title,
+      test: test.fullName,
+      file: test.file,
+      scenarioStatus: status,
+      ...(test.durationMs === undefined ? {} : { durationMs: Math.round(test.durationMs) }),
+    };
     const evidence = meta.evidence ?? [];
-    for (const rule of meta.rules) add(rule, { ...base, via: 'declared', ...declaredResult(test, status, rule, evidence, secrets) });
+    const withReplay = (rule: string, outcome: RuleOutcome): RuleOutcome => {
+      if ((outcome.status !== 'FAIL' && outcome.status !== 'ERROR') || !meta.calls) return outcome;
+      const replay = replayScript(meta.calls, {
+        rule,
+        status: outcome.status,
+        scenario: meta.scenario,
+        title: meta.title,
+        ...(meta.target ? { baseUrl: meta.target.baseUrl, seed: meta.target.seed } : {}),
+        ...(outcome.message === undefined ? {} : { message: outcome.message }),
+        behind: (outcome.exchanges ?? []).map((e) => e.seq),
+      });
+      return replay === undefined ? outcome : { ...outcome, replay: redactSecrets(replay, secrets) };
+    };
+    for (const rule of meta.rules) add(rule, { ...base, via: 'declared', ...withReplay(rule, declaredResult(test, status, rule, evidence, secrets)) });
     for (const [rule, check] of Object.entries(meta.shapeChecks ?? {})) {
       if (meta.rules.includes(rule)) continue;
       // The scenario's rule results hold the shape rule's verdict with its message; shapeChecks says only pass or fail.
-      add(rule, { ...base, via: 'wire-schema', ...(recordedResult(test, rule, evidence, secrets) ?? { status: check === 'pass' ? 'PASS' : 'FAIL' }) });
+      add(rule, { ...base, via: 'wire-schema', ...withReplay(rule, recordedResult(test, rule, evidence, secrets) ?? { status: check === 'pass' ? 'PASS' : 'FAIL' }) });
     }
   }
   return assembleReport(byRule, targets, input);
@@ -101,7 +129,7 @@ export function assembleReport(byRule: ReadonlyMap<string, readonly RuleScenario
   let mustFailures = 0;
   let known = 0;
   for (const id of ruleIds) {
-    const entries = [...(byRule.get(id) ?? [])].sort((a, b) => a.scenario.localeCompare(b.scenario) || a.via.localeCompare(b.via));
+    const entries = withReplaysBounded([...(byRule.get(id) ?? [])].sort((a, b) => a.scenario.localeCompare(b.scenario) || a.via.localeCompare(b.via)));
     for (const e of entries) scenarios.set(e.scenario, e.scenarioStatus);
     const status = statuses[id]!.status;
     const def = catalogue.get(id);
@@ -138,6 +166,7 @@ export function assembleReport(byRule: ReadonlyMap<string, readonly RuleScenario
       ...(input.only ? { only: [...input.only] } : {}),
       ...(input.rerunOf === undefined ? {} : { rerunOf: input.rerunOf }),
       ...(input.baseline ? { baseline: input.baseline.path } : {}),
+      ...(input.failOn === 'should' ? { failOn: input.failOn } : {}),
     },
     counts: { rules: ruleCounts, known, scenarios: scenarioCounts, mustFailures },
     rules,
@@ -147,6 +176,33 @@ export function assembleReport(byRule: ReadonlyMap<string, readonly RuleScenario
     cleanup: input.cleanup.map((c) => ({ ...c, left: [...c.left], failed: [...c.failed] })),
   };
   return redactSecrets(report, secrets);
+}
+
+/**
+ * The report of a run that stopped before any scenario (preflight refused the target, the key or
+ * the API version): no rule, the target as configured, and why, as `run.stopped` and as the one
+ * error outside scenarios (so the verdict is UNDECIDED and JUnit has one error case saying why).
+ */
+export function stoppedReport(
+  input: Pick<ReportInput, 'startedAt' | 'finishedAt' | 'secrets' | 'baseline' | 'only' | 'rerunOf'> & {
+    readonly target: TargetInfo;
+    readonly stopped: NonNullable<ConformanceReport['run']['stopped']>;
+  },
+): ConformanceReport {
+  const { target, stopped, ...rest } = input;
+  const report = assembleReport(new Map(), [target], { ...rest, result: 'failed', complete: true, errors: [{ message: `Stopped at ${stopped.stage} (${stopped.kind}): ${stopped.message}` }], cleanup: [] });
+  return redactSecrets({ ...report, run: { ...report.run, stopped } }, input.secrets ?? []);
+}
+
+/** The replay scripts of the first REPLAYS_PER_RULE failing entries are kept; later ones go (report.json stays readable). */
+function withReplaysBounded(entries: readonly RuleScenario[]): RuleScenario[] {
+  let kept = 0;
+  return entries.map((entry) => {
+    if (entry.replay === undefined) return entry;
+    if (kept++ < REPLAYS_PER_RULE) return entry;
+    const { replay: _dropped, ...rest } = entry;
+    return rest;
+  });
 }
 
 /** False for tests that are not scenarios, and for scenarios the run filtered out (they have no outcome). */
@@ -238,6 +294,7 @@ export class ConformanceReporter implements Reporter {
   readonly reportDir: string;
   readonly #options: ConformanceReporterOptions;
   readonly #secrets: readonly string[];
+  readonly #failOn: 'must' | 'should';
   readonly #tests = new Map<string, FinishedTest>();
   readonly #errors: { file?: string; message: string }[] = [];
   readonly #cleanup: ({ file: string } & CleanupSummary)[] = [];
@@ -251,6 +308,7 @@ export class ConformanceReporter implements Reporter {
     const config = loadConfig();
     this.reportDir = options.reportDir ?? config.reportDir;
     this.#secrets = [config.apiKey, config.otherTenantApiKey].filter((s): s is string => s !== undefined);
+    this.#failOn = config.failOn;
     this.#options = options;
     this.#progress = new ProgressPrinter({ mode: options.progress ?? 'lines', colour: options.colour ?? false, print: (line) => this.#print(line) });
   }
@@ -324,6 +382,7 @@ export class ConformanceReporter implements Reporter {
       result,
       complete,
       secrets: [...this.#secrets, ...this.#providedSecrets()],
+      failOn: this.#failOn,
       ...(catalogue ? { catalogue } : {}),
       ...(baseline ? { baseline } : {}),
       ...(only ? { only } : {}),
@@ -371,27 +430,46 @@ function finished(test: TestCase, file: string): FinishedTest {
       ...(e.actual === undefined ? {} : { actual: e.actual }),
     })),
     meta: test.meta().conformance,
+    ...(test.diagnostic()?.duration === undefined ? {} : { durationMs: test.diagnostic()!.duration }),
   };
 }
 
-/** The closing lines: counts, the failing rules each with a one-line message and the command that re-runs it, the seed. */
+/** Lines of each kind printed at the end before pointing at summary.md for the rest. */
+const CONSOLE_LIST = 10;
+const CONSOLE_CHARS = 160;
+
+/**
+ * The closing lines: counts; each failing rule with its first message line, how many more scenarios
+ * failed it and the command that re-runs it; stale baseline entries; for an UNDECIDED run the MUST
+ * rules it rests on and what stopped each; BLOCKED and SKIP rules by cause; what was left on the
+ * target, in one line; errors; the seed.
+ */
 export function summaryLines(report: ConformanceReport, dir: string, rerunCommand = 'npm run conformance --', colour = false): string[] {
   const lines = [`conformance: ${formatProgress(report.counts.rules, colour)}${report.counts.known > 0 ? ` (${report.counts.known} known)` : ''}; reports in ${dir}/ (report.html, summary.md, report.json, junit.xml)`];
   const seed = report.run.seed;
-  const failing = Object.entries(report.rules).filter(([, r]) => r.status === 'FAIL' || r.status === 'ERROR');
+  const failing = failingRules(report);
   if (failing.length > 0) lines.push('conformance: failing rules:');
-  for (const [id, rule] of failing) {
-    const first = rule.scenarios.find((s) => s.status === rule.status);
-    const message = (first?.message ?? '').split('\n')[0]!.slice(0, 160);
+  for (const { id, rule, first, more } of failing) {
     const tag = `${rule.status}${rule.known ? ' (known)' : ''} ${rule.level ?? ''}`.trim();
-    lines.push(`  ${id} [${tag}] ${message}`, `    re-run: ${rerunCommand} --only ${id}${seed === undefined ? '' : ` --seed ${seed}`}`);
+    lines.push(`  ${id} [${tag}] ${firstLine(first, '').slice(0, CONSOLE_CHARS)}${more > 0 ? ` (and ${more} more scenario(s))` : ''}`, `    re-run: ${rerunCommand} --only ${id}${seed === undefined ? '' : ` --seed ${seed}`}`);
   }
   for (const entry of report.baseline?.stale ?? []) lines.push(`conformance: ${entry.rule} passes now: remove it from the baseline`);
-  for (const c of report.cleanup) {
-    if (c.failed.length > 0 || c.left.length > 0) {
-      lines.push(`conformance: cleanup of ${c.file} left ${c.left.length} record(s) the API cannot delete and failed on ${c.failed.length}`);
-    }
-  }
+  const undecided = verdictOf(report).exitCode === 2 ? undecidedMustRules(report) : [];
+  if (undecided.length > 0) lines.push(`conformance: undecided: ${undecided.length} MUST rule(s) have no verdict:`);
+  for (const rule of undecided.slice(0, CONSOLE_LIST)) lines.push(`  ${rule.id} [${rule.status}] ${rule.cause.slice(0, CONSOLE_CHARS)}`);
+  if (undecided.length > CONSOLE_LIST) lines.push(`  … and ${undecided.length - CONSOLE_LIST} more in summary.md`);
+  const causes = undecidedCauses(report);
+  if (causes.length > 0) lines.push(`conformance: BLOCKED or SKIP, by cause:`);
+  for (const cause of causes.slice(0, CONSOLE_LIST)) lines.push(`  ${cause.status} ${cause.rules.length} rule(s): ${cause.cause.split('\n')[0]!.slice(0, CONSOLE_CHARS)}`);
+  if (causes.length > CONSOLE_LIST) lines.push(`  … and ${causes.length - CONSOLE_LIST} more cause(s) in summary.md`);
+  const { undone, alreadyGone, left, failed } = leftBehind(report);
+  const removed = `conformance: cleanup removed ${undone} record(s)${alreadyGone > 0 ? ` (${alreadyGone} already gone)` : ''}`;
+  if (left.size > 0 || failed.size > 0) {
+    lines.push(
+      `${removed}; left on the target: ${countOf(left)} record(s) the API cannot remove${left.size > 0 ? ` (${kindCounts(left)})` : ''}` +
+        `${failed.size > 0 ? `, ${countOf(failed)} whose removal failed (${kindCounts(failed)})` : ''}; their IDs are in summary.md`,
+    );
+  } else if (undone + alreadyGone > 0) lines.push(`${removed}; nothing left on the target`);
   for (const e of report.errors) lines.push(`conformance: error${e.file ? ` in ${e.file}` : ''}: ${e.message.split('\n')[0]}`);
   lines.push(seed === undefined ? 'conformance: no scenario ran, so no seed was used' : `conformance: seed ${seed} (reproduce with --seed ${seed})`);
   return lines;

@@ -100,4 +100,29 @@ describe('setupRun', () => {
       /CONFORMANCE_TIMEOUT_MS/,
     );
   });
+
+  it('probes the target once for the run (prepare) and provides what it learnt; a failed preparation stops the fake it booted', async () => {
+    const p = project();
+    const seen: unknown[] = [];
+    await setupRun(p, {
+      env: { CONFORMANCE_SEED: '7' },
+      cwd,
+      startFake: async () => ({ url: 'http://127.0.0.1:5555', apiKey: 'am_sk_test_fake', close: async () => {} }),
+      prepare: async (run, config, workDir) => {
+        seen.push([run.baseUrl, config.seed, existsSync(workDir)]);
+        return { capabilities: { available: ['mutation'], why: [] }, unserved: ['customers.delete'], probeCleanupFile: join(workDir, 'probe-cleanup.json') };
+      },
+    });
+    expect(seen).toEqual([['http://127.0.0.1:5555', 7, true]]);
+    expect(p.provided.get('conformance:run')).toMatchObject({ capabilities: { available: ['mutation'] }, unserved: ['customers.delete'], probeCleanupFile: expect.stringMatching(/probe-cleanup\.json$/) });
+    let closed = false;
+    const failing = setupRun(project(), {
+      env: {},
+      cwd,
+      startFake: async () => ({ url: 'http://127.0.0.1:5555', apiKey: 'am_sk_test_fake', close: async () => void (closed = true) }),
+      prepare: () => Promise.reject(new Error('probe failed')),
+    });
+    await expect(failing).rejects.toThrow('probe failed');
+    expect(closed).toBe(true);
+  });
 });

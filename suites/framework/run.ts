@@ -8,7 +8,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkLiveKey, ConfigError, loadConfig, type LoadConfigOptions } from './config.ts';
+import type { CapabilityReport } from './capabilities.ts';
+import { checkLiveKey, ConfigError, loadConfig, type ConformanceConfig, type LoadConfigOptions } from './config.ts';
 
 /** What the main process decided for the whole run. */
 export interface RunInfo {
@@ -25,7 +26,16 @@ export interface RunInfo {
   readonly deadline?: number;
   /** The run guard's state file, shared by every test file (see guard.ts). Set by setupRun. */
   readonly guardFile?: string;
+  /** The target's capabilities, probed once for the whole run (prepare.ts); absent: each target probes its own. */
+  readonly capabilities?: CapabilityReport;
+  /** Operations the cleanup must not try: the target does not serve them (probed once per run). */
+  readonly unserved?: readonly string[];
+  /** Where the cleanup of the run's probes waits for the one test file that reports it (cleanup.ts). */
+  readonly probeCleanupFile?: string;
 }
+
+/** What a run learns about its target once, in the main process, for every test file (prepare.ts). */
+export type RunPreparation = Pick<RunInfo, 'capabilities' | 'unserved' | 'probeCleanupFile'>;
 
 declare module 'vitest' {
   interface ProvidedContext {
@@ -49,7 +59,12 @@ export interface StartedFake {
  */
 export async function setupRun(
   project: { provide(key: 'conformance:run', value: RunInfo | undefined): void },
-  options: { readonly startFake: () => Promise<StartedFake>; readonly warn?: (line: string) => void } & LoadConfigOptions,
+  options: {
+    readonly startFake: () => Promise<StartedFake>;
+    readonly warn?: (line: string) => void;
+    /** Probes the target once for the whole run (its capabilities, the deletes it serves), given the run decided so far. */
+    readonly prepare?: (run: RunInfo, config: ConformanceConfig, workDir: string) => Promise<RunPreparation>;
+  } & LoadConfigOptions,
 ): Promise<() => Promise<void>> {
   const config = loadConfig(options);
   const warn = options.warn ?? ((line: string) => console.warn(`conformance: ${line}`));
@@ -60,15 +75,23 @@ export async function setupRun(
   const guardDir = mkdtempSync(join(tmpdir(), 'conformance-guard-'));
   const guard = { deadline: Date.now() + config.runTimeoutMs, guardFile: join(guardDir, 'state.json') };
   const removeGuard = () => rmSync(guardDir, { recursive: true, force: true });
+  const provide = async (run: RunInfo) => project.provide('conformance:run', { ...run, ...(await options.prepare?.(run, config, guardDir)) });
   if (config.baseUrl !== undefined) {
-    project.provide('conformance:run', { baseUrl: config.baseUrl, seed: config.seed, salt: new Date().toISOString(), kind: 'deployment', ...guard });
+    await provide({ baseUrl: config.baseUrl, seed: config.seed, salt: new Date().toISOString(), kind: 'deployment', ...guard }).catch((error: unknown) => {
+      removeGuard();
+      throw error;
+    });
     return async () => removeGuard();
   }
   const fake = await options.startFake();
   const otherTenant = fake.otherTenantApiKey === undefined ? {} : { otherTenantApiKey: fake.otherTenantApiKey };
-  project.provide('conformance:run', { baseUrl: fake.url, apiKey: fake.apiKey, ...otherTenant, seed: config.seed, salt: '', kind: 'fake', ...guard });
-  return async () => {
+  const teardown = async () => {
     removeGuard();
     await fake.close();
   };
+  await provide({ baseUrl: fake.url, apiKey: fake.apiKey, ...otherTenant, seed: config.seed, salt: '', kind: 'fake', ...guard }).catch(async (error: unknown) => {
+    await teardown();
+    throw error;
+  });
+  return teardown;
 }

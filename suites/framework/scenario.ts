@@ -8,19 +8,42 @@
  *   (`ruleResults`, see checks.ts) in `task.meta.conformance` for the reporter. A scenario the target
  *   cannot run, or BLOCKED by a setup step, is skipped with the reason (`ctx.skip(reason)`).
  * - `runScenario(scenario, target)` runs one outside vitest's runner and returns the outcome, so a
- *   meta-test can check that a scenario fails against a deliberately broken fake.
+ *   meta-test can check that a scenario fails against a deliberately broken fake; `runScenarios`
+ *   runs several as a conformance run schedules them (schedule.ts).
  */
-import { afterAll, expect, it } from 'vitest';
+import { isDeepStrictEqual } from 'node:util';
+import { afterAll, it, TestRunner } from 'vitest';
 import type { z } from 'zod';
 import type { Capability, Need } from './capabilities.ts';
-import { CONVENTION_RULES, gateOnConvention, isRouteNotServed, isTargetFault, RuleChecks, SetupFailed, SetupNotServed, TargetFault, toRuleResults, type RecordedVerdict, type RuleResult } from './checks.ts';
+import {
+  CONVENTION_RULES,
+  gateOnConvention,
+  isRouteNotServed,
+  isTargetFault,
+  RouteNotServed,
+  RuleChecks,
+  SetupFailed,
+  SetupNotServed,
+  TargetFault,
+  toRuleResults,
+  type PreconditionOverreachFinding,
+  type RecordedVerdict,
+  type RuleFacts,
+  type RuleResult,
+} from './checks.ts';
 import { callMutates } from '../../spec/operation.ts';
+import { ruleById } from '../../spec/rules/catalogue.ts';
+import { renameRequestFields, WIRE_NAMES, type WireNameKey } from '../../spec/wire-names.ts';
+import { OwnAssertion, printable, show } from './own-words.ts';
+import { PRECONDITION_EXEMPTIONS } from './precondition-exemptions.ts';
 import type { CallFailure, CallSuccess, Client, OperationTable } from './client.ts';
 import type { FixtureName, Fixtures } from './config.ts';
 import type { ControlClient } from './control-client.ts';
-import { truncate, type EvidenceLog, type Exchange } from './evidence.ts';
+import { replayableCalls, truncate, type EvidenceLog, type Exchange, type ReplayCall } from './evidence.ts';
 import type { CleanupReport, ScenarioLedger } from './ledger.ts';
+import { discover, discoveringFile, filesAfter } from './discovery.ts';
 import type { Namespace } from './namespace.ts';
+import { inRunOrder, RunPlan, runsAlone, Scheduler } from './schedule.ts';
 import { recordCreated, type Target, type TargetInfo } from './target.ts';
 
 export interface ScenarioDef<R extends string = string> {
@@ -108,9 +131,33 @@ export interface ScenarioContext<Ops extends OperationTable, E extends z.ZodType
   /**
    * Assertions about state the scenario relies on but does not prove (another rule's effect, e.g. a
    * new pool's counters in a scenario about skipping): a failure BLOCKS the rules not yet decided,
-   * naming `what`; it fails no rule. Never wrap an assertion of one of the scenario's own rules.
+   * naming `what`; it fails no rule. It may rest only on setup operations, capabilities and rules
+   * already reported: one that rests on a documented operation a rule of the scenario owns (the
+   * exchanges since the previous check or precondition) is refused, and the scenario ends in ERROR
+   * (checks.ts, "Preconditions").
    */
   precondition<V>(what: string, assertion: () => V): V;
+  /**
+   * A 200 the scenario goes on to read as its schema says (records with ids, …): when it failed its
+   * wire schema (its shape rule FAILs), the rules not yet decided are BLOCKED by that shape rule,
+   * naming the answer. Returns the body.
+   */
+  requireShape<Out>(result: CallSuccess<Out>): Out;
+  /**
+   * The name this target gives a request field interface.md does not show (spec/wire-names.ts): the
+   * profile's `wireNames[key]`, else the reference's. The client already sends the field under it;
+   * a scenario needs this only to say which name it relied on.
+   */
+  wireName(key: WireNameKey): string;
+  /**
+   * Before a MUST rule relies on a wire name interface.md does not show: shows that the target reads
+   * the field under its configured name. `observe(send)` makes the same request with the field (`send`
+   * true) and without it, through `t.setup`, and returns what the field changes (e.g. the IDs a
+   * filter lists). The name is read when the two observations differ; when they are alike, or a
+   * request of the probe is refused, the rules not yet decided are SKIP: "interface.md does not show
+   * this wire name; set wireNames.<key> in the profile". A name once read is remembered for the target.
+   */
+  requireWireName(key: WireNameKey, observe: (send: boolean) => Promise<unknown>): Promise<void>;
 }
 
 /** `blocked`: a setup step (or a missing field the scenario needed) stopped it before any rule failed. */
@@ -125,6 +172,8 @@ export interface ScenarioOutcome {
   readonly evidence: readonly Exchange[];
   /** Rule → verdict (declared rules and the shape rules its 200s exercised); exchanges by sequence number. */
   readonly verdicts: Readonly<Record<string, RecordedVerdict>>;
+  /** Preconditions that rested on an operation a rule of the scenario owns (those let through by precondition-exemptions.ts included). */
+  readonly overreachingPreconditions?: readonly PreconditionOverreachFinding[];
 }
 
 /** What a scenario's vitest test carries to the reporter (JSON; evidence bounded). */
@@ -142,6 +191,8 @@ export interface ScenarioMeta {
   /** Scenarios with a verdict other than PASS: the exchanges behind the verdicts and the last ones, bodies truncated. */
   readonly evidence?: readonly Exchange[];
   readonly exchangeCount?: number;
+  /** Scenarios with a verdict other than PASS: their calls from the first, for the replay script of a failing rule. */
+  readonly calls?: readonly ReplayCall[];
 }
 
 export interface CleanupSummary {
@@ -193,6 +244,16 @@ export interface RunOptions {
   /** The scenario is abandoned (and its requests aborted) after this long. Default 120 s. */
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
+  /** What the catalogue says of a rule (level, operations, fields). Default: spec/rules' catalogue. */
+  readonly rules?: (rule: string) => RuleFacts | undefined;
+  /** Scenario ID → documented operations its preconditions may still rest on. Default: precondition-exemptions.ts. */
+  readonly exemptions?: Readonly<Record<string, readonly string[]>>;
+}
+
+/** The catalogue's facts of a rule; rules outside it (the framework's own tests) are MUST rules owning no operation. */
+export function catalogueFacts(rule: string): RuleFacts | undefined {
+  const def = ruleById.get(rule);
+  return def && { level: def.level, operations: def.operations, ...(def.fields ? { fields: def.fields } : {}) };
 }
 
 export const DEFAULT_SCENARIO_TIMEOUT_MS = 120_000;
@@ -222,18 +283,37 @@ export async function runScenario<Ops extends OperationTable, E extends z.ZodTyp
       reject(error);
     }, timeoutMs);
   });
-  const checks = new RuleChecks(scenario.rules, shapeRulesOf(target.client.operations), () => log.entries(), referenceOperationOf(target.client.operations));
+  const operations = target.client.operations;
+  const checks = new RuleChecks({
+    declared: scenario.rules,
+    shapeRules: shapeRulesOf(operations),
+    evidence: () => log.entries(),
+    referenceOperation: referenceOperationOf(operations),
+    documentedOperation: documentedOperationOf(operations),
+    rules: options.rules ?? catalogueFacts,
+    exemptOperations: new Set((options.exemptions ?? PRECONDITION_EXEMPTIONS)[scenario.id] ?? []),
+  });
+  const found = () => (checks.overreachingPreconditions.length > 0 ? { overreachingPreconditions: checks.overreachingPreconditions } : {});
   try {
-    await Promise.race([scenario.run(context(scenario, target, log, controller.signal, checks)), timedOut]);
-    const verdicts = log.redact(checks.results(false));
-    const failed = scenario.rules.some((rule) => verdicts[rule]?.status === 'FAIL');
-    return await settledOnConventions({ status: failed ? 'fail' : 'pass', evidence: log.entries(), verdicts }, target);
-  } catch (error) {
-    const stop = checks.stop(error);
-    const verdicts = log.redact(checks.results(true));
-    const blockedBy = Object.values(verdicts).find((v) => v.blockedBy !== undefined);
-    const why = stop.reason ?? (stop.kind === 'blocked' && blockedBy ? `BLOCKED by ${blockedBy.blockedBy}: ${blockedBy.message ?? ''}` : undefined);
-    return await settledOnConventions({ status: stop.kind, ...(why === undefined ? {} : { reason: why }), error: scrubbed(error, log), evidence: log.entries(), verdicts }, target);
+    try {
+      await Promise.race([scenario.run(context(scenario, target, log, controller.signal, checks)), timedOut]);
+      const verdicts = log.redact(checks.results(false));
+      const failed = scenario.rules.some((rule) => verdicts[rule]?.status === 'FAIL');
+      return await settledOnConventions({ status: failed ? 'fail' : 'pass', evidence: log.entries(), verdicts, ...found() }, target);
+    } catch (error) {
+      const stop = checks.stop(error);
+      const verdicts = log.redact(checks.results(true));
+      const blockedBy = Object.values(verdicts).find((v) => v.blockedBy !== undefined);
+      const why = stop.reason ?? (stop.kind === 'blocked' && blockedBy ? `BLOCKED by ${blockedBy.blockedBy}: ${blockedBy.message ?? ''}` : undefined);
+      // A FAIL recorded before the stop (a SHOULD rule the scenario went on from) makes the scenario fail, whatever stopped it.
+      const status = scenario.rules.some((rule) => verdicts[rule]?.status === 'FAIL') ? 'fail' : stop.kind;
+      return await settledOnConventions({ status, ...(why === undefined ? {} : { reason: why }), error: scrubbed(error, log), evidence: log.entries(), verdicts, ...found() }, target);
+    }
+  } catch (harness) {
+    // The framework itself failed (a bug, or the convention probe): ERROR of every rule, and the run goes on.
+    const message = `the harness failed: ${harness instanceof Error ? harness.message : String(harness)}`;
+    const verdicts = Object.fromEntries(scenario.rules.map((rule) => [rule, { status: 'ERROR', message } as const]));
+    return { status: 'error', error: harness, evidence: log.entries(), verdicts };
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', cancel);
@@ -289,6 +369,47 @@ function referenceOperationOf(operations: OperationTable): (exchange: Exchange) 
   };
 }
 
+/** The documented operation an exchange called: by its label, or for a raw call by its path. */
+function documentedOperationOf(operations: OperationTable): (exchange: Exchange) => string | undefined {
+  const documented = Object.values(operations).filter((op) => op.provenance === 'documented');
+  const byName = new Map(documented.map((op) => [op.name, op.name]));
+  return (exchange) => {
+    const named = byName.get(exchange.label);
+    if (named !== undefined || exchange.label !== 'raw') return named;
+    const path = pathOf(exchange.request.url);
+    return documented.find((op) => path.endsWith(op.path))?.name;
+  };
+}
+
+function pathOf(url: string): string {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return url;
+  }
+}
+
+/** Names a target read (`requireWireName`), per target: `<key>=<name>`. */
+const wireNamesRead = new WeakMap<object, Set<string>>();
+
+/**
+ * The scenario's view of the client: request fields interface.md does not show are sent under the
+ * profile's wire names, and a 200 that left out required fields is watched for reads of them (checks.ts).
+ */
+function scenarioClient<Ops extends OperationTable, E extends z.ZodType>(client: Client<Ops, E>, checks: RuleChecks, names: Readonly<Partial<Record<WireNameKey, string>>>): Client<Ops, E> {
+  const call: Client<Ops, E>['call'] = async (name, body, options) => {
+    const result = await client.call(name, renameRequestFields(name, body, names) as typeof body, options);
+    return result.ok ? { ...result, body: checks.watched(result.body, result.exchange) } : result;
+  };
+  return new Proxy(client, {
+    get(inner, key) {
+      if (key === 'call') return call;
+      const value: unknown = Reflect.get(inner, key, inner);
+      return typeof value === 'function' ? value.bind(inner) : value;
+    },
+  });
+}
+
 /** A 5xx or a 429 that outlived the retry budget says nothing about the rule: ERROR. */
 function refuseTargetFault(result: CallSuccess<unknown> | CallFailure<unknown>): void {
   if (!result.ok && isTargetFault(result.status)) {
@@ -312,9 +433,12 @@ function context<Ops extends OperationTable, E extends z.ZodType, R extends stri
   const successRuleOf = (label: string) =>
     Object.values(target.client.operations).find((op) => op.name === label)?.provenance === 'reference' ? CONVENTION_RULES.successStatusSetup : CONVENTION_RULES.successStatus;
   const onSuccess = (operation: string, request: unknown) => recordCreated(target.creates, target.ns, ledger, operation, request);
+  const wireNames = target.config.profile.wireNames ?? {};
+  const wireName = (key: WireNameKey): string => wireNames[key] ?? WIRE_NAMES[key].reference;
+  const client = target.client.with({ evidence: log, signal, readOnly: !scenario.mutates, onSuccess, beforeSend: (operation, request) => checks.refuseRequestBuiltFromMissingField(operation, request) });
   return {
     scenario: { id: scenario.id, title: scenario.title, rules: scenario.rules },
-    client: target.client.with({ evidence: log, signal, readOnly: !scenario.mutates, onSuccess, beforeSend: (operation, request) => checks.refuseRequestBuiltFromMissingField(operation, request) }),
+    client: scenarioClient(client, checks, wireNames),
     get control(): ControlClient {
       if (!declared.has('control-plane')) throw new Error(`scenario ${scenario.id} uses the control plane but declares it in neither needs nor uses`);
       if (!target.control) throw new Error(`scenario ${scenario.id}: the control plane is not available here; check t.has('control-plane') first`);
@@ -339,8 +463,8 @@ function context<Ops extends OperationTable, E extends z.ZodType, R extends stri
     expectOk(result, rule) {
       const assertOk = () => {
         refuseTargetFault(result);
-        expect(result.ok, `${result.exchange.label}: expected 200, got ${result.status} ${preview(result.body)}`).toBe(true);
-        return (result as CallSuccess<never>).body;
+        if (!result.ok) throw new OwnAssertion(`${result.exchange.label}: expected 200, got ${result.status} ${preview(result.body)}`, 200, result.status);
+        return result.body;
       };
       // A success answered with another 2xx: the status is the success rule's deviation, not the checked rule's.
       const successRule = !result.ok && result.status >= 200 && result.status < 300 ? successRuleOf(result.exchange.label) : undefined;
@@ -354,12 +478,16 @@ function context<Ops extends OperationTable, E extends z.ZodType, R extends stri
       const assertError = () => {
         refuseTargetFault(result);
         const label = result.exchange.label;
-        expect(result.ok, `${label}: expected an error, got 200 ${preview(result.body)}`).toBe(false);
+        if (result.ok) throw new OwnAssertion(`${label}: expected an error, got 200 ${preview(result.body)}`, 'an error', 200);
         const failure = result as CallFailure<never>;
         const [min, max] = typeof expected.status === 'number' ? [expected.status, expected.status] : (expected.status ?? [400, 499]);
-        const within = `${label}: expected status ${min === max ? min : `${min}-${max}`}, got ${failure.status} ${preview(failure.body)}`;
-        expect(failure.status, within).toBeGreaterThanOrEqual(min);
-        expect(failure.status, within).toBeLessThanOrEqual(max);
+        const range = min === max ? `${min}` : `${min}-${max}`;
+        const within = failure.status >= min && failure.status <= max;
+        // An unknown route refuses every request: only a check that asked for exactly that status may take it as the refusal.
+        if (isRouteNotServed(failure.status, failure.body) && !(within && expected.status !== undefined)) {
+          throw new RouteNotServed(`${label} answered ${failure.status} as an unknown route ${preview(failure.body)}`, result.exchange);
+        }
+        if (!within) throw new OwnAssertion(`${label}: expected status ${range}, got ${failure.status} ${preview(failure.body)}`, range, failure.status);
         if (expected.code !== undefined) {
           // The code is read from the documented error body; another body is ERR-BODY-SHAPE's deviation, and the refusal above stands.
           if (failure.errorBodyIssues.length > 0 && expected.rule !== CONVENTION_RULES.errorBody) {
@@ -367,7 +495,7 @@ function context<Ops extends OperationTable, E extends z.ZodType, R extends stri
             throw new SetupFailed(CONVENTION_RULES.errorBody, `${label}: the error body is not {message, code, env} (${paths}), so its code ${expected.code} cannot be read: ${preview(failure.body)}`, result.exchange);
           }
           const code = (failure.body as { code?: unknown } | null)?.code;
-          expect(code, `${label}: expected error code ${expected.code} ${preview(failure.body)}`).toBe(expected.code);
+          if (code !== expected.code) throw new OwnAssertion(`${label}: expected error code ${expected.code}, got ${show(code)} (status ${failure.status}) ${preview(failure.body)}`, expected.code, code);
         }
         return failure;
       };
@@ -390,24 +518,36 @@ function context<Ops extends OperationTable, E extends z.ZodType, R extends stri
       }
       return result.body;
     },
-    precondition(what, assertion) {
-      const blocked = (error: unknown): never => {
-        if ((error as { name?: unknown } | null)?.name !== 'AssertionError') throw error;
-        throw new SetupFailed(`precondition: ${what}`, `precondition "${what}" does not hold: ${(error as Error).message}`);
+    precondition: (what, assertion) => checks.precondition(what, assertion),
+    requireShape(result) {
+      const issues = result.schemaIssues;
+      if (issues.length === 0) return result.body;
+      const shapeRule = result.exchange.shapeRule ?? `${result.exchange.label} shape`;
+      const paths = issues.map((issue) => issue.path || '(root)').join(', ');
+      throw new SetupFailed(shapeRule, `${result.exchange.label} (exchange #${result.exchange.seq}) answered a 200 that does not match its schema (${paths}), and the scenario reads it as the schema says`, result.exchange);
+    },
+    wireName,
+    async requireWireName(key, observe) {
+      const name = wireName(key);
+      const { operation, described } = WIRE_NAMES[key];
+      const read = wireNamesRead.get(target) ?? new Set<string>();
+      wireNamesRead.set(target, read);
+      if (read.has(`${key}=${name}`)) return;
+      const notRead = (why: string): never => {
+        throw new SetupNotServed(`interface.md does not show this wire name; set wireNames.${key} in the profile (the target did not read the ${described} of ${operation} as "${name}": ${why})`);
       };
+      let sent: unknown;
+      let left: unknown;
       try {
-        const value = assertion();
-        if (!(value instanceof Promise)) {
-          checks.settled();
-          return value;
-        }
-        return value.then((resolved: unknown) => {
-          checks.settled();
-          return resolved;
-        }, blocked) as typeof value;
+        sent = printable(await observe(true));
+        left = printable(await observe(false));
       } catch (error) {
-        return blocked(error);
+        if (error instanceof SetupFailed) return notRead(error.message);
+        throw error;
       }
+      checks.settled();
+      if (isDeepStrictEqual(sent, left)) notRead(`with and without it the answer showed the same, ${show(sent)}`);
+      read.add(`${key}=${name}`);
     },
   };
 }
@@ -426,7 +566,7 @@ export function scenarioMeta(scenario: Pick<Scenario, 'id' | 'title' | 'rules'>,
   }
   const verdicts = Object.values(outcome.verdicts);
   const reported = outcome.status !== 'pass' || verdicts.some((v) => v.status !== 'PASS') ? boundExchanges(outcome.evidence, verdicts.flatMap((v) => v.seqs ?? [])) : undefined;
-  return {
+  return cloneable({
     scenario: scenario.id,
     title: scenario.title,
     rules: [...scenario.rules],
@@ -436,8 +576,21 @@ export function scenarioMeta(scenario: Pick<Scenario, 'id' | 'title' | 'rules'>,
     shapeChecks,
     ruleResults: toRuleResults(outcome.verdicts, reported ?? []),
     exchangeCount: outcome.evidence.length,
-    ...(reported ? { evidence: reported } : {}),
-  };
+    ...(reported ? { evidence: reported, calls: replayableCalls(outcome.evidence) } : {}),
+  });
+}
+
+/**
+ * The meta as vitest can carry it from the worker to the reporter (a structured clone): as it is
+ * when it clones, else as plain data (whatever a check held, e.g. an asymmetric matcher, printed).
+ */
+function cloneable(meta: ScenarioMeta): ScenarioMeta {
+  try {
+    structuredClone(meta);
+    return meta;
+  } catch {
+    return printable(meta) as ScenarioMeta;
+  }
 }
 
 /**
@@ -465,15 +618,27 @@ export function boundExchanges(exchanges: readonly Exchange[], keep: readonly nu
 
 const registrations = new WeakMap<object, number>();
 
+/** The scenarios of every test file this worker runs, side by side (schedule.ts); made with the first target's concurrency. */
+let runPlan: RunPlan<ScenarioOutcome> | undefined;
+/** Files whose discovery has begun (discovery.ts). */
+const discoveredFrom = new Set<string>();
+/** Per test file: the cleanups of the targets its discovered scenarios ran on, started as soon as they are done. */
+const discoveredCleanups = new Map<string, Promise<CleanupReport>[]>();
+/** Each target is cleaned up and closed once, whoever asks. */
+const closings = new WeakMap<object, Promise<CleanupReport>>();
+
 export interface RegisterOptions {
-  /** Per scenario; vitest's own test timeout is set 10 s beyond it. Default 120 s. */
+  /** Per scenario, from its start (not from its test's). Default 120 s. */
   readonly timeoutMs?: number;
 }
 
 /**
- * One vitest test per scenario, in the current file or describe block. The target is closed
- * (ledger cleaned up, pool closed) after the last registered scenario of the file has run; the
- * cleanup summary goes into the file's meta for the reporter.
+ * One vitest test per scenario, in the current file or describe block. The scenarios are run by the
+ * run's plan (schedule.ts): up to the configured concurrency at a time, those that need the target
+ * to themselves alone; each test waits for its scenario's outcome. The first file to register has
+ * the files after it discovered (discovery.ts), so their scenarios start with its own. The target
+ * is closed (ledger cleaned up, pool closed) after the last registered scenario of the file has run,
+ * ahead of the scenarios still queued; the cleanup summary goes into the file's meta for the reporter.
  */
 export function registerScenarios<Ops extends OperationTable, E extends z.ZodType, R extends string>(
   scenarios: readonly Scenario<Ops, E, R>[],
@@ -486,22 +651,89 @@ export function registerScenarios<Ops extends OperationTable, E extends z.ZodTyp
     seen.add(id);
   }
   const timeoutMs = options.timeoutMs ?? DEFAULT_SCENARIO_TIMEOUT_MS;
+  const plan = (runPlan ??= new RunPlan(new Scheduler(target.config.concurrency)));
+  const start = (scenario: Scenario<Ops, E, R>) => (signal: AbortSignal) => runScenario(scenario, target, { timeoutMs, signal });
+
+  const discovering = discoveringFile();
+  if (discovering !== undefined) {
+    const jobs = scenarios
+      .filter((scenario) => discovering.testNamePattern?.test(testName(scenario)) ?? true)
+      .map((scenario) => plan.add(jobKey(discovering.filepath, scenario.id), { alone: runsAlone(scenario, target.capabilities), willRun: () => true, start: start(scenario) }));
+    const cleanup = plan.settled(jobs).then(() => closeOnce(plan, target));
+    discoveredCleanups.set(discovering.filepath, [...(discoveredCleanups.get(discovering.filepath) ?? []), cleanup]);
+    return;
+  }
+
+  const file = TestRunner.getCurrentSuite().file.filepath;
+  if (!discoveredFrom.has(file)) {
+    discoveredFrom.add(file);
+    plan.waitFor(Promise.all(filesAfter(file).map((after) => discover(after).catch(() => undefined))));
+  }
   for (const scenario of scenarios) {
     const meta: ScenarioMeta = { scenario: scenario.id, title: scenario.title, rules: [...scenario.rules], target: target.info };
-    it(testName(scenario), { meta: { conformance: meta }, timeout: timeoutMs + 10_000 }, async (ctx) => {
-      const outcome = await runScenario(scenario, target, { timeoutMs, signal: ctx.signal });
+    let test: { readonly mode: string } | undefined;
+    const job = plan.get(jobKey(file, scenario.id)) ?? plan.add(jobKey(file, scenario.id), { alone: runsAlone(scenario, target.capabilities), willRun: () => test?.mode === 'run', start: start(scenario) });
+    // The test may wait for the scenarios queued before its own: the run's deadline bounds it, not the scenario's timeout.
+    it(testName(scenario), { meta: { conformance: meta }, timeout: target.config.runTimeoutMs + timeoutMs }, async (ctx) => {
+      const outcome = await plan.result(job, ctx.signal);
       ctx.task.meta.conformance = scenarioMeta(scenario, target.info, outcome);
       if (outcome.status === 'skip' || outcome.status === 'blocked') ctx.skip(outcome.reason);
       if (outcome.status !== 'pass') throw outcome.error ?? new Error(failedRules(outcome));
     });
+    test = TestRunner.getCurrentSuite().tasks.at(-1);
   }
   registrations.set(target, (registrations.get(target) ?? 0) + 1);
   // vitest 4 requires the hook's first parameter (its fixtures) to be a destructuring pattern.
   afterAll(async ({}, suite) => {
     const remaining = (registrations.get(target) ?? 1) - 1;
     registrations.set(target, remaining);
-    if (remaining === 0) suite.file.meta.conformanceCleanup = summariseCleanup(await target.close());
-  }, Math.max(60_000, timeoutMs));
+    if (remaining > 0) return;
+    // The file's own target, and those its discovered scenarios ran on (their cleanup began when they were done).
+    const reports = await Promise.all([closeOnce(plan, target), ...(discoveredCleanups.get(file) ?? [])]);
+    discoveredCleanups.delete(file);
+    suite.file.meta.conformanceCleanup = summariseCleanup(mergeCleanups(reports));
+  }, Math.max(60_000, timeoutMs) + timeoutMs);
+}
+
+function jobKey(file: string, scenario: string): string {
+  return `${file}\n${scenario}`;
+}
+
+/** Cleans up and closes `target` once: ahead of the queued scenarios, but never while one that needs the target alone runs. */
+function closeOnce(plan: RunPlan<ScenarioOutcome>, target: Pick<Target<OperationTable, z.ZodType>, 'close'>): Promise<CleanupReport> {
+  let closing = closings.get(target);
+  if (closing === undefined) closings.set(target, (closing = plan.first(() => target.close())));
+  return closing;
+}
+
+function mergeCleanups(reports: readonly CleanupReport[]): CleanupReport {
+  return {
+    undone: reports.flatMap((r) => r.undone),
+    alreadyGone: reports.flatMap((r) => r.alreadyGone),
+    left: reports.flatMap((r) => r.left),
+    failed: reports.flatMap((r) => r.failed),
+  };
+}
+
+/**
+ * Runs scenarios against one target as a conformance run does (schedule.ts): those that need the
+ * target to themselves first, one by one, then the others `concurrency` at a time (default: the
+ * target's configuration; 1: one after another, in the order given). Outcomes in the order given.
+ */
+export async function runScenarios<Ops extends OperationTable, E extends z.ZodType, R extends string>(
+  scenarios: readonly Scenario<Ops, E, R>[],
+  target: Target<Ops, E>,
+  options: RunOptions & { readonly concurrency?: number } = {},
+): Promise<ScenarioOutcome[]> {
+  const scheduler = new Scheduler(options.concurrency ?? target.config.concurrency);
+  const jobs = scenarios.map((scenario) => ({ scenario, alone: runsAlone(scenario, target.capabilities) }));
+  const outcomes = new Map<(typeof jobs)[number], ScenarioOutcome>();
+  await Promise.all(
+    inRunOrder(jobs, scheduler.concurrency).map(async (job) => {
+      outcomes.set(job, await scheduler.run(job.alone ? 'alone' : 'shared', () => runScenario(job.scenario, target, options)));
+    }),
+  );
+  return jobs.map((job) => outcomes.get(job)!);
 }
 
 /** A scenario that ran to its end but FAILed a rule (a wire-schema check): which, and why. */

@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keepProbeCleanup } from './cleanup.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createNamespace } from './namespace.ts';
 import { createTarget } from './target.ts';
@@ -14,6 +15,8 @@ beforeAll(async () => {
   fake = await startServer((req, res) => {
     if (req.url === '/_fake/health') return json(res, 200, { fake: true, api_version: '2.4.0', faults: [] });
     if (req.url === '/v1/things.delete') return json(res, 200, { success: true });
+    // Creates answer the ID they were given with a suffix, so a test can tell the answer's ID from the request's.
+    if (req.url === '/v1/things.create') return json(res, 200, { id: `${(JSON.parse(req.body) as { thing_id: string }).thing_id}_made` });
     json(res, 404, { message: 'no', code: 'route_not_found', env: 'sandbox' });
   });
 });
@@ -78,6 +81,61 @@ describe('createTarget', () => {
     const report = await target.close();
     expect(report.undone.map((r) => r.entry.id)).toEqual([id]);
     expect(JSON.parse(fake.requests.at(-1)?.body ?? '{}')).toEqual({ thing_id: id });
+  });
+
+  it('records what every 200 names, raw calls included, by the ID the answer gives, and removes it when closed', async () => {
+    const target = await createTarget({
+      ...options,
+      config: loadConfig({ env: {}, cwd }),
+      run: { baseUrl: fake.url, apiKey: TEST_KEY, seed: 5, salt: '', kind: 'fake' },
+      cleanup: { thing: (entry, client) => client.call('things.delete', { thing_id: entry.id }) },
+      creates: { 'things.create': ((_request: unknown, response?: { id: string }) => (response === undefined ? undefined : { kind: 'thing', id: response.id })) as never },
+    });
+    const ns = target.ns.scope('S');
+    const [called, sent] = [ns.id('thing'), ns.id('thing')];
+    await target.client.with({ evidence: target.evidence }).call('things.create', { thing_id: called, name: 'Called' });
+    await target.client.raw({ path: '/v1/things.create', body: JSON.stringify({ thing_id: sent, name: 'Raw' }) });
+    await target.client.raw({ path: '/v1/things.create', body: JSON.stringify({ thing_id: 'not_ours', name: 'Foreign' }) });
+    expect(target.ledger.entries().map((r) => r.entry.id)).toEqual([`${called}_made`, `${sent}_made`]);
+    const report = await target.close();
+    expect(report.undone.map((r) => r.entry.id).sort()).toEqual([`${called}_made`, `${sent}_made`].sort());
+  });
+
+  it("takes the run's capabilities and unserved deletes without probing again, and one file reports the probes' cleanup", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'conformance-probe-'));
+    const probeCleanupFile = join(dir, 'probe-cleanup.json');
+    const probeEntry = { entry: { kind: 'thing', id: 'conf_x_probe' }, scenario: 'capability-probe' };
+    keepProbeCleanup(probeCleanupFile, { undone: [], alreadyGone: [], left: [probeEntry], failed: [] });
+    const run = {
+      baseUrl: fake.url,
+      apiKey: TEST_KEY,
+      seed: 6,
+      salt: '',
+      kind: 'fake',
+      capabilities: { available: ['mutation'], why: [['control-plane', 'the probe said no']] },
+      unserved: ['things.delete'],
+      probeCleanupFile,
+    } as const;
+    const before = fake.requests.length;
+    const make = () =>
+      createTarget({
+        ...options,
+        config: loadConfig({ env: {}, cwd }),
+        run,
+        cleanup: { thing: { remove: (entry, client) => client.call('things.delete', { thing_id: entry.id }), removeWith: 'things.delete' } },
+      });
+    const [first, second] = [await make(), await make()];
+    expect(fake.requests.length).toBe(before);
+    expect(first.capabilities.has('control-plane')).toBe(false);
+    expect(first.capabilities.missing(['control-plane'])).toBe('needs the probe said no');
+    const id = first.ns.scope('S').id('thing');
+    first.ledger.record({ kind: 'thing', id });
+    const reports = [await first.close(), await second.close()];
+    // things.delete is not served: not tried, so the thing is left, and the probes' leftover is reported once.
+    expect(fake.requests.length).toBe(before);
+    expect(reports.map((r) => r.left.map((l) => l.entry.id))).toEqual([[id, 'conf_x_probe'], []]);
+    expect(existsSync(probeCleanupFile)).toBe(false);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('without BASE_URL and without a global setup, says there is no target', async () => {

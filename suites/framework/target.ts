@@ -2,19 +2,22 @@
  * The target a test file talks to: clients, capability set, namespace and ledger, built from the
  * configuration and from what the run's global setup decided (see run.ts), read back with `inject`.
  */
-import { randomUUID } from 'node:crypto';
+import type { Dispatcher } from 'undici';
 import { inject } from 'vitest';
 import type { z } from 'zod';
 import type { ConventionBreach } from './checks.ts';
-import { resolveCapabilities, type CapabilitySet, type Probe, type ProbedCapability } from './capabilities.ts';
+import { capabilitiesFrom, type CapabilitySet } from './capabilities.ts';
+import { answerRecorder, claimProbeCleanup, type CleanupPlan, type Creates, mergeCleanups } from './cleanup.ts';
 import { createClient, type Client, type OperationTable } from './client.ts';
 import { ConfigError, ENV_VARS, loadConfig, type ConformanceConfig } from './config.ts';
 import { ControlClient } from './control-client.ts';
 import { EvidenceLog } from './evidence.ts';
 import { transportLimits } from './guard.ts';
-import { Ledger, type CleanupAction, type CleanupReport, type LedgerEntry, type ScenarioLedger } from './ledger.ts';
-import { createNamespace, type Namespace } from './namespace.ts';
+import { Ledger, type CleanupReport } from './ledger.ts';
+import type { Namespace } from './namespace.ts';
 import { probeConventions } from './preflight.ts';
+import { probeTarget, runNamespace, type TargetProbes } from './prepare.ts';
+import { limiterFor } from './rate-limit.ts';
 import type { RetryPolicy } from './retry.ts';
 import type { RunInfo } from './run.ts';
 
@@ -42,7 +45,7 @@ export interface Target<Ops extends OperationTable, E extends z.ZodType> {
   /** The run's namespace; each scenario gets `ns.scope(scenario.id)`. */
   readonly ns: Namespace;
   readonly ledger: Ledger<Client<Ops, E>>;
-  /** Operation → the ledger entry its request creates (see CreateTargetOptions.creates). */
+  /** Operation → the ledger entries its answer creates (see CleanupPlan.creates). */
   readonly creates: Readonly<Record<string, Creates>>;
   /** Every exchange of this target (most recent 1000); scenarios log into children of it. */
   readonly evidence: EvidenceLog;
@@ -51,38 +54,34 @@ export interface Target<Ops extends OperationTable, E extends z.ZodType> {
    * when first asked; runScenario asks when a rule FAILs (checks.ts `ConventionBreach`).
    */
   conventionBreach?(): Promise<ConventionBreach | undefined>;
-  /** Cleans up what the ledger recorded, then closes the connection pool. */
+  /**
+   * Cleans up what the ledger recorded and what listing finds of this file's scopes, then closes the
+   * connection pool. The first file to close also reports the cleanup of the run's probes.
+   */
   close(): Promise<CleanupReport>;
 }
 
-export interface CreateTargetOptions<Ops extends OperationTable, E extends z.ZodType> {
+/**
+ * `cleanup`: how each ledger kind is cleaned up, in `order`; `creates`: operation → the ledger entries
+ * a 200 creates, read from its answer and request. Every call's 200 is recorded at once, `raw` calls
+ * included (IDs outside the run's namespace are not the suite's to record).
+ */
+export interface CreateTargetOptions<Ops extends OperationTable, E extends z.ZodType> extends Partial<CleanupPlan<Client<Ops, E>>> {
   readonly operations: Ops;
   readonly errorBody: E;
   /** Default: `loadConfig()`. */
   readonly config?: ConformanceConfig;
   /** Default: what the global setup provided (`inject('conformance:run')`). */
   readonly run?: RunInfo;
-  /** Cleanup action per ledger kind. */
-  readonly cleanup?: Readonly<Record<string, CleanupAction<Client<Ops, E>>>>;
   /**
-   * Operation → the ledger entry a call creates, read from its request body. Every scenario's call
-   * answered 200 is recorded at once, whatever the answer's shape (IDs outside the run's namespace
-   * are not the suite's to record). Kinds without a cleanup action are reported as left behind.
+   * How to try the probed capabilities on this target (support.ts: PROBES); what they create goes in
+   * the ledger. Used only without a global setup that probed the run already (run.capabilities).
    */
-  readonly creates?: Readonly<Record<string, Creates>>;
-  /** How to try the probed capabilities on this target (support.ts: PROBES); what they create goes in the ledger. */
-  readonly probes?: Partial<Record<ProbedCapability, (context: ProbeContext<Ops, E>) => Promise<string | undefined>>>;
+  readonly probes?: TargetProbes<Ops, E>;
   readonly retry?: Partial<RetryPolicy> | false;
+  /** Where requests go instead of sockets (an in-process fake; see http.ts). */
+  readonly dispatcher?: Dispatcher;
 }
-
-/** What a probe works with: the client (recording into the ledger like a scenario's) and its own namespace scope. */
-export interface ProbeContext<Ops extends OperationTable, E extends z.ZodType> {
-  readonly client: Client<Ops, E>;
-  readonly ns: Namespace;
-}
-
-/** The ledger entry a request creates; undefined when it names none. */
-export type Creates = (request: never) => LedgerEntry | undefined;
 
 export async function createTarget<Ops extends OperationTable, E extends z.ZodType>(
   options: CreateTargetOptions<Ops, E>,
@@ -103,7 +102,12 @@ export async function createTarget<Ops extends OperationTable, E extends z.ZodTy
   const seed = run?.seed ?? config.seed;
 
   const evidence = new EvidenceLog({ secrets: [apiKey, ...(otherTenantApiKey === undefined ? [] : [otherTenantApiKey])], capacity: 1000 });
-  const client = createClient({
+  // Without a global setup, a deployment still gets a fresh salt, so a re-run with the same seed cannot collide.
+  const salt = run?.salt ?? (kind === 'deployment' ? new Date().toISOString() : '');
+  const ns = runNamespace(config, { seed, salt });
+  const ledger = new Ledger<Client<Ops, E>>(ns, options.cleanup ?? {}, { order: options.order ?? [], unserved: new Set(run?.unserved ?? []) });
+  const creates = options.creates ?? {};
+  const base = createClient({
     baseUrl,
     apiKey,
     apiVersion: config.apiVersion,
@@ -112,20 +116,17 @@ export async function createTarget<Ops extends OperationTable, E extends z.ZodTy
     errorBody: options.errorBody,
     evidence,
     ...transportLimits(config, run, options.retry),
+    // One limiter for every test file's target of the run: a 429 slows the whole run (rate-limit.ts).
+    limiter: limiterFor(baseUrl, config.concurrency),
+    ...(options.dispatcher && { dispatcher: options.dispatcher }),
   });
-  // Without a global setup, a deployment still gets a fresh salt, so a re-run with the same seed cannot collide.
-  const salt = run?.salt ?? (kind === 'deployment' ? new Date().toISOString() : '');
-  const ns = createNamespace({ prefix: config.namespacePrefix, seed, salt });
-  const ledger = new Ledger<Client<Ops, E>>(ns, options.cleanup);
-  const creates = options.creates ?? {};
-  const probeLedger = ledger.forScenario('capability-probe');
-  const probeContext: ProbeContext<Ops, E> = {
-    client: client.with({ onSuccess: (operation, request) => recordCreated(creates, ns, probeLedger, operation, request) }),
-    // Every test file builds its own target and probes again: a scope of its own, so probes never collide.
-    ns: ns.scope(`capability-probe-${randomUUID()}`),
-  };
-  const probes = Object.fromEntries(Object.entries(options.probes ?? {}).map(([capability, probe]): [string, Probe] => [capability, () => probe(probeContext)]));
-  const capabilities = await resolveCapabilities({ ...config, otherTenantApiKey }, client, probes);
+  // The root client records every answer; scenarios' clients are made from it and keep that.
+  const client = base.with({ onAnswer: answerRecorder(creates, ns, ledger.forScenario(undefined)) });
+  // The run's global setup probed the target once for every file; a target made without one probes
+  // it itself (the probes record and clean up their own records).
+  const plan = { cleanup: options.cleanup ?? {}, order: options.order ?? [], creates };
+  const probed = run?.capabilities === undefined ? await probeTarget({ ...config, otherTenantApiKey }, base, ns, { ...plan, probes: options.probes ?? {} }) : undefined;
+  const capabilities = run?.capabilities === undefined ? probed!.capabilities : capabilitiesFrom(run.capabilities);
   let breach: Promise<ConventionBreach | undefined> | undefined;
   return {
     config,
@@ -141,15 +142,12 @@ export async function createTarget<Ops extends OperationTable, E extends z.ZodTy
     evidence,
     conventionBreach: () => (breach ??= probeConventions(client, config.apiVersion)),
     async close() {
-      const report = await ledger.cleanup(client);
+      // A read-only run made nothing: no listing to find what a refused create kept.
+      const report = await ledger.cleanup(client, config.profile.readOnly ? undefined : ns.madeHere);
       await client.close();
-      return report;
+      return mergeCleanups(mergeCleanups(report, probed?.cleanup), claimProbeCleanup(run?.probeCleanupFile));
     },
   };
 }
 
-/** Records in `ledger` what `operation` created, when the request names an ID of the run's namespace. */
-export function recordCreated(creates: Readonly<Record<string, Creates>>, ns: Pick<Namespace, 'owns'>, ledger: ScenarioLedger, operation: string, request: unknown): void {
-  const entry = (creates[operation] as ((request: unknown) => LedgerEntry | undefined) | undefined)?.(request);
-  if (entry !== undefined && ns.owns(entry.id)) ledger.record(entry);
-}
+export { recordCreated, type Creates } from './cleanup.ts';

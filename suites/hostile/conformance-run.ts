@@ -26,8 +26,8 @@ export interface ConformanceRun {
 
 export interface ConformanceRunOptions {
   readonly env: Readonly<Record<string, string>>;
-  /** `--only`: rule IDs, areas or scenario IDs. */
-  readonly only: readonly string[];
+  /** `--only`: rule IDs, areas or scenario IDs; empty or absent: the whole suite. */
+  readonly only?: readonly string[];
   /** The child is killed after this long; the run then has exit code null. */
   readonly killAfterMs: number;
 }
@@ -40,7 +40,8 @@ export async function runConformance(options: ConformanceRunOptions): Promise<Co
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !INHERITED_NOT.test(name)));
   const env = { ...inherited, ...options.env };
   const started = performance.now();
-  const args = ['--import', 'tsx', CLI, 'run', '--report-dir', reportDir, '--only', ...options.only];
+  const only = options.only ?? [];
+  const args = ['--import', 'tsx', CLI, 'run', '--report-dir', reportDir, ...(only.length > 0 ? ['--only', ...only] : [])];
   const child = spawn(process.execPath, args, { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));

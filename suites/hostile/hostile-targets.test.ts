@@ -26,7 +26,7 @@ const WALL_LIMIT_MS = 60_000;
  * holds every rule to the rule.
  */
 const AWAITING_VERDICTS = {
-  /** Checks of raw answers (envelope.ts's expectRefused, the version scenarios) that take a 5xx or an HTML 200 where they expect a 4xx as a FAIL, not an ERROR. */
+  /** Checks of raw answers (scenarios/envelope/support.ts's expectRefusal, the version scenarios) that take a 5xx or an HTML 200 where they expect a 4xx as a FAIL, not an ERROR. */
   outageReadAsFail: [] as string[],
   /** Rejection checks without a positive control: a target refusing everything passes them. */
   passWithoutPositiveControl: [] as string[],
@@ -88,6 +88,21 @@ function expectBoundedAndSilent(run: ConformanceRun, exitCode: number): void {
   }
 }
 
+/**
+ * A run stopped at preflight still leaves report.json, summary.md, junit.xml and report.html, each
+ * saying why: a nightly job's JUnit step and artifact upload show the reason, not nothing.
+ */
+function expectStoppedReport(run: ConformanceRun, kind: string, message: RegExp): void {
+  expect(Object.keys(run.files).sort()).toEqual(['junit.xml', 'report.html', 'report.json', 'summary.md']);
+  expect(run.report?.run.stopped).toEqual({ stage: 'preflight', kind, message: expect.stringMatching(message) });
+  expect(run.report?.rules).toEqual({});
+  expect(run.files['summary.md']).toMatch(new RegExp(`^# Conformance: UNDECIDED\n[\\s\\S]*^> \\*\\*Stopped at preflight\\*\\* \\(${kind}\\), before any scenario: `, 'm'));
+  expect(run.files['report.html']).toContain(`id="stopped">Stopped at preflight (${kind})`);
+  const junit = run.files['junit.xml']!;
+  expect(junit).toContain('<testsuites name="besi-conformance" tests="1" failures="0" errors="1"');
+  expect(junit).toMatch(new RegExp(`<testcase classname="run" name="preflight \\(${kind}\\)" time="[\\d.]+">\\n {6}<error message="Stopped at preflight \\(${kind}\\): `));
+}
+
 /** Every FAIL and ERROR message of the report. */
 function messagesOf(run: ConformanceRun): string[] {
   return Object.values(run.report?.rules ?? {}).flatMap((r) => r.scenarios.flatMap((s) => (s.message === undefined ? [] : [s.message])));
@@ -121,13 +136,22 @@ describe.concurrent('the suite against hostile targets', { timeout: 2 * WALL_LIM
     expectBoundedAndSilent(run, EXIT.undecided);
     expect(server.requests).toEqual([]);
     expect(run.console).toMatch(/API_KEY is a live key \(am_sk_live_…\).*refused.*--allow-live/);
+    expectStoppedReport(run, 'live-key', /API_KEY is a live key/);
   });
 
-  it('a target that never answers: preflight stops the run with one message', async () => {
+  it('a target that never answers: preflight stops the run with one message, and the four reports say why', async () => {
     const { run, server } = await runAgainst('never-answers');
     expectBoundedAndSilent(run, EXIT.undecided);
     expect(run.console).toMatch(/Preflight failed \(unreachable\): The target http:\/\/127\.0\.0\.1:\d+ cannot be reached \(no answer within 10000 ms\)/);
     expect(server.requests).toHaveLength(1);
+    expectStoppedReport(run, 'unreachable', /^The target http:\/\/127\.0\.0\.1:\d+ cannot be reached \(no answer within 10000 ms\)/);
+  });
+
+  it('a target that refuses the key: preflight stops the run, and the four reports say why', async () => {
+    const { run, server } = await runAgainst('refuses-the-key');
+    expectBoundedAndSilent(run, EXIT.undecided);
+    expect(server.requests).toHaveLength(1);
+    expectStoppedReport(run, 'key-refused', /refused the API key \(401: "Invalid secret key"\)/);
   });
 
   it('a target that stops answering after preflight: the fail-fast count stops the run after 3 unanswered requests, across test files', async () => {

@@ -18,7 +18,8 @@ export type HostileBehaviour =
   | 'endless-body'
   | 'rate-limited-forever'
   | 'slow'
-  | 'refuses-everything';
+  | 'refuses-everything'
+  | 'refuses-the-key';
 
 const error = (message: string, code: string) => ({ message, code, env: 'sandbox' });
 
@@ -56,6 +57,7 @@ const handlers: Record<HostileBehaviour, (req: SeenRequest, res: ServerResponse)
   // Answers, but only after a second: never a network failure, so only the run's deadline ends the run.
   'slow': (_req, res) => void setTimeout(() => json(res, 404, error('Not found', 'not_found')), 1_000),
   'rate-limited-forever': (_req, res) => json(res, 429, error('Too many requests', 'rate_limit_exceeded'), { 'retry-after': '3600' }),
+  'refuses-the-key': (_req, res) => json(res, 401, error('Invalid secret key', 'invalid_secret_key')),
   // 401 to requests without a body, 400 to the rest, each with a well-formed error body.
   'refuses-everything': (req, res) => {
     if (req.body === '' || req.body === '{}') json(res, 401, error('Invalid secret key', 'invalid_secret_key'));

@@ -1,14 +1,19 @@
 /**
  * The suite must be able to fail, and fail precisely. For every fault of the fake (one rule broken
- * on purpose), start a fake with only that fault and run scenarios against it:
+ * on purpose), start a fake with only that fault (in-process, against-fake.ts) and run scenarios
+ * against it:
  * - can-fail: the broken rule must FAIL, so a target that breaks it cannot pass;
  * - precision: the set of rules that FAIL must be exactly the broken rule plus its declared
- *   dependents (DEPENDENT_RULES in precision.ts). The scenarios run are every scenario that calls an
- *   operation the fault can touch (found by one run against the healthy fake), not only those
- *   carrying the rule.
+ *   dependents (DEPENDENT_RULES in precision.ts), over more scenarios than those carrying the rule,
+ *   chosen by the sweep (`PRECISION_SWEEP`, precision.ts; both found from one run against the
+ *   healthy fake):
+ *   - `full` (under CI): every scenario that calls an operation the fault can touch;
+ *   - `checked` (otherwise): every scenario whose verdicts rest on an answer of such an operation
+ *     (where a misattributed FAIL shows first), every scenario when the fault touches every
+ *     operation, and the scenarios carrying the rule.
  * The figure printed at the end: faults whose FAIL set is exact / faults checked (all of them).
  * `PRECISION_RULES=LIC-` (rule-ID prefixes) checks the precision of a subset while working on it;
- * the other faults then keep only the can-fail check.
+ * the other faults then keep only the can-fail check (`none`: every fault keeps only that).
  * The faults are split between the files can-fail-<n>.test.ts, so that test workers share them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,9 +23,10 @@ import { FAULTS } from '../../fake-server/faults/index.ts';
 import type { Fault } from '../../fake-server/faults/fault.ts';
 import { SCENARIOS } from '../scenarios/index.ts';
 import { failSet, otherFailures, runAgainstFake as runAgainst, type AnyScenario } from './against-fake.ts';
-import { expectedFailures, precisionRules } from './precision.ts';
+import { expectedFailures, precisionRules, precisionSweep } from './precision.ts';
 
 const selected = precisionRules();
+const sweep = precisionSweep();
 
 /** The operations a fault can change the answers of; undefined when it can touch any (request or response hooks, no operations named). */
 function touchedBy(fault: Fault): ReadonlySet<string> | undefined {
@@ -36,10 +42,20 @@ function touchedBy(fault: Fault): ReadonlySet<string> | undefined {
   return named;
 }
 
-/** Scenarios that carry the rule, or call an operation the fault touches (`operationsOf`: scenario → operations it called against the healthy fake). */
-function relevantScenarios(fault: Fault, operationsOf: ReadonlyMap<string, ReadonlySet<string>>): AnyScenario[] {
+/**
+ * Scenarios that carry the rule, or use an operation the fault touches: for the full sweep, call it;
+ * for the checked sweep, rest a verdict on its answer (`operationsOf`: scenario → operations it
+ * called against the healthy fake, and those its verdicts rested on).
+ */
+function relevantScenarios(fault: Fault, operationsOf: ReadonlyMap<string, OperationsUsed>): AnyScenario[] {
   const touched = touchedBy(fault);
-  return SCENARIOS.filter((s) => s.rules.includes(fault.rule) || touched === undefined || [...(operationsOf.get(s.id) ?? [])].some((op) => touched.has(op)));
+  return SCENARIOS.filter((s) => s.rules.includes(fault.rule) || touched === undefined || [...(operationsOf.get(s.id)?.[sweep] ?? [])].some((op) => touched.has(op)));
+}
+
+/** What a scenario did against the healthy fake: the operations it called, and those whose answers its verdicts rested on. */
+interface OperationsUsed {
+  readonly full: ReadonlySet<string>;
+  readonly checked: ReadonlySet<string>;
 }
 
 /** The can-fail and precision checks of every `shards`-th fault, starting at `shard` (1-based). */
@@ -48,14 +64,16 @@ export function canFailSuite(shard: number, shards: number): void {
   const caught: string[] = [];
   const exact: string[] = [];
   const inexact: string[] = [];
-  const operationsOf = new Map<string, ReadonlySet<string>>();
+  const operationsOf = new Map<string, OperationsUsed>();
   const healthyProblems: string[] = [];
 
   describe(`every rule the fake can break is caught, and only that rule fails (faults ${shard} of every ${shards})`, () => {
     beforeAll(async () => {
       if (selected.size === 0) return;
       for (const outcome of await runAgainst([], SCENARIOS)) {
-        operationsOf.set(outcome.scenario, new Set(outcome.evidence.map((e) => e.label)));
+        const behindVerdicts = new Set(Object.values(outcome.verdicts).flatMap((v) => v.seqs ?? []));
+        const checked = new Set(outcome.evidence.filter((e) => behindVerdicts.has(e.seq)).map((e) => e.label));
+        operationsOf.set(outcome.scenario, { full: new Set(outcome.evidence.map((e) => e.label)), checked });
         for (const [rule, verdict] of Object.entries(outcome.verdicts)) {
           if (verdict.status === 'FAIL' || verdict.status === 'ERROR') healthyProblems.push(`${outcome.scenario}: ${rule} ${verdict.status}: ${verdict.message ?? ''}`);
         }
@@ -94,7 +112,10 @@ export function canFailSuite(shard: number, shards: number): void {
     afterAll(() => {
       console.log(`can-fail (faults ${shard} of every ${shards}): ${caught.length} of ${faults.length} broken rules caught by a scenario carrying their ID`);
       const checked = exact.length + inexact.length;
-      console.log(`precision (faults ${shard} of every ${shards}): ${exact.length} of ${checked} faults give exactly their rule's FAIL set (${checked} of ${faults.length} faults checked${inexact.length > 0 ? `; inexact: ${inexact.join(', ')}` : ''})`);
+      console.log(
+        `precision (faults ${shard} of every ${shards}, ${sweep} sweep${sweep === 'full' ? '' : '; PRECISION_SWEEP=full for the full one, as CI runs it'}): ` +
+          `${exact.length} of ${checked} faults give exactly their rule's FAIL set (${checked} of ${faults.length} faults checked${inexact.length > 0 ? `; inexact: ${inexact.join(', ')}` : ''})`,
+      );
     });
   });
 }

@@ -71,13 +71,31 @@ export function expectedFailures(rule: string): string[] {
 
 /**
  * `PRECISION_RULES` = comma-separated rule-ID prefixes (`LIC-,CUS-SHAPE`): only those faults, to
- * work on a part quickly. Unset (or `all`): every fault. Every scenario's FAILs count either way:
- * every scenario file is attributed per rule.
+ * work on a part quickly. Unset (or `all`): every fault. `none`: no fault (every fault keeps its
+ * can-fail check, against the scenarios carrying its rule; `npm run test:quick`). Every scenario's
+ * FAILs count either way: every scenario file is attributed per rule.
  */
 export function precisionRules(env: NodeJS.ProcessEnv = process.env): ReadonlySet<string> {
   const raw = env['PRECISION_RULES']?.trim();
   const faults = [...FAULTS.keys()];
   if (raw === undefined || raw === '' || raw === 'all') return new Set(faults);
+  if (raw === 'none') return new Set();
   const prefixes = raw.split(',').map((p) => p.trim()).filter((p) => p !== '');
   return new Set(faults.filter((rule) => prefixes.some((p) => rule.startsWith(p))));
+}
+
+export type PrecisionSweep = 'full' | 'checked';
+
+/**
+ * `PRECISION_SWEEP`: which scenarios besides those carrying a fault's rule the precision check runs
+ * (can-fail.ts). `full`, the default under CI (`CI` set): every scenario calling an operation the
+ * fault touches. `checked`, the default otherwise: those whose verdicts rest on such an answer, a
+ * fifth of the work; what it leaves out (a fault whose effect shows only through another
+ * operation's answer, later in a scenario) the full sweep on CI catches.
+ */
+export function precisionSweep(env: NodeJS.ProcessEnv = process.env): PrecisionSweep {
+  const raw = env['PRECISION_SWEEP']?.trim();
+  if (raw === 'full' || raw === 'checked') return raw;
+  if (raw !== undefined && raw !== '') throw new Error(`PRECISION_SWEEP must be full or checked, not ${JSON.stringify(raw)}`);
+  return env['CI'] !== undefined && env['CI'] !== '' && env['CI'] !== 'false' && env['CI'] !== '0' ? 'full' : 'checked';
 }

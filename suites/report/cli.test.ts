@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFakeServer, type FakeServer } from '../../fake-server/index.ts';
 import { ruleById } from '../../spec/rules/catalogue.ts';
 import { SCENARIOS } from '../scenarios/index.ts';
-import { escapeMarkdown } from './escape.ts';
+import { markdownSentence } from './escape.ts';
 import { BASELINE_FORMAT, ConformanceReport } from './schema.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -102,17 +102,44 @@ describe('a run against a fake with two faults', () => {
     for (const file of ['report.json', 'report.html', 'summary.md', 'junit.xml']) expect(readFileSync(join(full(), file), 'utf8')).not.toContain(fake.apiKey);
   });
 
-  it('summary.md gives the counts and both broken rules with their sentences and curls', () => {
+  it('summary.md gives the counts, one line per broken rule, the skip reason by cause, and each rule folded with its sentence, curl and replay script', () => {
     const md = readFileSync(join(full(), 'summary.md'), 'utf8');
     expect(md).toMatch(/^# Conformance: FAILED$/m);
     const { PASS, FAIL, BLOCKED, SKIP, ERROR } = report.counts.rules;
     expect([FAIL, SKIP]).toEqual([2, 1]);
     expect(md).toContain(`| **Total** | ${PASS} | ${FAIL} | ${BLOCKED} | ${SKIP} | ${ERROR} |`);
-    expect(md).toMatch(new RegExp(`## Failing MUST rules\\n\\n### \`${MUST_FAULT}\` FAIL MUST`));
+    // MUST first.
+    expect(md).toMatch(new RegExp(`## Failing rules \\(2\\)\\n\\n.*\\n.*\\n\\| \\[\`${MUST_FAULT}\`\\]\\(report\\.html#failure-${MUST_FAULT}\\) \\| MUST \\| FAIL \\| plans\\.create: expected an error, got 200 .* \\|  \\|\\n\\| \\[\`${SHOULD_FAULT}\`\\]`));
+    expect(md).toMatch(new RegExp(`^\\| SKIP \\| needs the tenant to itself, .* \\| 1: \\[\`${SKIPPED}\`\\]\\(report\\.html#rule-${SKIPPED}\\) \\(MUST\\) \\|$`, 'm'));
     for (const rule of [MUST_FAULT, SHOULD_FAULT]) {
-      expect(md).toContain(`> ${escapeMarkdown(quote(rule))}`);
-      expect(md).toContain(report.rules[rule]!.scenarios[0]!.exchanges!.at(-1)!.curl);
+      const failure = report.rules[rule]!.scenarios[0]!;
+      expect(md).toContain(`<details>\n<summary><code>${rule}</code> FAIL`);
+      expect(md).toContain(`> ${markdownSentence(quote(rule))}`);
+      expect(md).toContain(failure.exchanges!.at(-1)!.curl);
+      expect(md).toContain(failure.replay!.trimEnd());
     }
+    expect(md).toContain('## Left behind');
+  });
+
+  it('the replay script of a failing rule reproduces the failure on the target, in a fresh namespace', async () => {
+    for (const rule of [MUST_FAULT, SHOULD_FAULT]) {
+      const replay = report.rules[rule]!.scenarios[0]!.replay!;
+      expect(replay).toMatch(new RegExp(`^#!/bin/sh\\n# Replays ${rule} \\(FAIL\\): scenario ${report.rules[rule]!.scenarios[0]!.scenario}, `));
+      // Asynchronously: the fake answers from this process.
+      const out = await new Promise<string>((resolve, reject) =>
+        execFile('sh', ['-c', replay], { env: { PATH: process.env['PATH'], API_KEY: fake.apiKey, BASE_URL: fake.url } }, (error, stdout) => (error ? reject(error) : resolve(stdout))),
+      );
+      const statuses = [...out.matchAll(/^=> HTTP (\d+)$/gm)].map((m) => Number(m[1]));
+      const calls = [...replay.matchAll(/^# \d+\. \S+: the run got (\d+)/gm)].map((m) => Number(m[1]));
+      // The same answers as in the run (the run's objects are still there: only a fresh namespace gives them), the last the one the rule failed on.
+      expect(statuses, out).toEqual(calls);
+      expect(statuses.at(-1)).toBe(200);
+      const runRoot = /^# IDs of the run were (\w+?)_…/m.exec(replay)?.[1];
+      expect(runRoot).toMatch(/^conf_[a-z0-9]{6}$/);
+      expect(out).not.toContain(runRoot);
+    }
+    // A duplicate accepted takes two calls: the scenario from its first, not the failing request alone.
+    expect(report.rules[SHOULD_FAULT]!.scenarios[0]!.replay!.match(/^curl /gm)!.length).toBeGreaterThan(1);
   });
 
   it('junit.xml is well-formed, groups rules by area, carries the run properties and the skip reason', () => {
@@ -173,6 +200,22 @@ describe('a run against a fake with two faults', () => {
       expect(await visible('FAIL')).toBe(2);
       const total = Object.keys(report.rules).length;
       expect(await page.locator('#shown-count').innerText()).toBe(`${total - report.counts.rules.PASS} of ${total} rules shown`);
+
+      // The digest: one row per failing rule, MUST first, linking to its failure; the skipped rule under its cause; what was left behind.
+      expect(await page.locator('#failing tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-rule')))).toEqual([MUST_FAULT, SHOULD_FAULT]);
+      await page.locator(`#failing a[href="#failure-${MUST_FAULT}"]`).click();
+      expect(page.url()).toBe(`${url}#failure-${MUST_FAULT}`);
+      const cause = page.locator('#causes tr.cause[data-status="SKIP"]');
+      expect(await cause.innerText()).toMatch(new RegExp(`needs the tenant to itself.*\\s1: ${SKIPPED}\\sMUST`, 's'));
+      await page.locator('#filter-PASS').check();
+      await cause.locator(`a[href="#rule-${SKIPPED}"]`).click();
+      expect(await page.locator(`[id="rule-${SKIPPED}"]`).isVisible()).toBe(true);
+      expect(await page.locator('#left-behind h2').innerText()).toMatch(/^Left behind/);
+      // The replay script is folded until opened.
+      const replay = page.locator(`[id="failure-${MUST_FAULT}"] details.replay`);
+      expect(await replay.locator('pre.replay').isVisible()).toBe(false);
+      await replay.locator('summary').click();
+      expect((await replay.locator('pre.replay').innerText()).trimEnd()).toBe(report.rules[MUST_FAULT]!.scenarios[0]!.replay!.trimEnd());
     } finally {
       await context.close();
     }
@@ -220,6 +263,29 @@ describe('a run against a fake with two faults', () => {
     const skipped = SCENARIOS.filter((scenario) => scenario.rules.includes(SKIPPED)).length;
     expect(merged.counts.scenarios).toEqual({ pass: 1, fail: 2, error: 0, skip: skipped, blocked: 0 });
   }, 120_000);
+});
+
+describe('malformed options and URLs', () => {
+  // Each stops before anything runs: exit 2 and one line naming what is wrong (1 would say a MUST rule fails).
+  const cases: [string, string[], NodeJS.ProcessEnv, RegExp][] = [
+    ['BASE_URL that is no URL', ['run'], { BASE_URL: 'not-a-url' }, /^conformance: invalid conformance configuration: BASE_URL: must be an http\(s\) URL$/],
+    ['--base-url without a host', ['run', '--base-url', 'http://'], {}, /^conformance: invalid conformance configuration: --base-url: must be an http\(s\) URL$/],
+    ['an unknown option', ['run', '--bse-url', 'x'], {}, /^conformance: error: unknown option '--bse-url' \(Did you mean --base-url\?\) \(--help lists the options\)$/],
+    ['a seed that is no number', ['run', '--seed', 'abc'], {}, /^conformance: error: option '--seed <n>' argument 'abc' is invalid\. must be a non-negative integer/],
+    ['a mistyped --only name', ['run', '--only', 'PLAN-NAME-MIN-LENGHT', 'licences'], {}, /^conformance: --only: not a rule ID, area or scenario: PLAN-NAME-MIN-LENGHT \(did you mean PLAN-NAME-MIN-LENGTH, [^)]+\), licences \(did you mean licenses\?\) \(`conformance list` lists them\)$/],
+    ['a mistyped profile', ['run', '--profile', 'defualt'], {}, /^conformance: --profile: profile defualt \(.*\) does not exist \(did you mean default\?\)$/],
+    ['a report directory that cannot be written', ['run', '--report-dir', '/dev/null/reports'], {}, /^conformance: --report-dir: cannot write reports into \/dev\/null\/reports \(ENOTDIR\)$/],
+    ['a re-run of a file that is no report', ['run', '--rerun-failed', fileURLToPath(import.meta.url)], {}, /^conformance: .*cli\.test\.ts is not a report: not JSON/],
+  ];
+  for (const [what, args, env, line] of cases) {
+    it.concurrent(`${what}: exit 2, one line`, async () => {
+      const ran = await new Promise<Ran>((resolve) => {
+        execFile(CLI[0], [...CLI.slice(1), ...args], { cwd: ROOT, env: { ...cliEnv(), ...env } }, (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, out: `${stdout}${stderr}` }));
+      });
+      expect(ran.code, ran.out).toBe(2);
+      expect(ran.out.trimEnd().split('\n')).toEqual([expect.stringMatching(line)]);
+    }, 180_000);
+  }
 });
 
 describe('an interrupted run', () => {

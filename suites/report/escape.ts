@@ -49,3 +49,26 @@ const XML_ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt
 export function stripXmlForbidden(text: string): string {
   return text.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '');
 }
+
+/**
+ * A code span inside a Markdown table cell. GitHub and GitLab split a row on `|` before they read
+ * code spans, so a `|` inside one is written `\|` there (and shown as `|`).
+ */
+export function markdownCellCode(text: string): string {
+  return markdownCode(text).replaceAll('|', '\\|');
+}
+
+/**
+ * A sentence of interface.md as Markdown text (not in a table cell): its `code spans` as code, the
+ * rest escaped. Backticks that do not pair up as single-backtick spans are all shown as text.
+ */
+export function markdownSentence(text: string): string {
+  if (/``/.test(text) || (text.match(/`/g) ?? []).length % 2 === 1) return escapeMarkdown(text);
+  const parts = text.split(/`([^`\r\n]+)`/);
+  return parts.map((part, i) => (i % 2 === 0 ? escapeMarkdown(part) : markdownCode(part))).join('');
+}
+
+/** HTML element text (not attribute values): only `&`, `<` and `>` need escaping there. */
+export function escapeHtmlText(text: string): string {
+  return text.replace(/[&<>]/g, (c) => `&#${c.charCodeAt(0)};`);
+}

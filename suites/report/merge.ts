@@ -22,6 +22,7 @@ export function mergeReports(previous: ConformanceReport, rerun: ConformanceRepo
     result: previous.run.result === 'passed' && rerun.run.result === 'passed' ? 'passed' : rerun.run.result === 'passed' ? previous.run.result : rerun.run.result,
     complete: previous.complete && rerun.complete,
     ...(previous.run.only ? { only: previous.run.only } : {}),
+    ...(rerun.run.failOn ? { failOn: rerun.run.failOn } : {}),
     errors: [...previous.errors, ...rerun.errors],
     cleanup: [...previous.cleanup.filter((c) => !rerunFiles.has(c.file)), ...rerun.cleanup],
   });

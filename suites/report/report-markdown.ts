@@ -1,73 +1,175 @@
 /**
- * `summary.md`: a short Markdown summary of a report for a CI step summary (GitHub's
- * `$GITHUB_STEP_SUMMARY`, a merge-request note): the verdict, counts by area, and each failing MUST
- * rule with its sentence of interface.md and a curl that replays the failing request. A pure
- * function of report.json; every string from the report goes through escape.ts.
+ * `summary.md`: a report a person reads in a minute, for a CI step summary (GitHub's
+ * `$GITHUB_STEP_SUMMARY`, a GitLab merge-request note): the verdict and why, counts by area, one
+ * line per failing rule (its first message, how many more scenarios failed it, a link into
+ * report.html), the MUST rules an UNDECIDED verdict rests on, BLOCKED and SKIP rules grouped by
+ * cause, and what the run left on the target. Sentences, further messages and replay scripts are
+ * folded in `<details>`. A pure function of report.json; every string from the report goes through
+ * escape.ts, in the form its place needs (text, table cell, code span, HTML of a `<summary>`).
  */
-import { escapeMarkdown as md, markdownBlock, markdownCode } from './escape.ts';
+import { countOf, failingRules, firstLine, kindCounts, leftBehind, undecidedCauses, undecidedMustRules, type FailingRule } from './digest.ts';
+import { escapeHtmlText as escapeHtml, escapeMarkdown as md, markdownBlock, markdownCellCode, markdownCode, markdownSentence } from './escape.ts';
+import { REPORT_FILES } from './files.ts';
 import { RULE_STATUSES, type ConformanceReport } from './schema.ts';
-import { countStatuses, failuresOf, isFailing, rulesByArea, targetHosts, verdictOf, type RuleEntry } from './view.ts';
+import { countStatuses, rulesByArea, targetHosts, verdictOf } from './view.ts';
 
-const VERDICT_TITLES = { 0: 'passed', 1: 'FAILED', 2: 'could not decide' } as const;
+const VERDICT_TITLES = { 0: 'passed', 1: 'FAILED', 2: 'UNDECIDED' } as const;
+/** Characters of a message in a table cell; the whole message is in the rule's details and in report.html. */
+const CELL_CHARS = 160;
+/** Rule IDs listed in one cause's cell; report.html lists them all. */
+const RULES_PER_CAUSE = 20;
 
 export function renderMarkdown(report: ConformanceReport): string {
   const verdict = verdictOf(report);
   const target = report.run.targets[0];
+  const html = REPORT_FILES.html;
   const out: string[] = [`# Conformance: ${VERDICT_TITLES[verdict.exitCode]}`, ''];
   if (!report.complete) out.push(`> **Incomplete report**: the run ${report.run.result === 'running' ? 'is still going on' : 'did not finish'}.`, '');
   out.push(
     [
       `Target ${markdownCode(targetHosts(report))}`,
-      target ? `API version ${markdownCode(target.apiVersion)}, profile ${markdownCode(target.profile)}` : undefined,
+      target ? `API version ${markdownCode(target.apiVersion)}` : undefined,
+      target ? `profile ${markdownCode(target.profile)}` : undefined,
       report.run.seed === undefined ? undefined : `seed ${report.run.seed}`,
       `suite ${md(report.run.suiteVersion)}`,
+      `${(report.run.durationMs / 1000).toFixed(1)} s`,
       report.run.only ? `only ${report.run.only.map(markdownCode).join(', ')}` : undefined,
+      `[full report](${html})`,
     ]
       .filter(Boolean)
       .join(' · '),
     '',
   );
+  const stopped = report.run.stopped;
+  if (stopped !== undefined) out.push(`> **Stopped at ${md(stopped.stage)}** (${md(stopped.kind)}), before any scenario: ${md(stopped.message)}`, '');
   for (const reason of verdict.reasons) out.push(`- ${md(reason)}`);
   if (verdict.reasons.length > 0) out.push('');
 
   const areas = rulesByArea(report);
-  out.push(`| Area | ${RULE_STATUSES.join(' | ')} |`, `|---|${RULE_STATUSES.map(() => '---:').join('|')}|`);
-  for (const [area, rules] of areas) out.push(row(md(area), countStatuses(rules)));
-  out.push(row('**Total**', countStatuses([...areas.values()].flat())), '');
+  if (areas.size > 0) {
+    out.push(`| Area | ${RULE_STATUSES.join(' | ')} |`, `|---|${RULE_STATUSES.map(() => '---:').join('|')}|`);
+    for (const [area, rules] of areas) out.push(countRow(md(area), countStatuses(rules)));
+    out.push(countRow('**Total**', countStatuses([...areas.values()].flat())), '');
+  }
   if (report.counts.known > 0) out.push(`${report.counts.known} known failure(s) from the baseline do not fail the run.`, '');
 
-  const failing = [...areas.values()].flat().filter(([, r]) => isFailing(r));
-  const mustFailing = failing.filter(([, r]) => r.level === 'MUST' && r.known === undefined);
-  if (mustFailing.length > 0) {
-    out.push('## Failing MUST rules', '');
-    for (const entry of mustFailing) out.push(...ruleSection(entry));
-  }
-  const others = failing.filter((e) => !mustFailing.includes(e));
-  if (others.length > 0) {
-    out.push('## Other failing rules (SHOULD, known, ERROR)', '');
-    for (const entry of others) out.push(...ruleSection(entry));
-  }
+  if (verdict.exitCode === 2) out.push(...undecidedSection(report));
+  out.push(...failingSection(report));
+  out.push(...causesSection(report));
+  out.push(...leftBehindSection(report));
   const stale = report.baseline?.stale ?? [];
   if (stale.length > 0) {
     out.push('## Stale baseline entries', '');
     for (const e of stale) out.push(`- ${markdownCode(e.rule)} passes now: remove it from the baseline (it said: ${md(e.reason)})`);
     out.push('');
   }
-  return `${out.join('\n')}\n`;
+  // A stopped run's one error is its stop, already said at the top.
+  if (report.errors.length > 0 && stopped === undefined) {
+    out.push('## Errors outside scenarios', '');
+    for (const e of report.errors) out.push(`- ${e.file ? `${markdownCode(e.file)}: ` : ''}${md(firstLine({ message: e.message, status: 'ERROR' }))}`);
+    out.push('');
+  }
+  return `${out.join('\n').trimEnd()}\n`;
 }
 
-function row(label: string, counts: Record<string, number>): string {
+function countRow(label: string, counts: Record<string, number>): string {
   return `| ${label} | ${RULE_STATUSES.map((s) => counts[s]).join(' | ')} |`;
 }
 
-function ruleSection([id, rule]: RuleEntry): string[] {
-  const out = [`### ${markdownCode(id)} ${rule.status} ${rule.level ?? ''}${rule.known ? ` (known: ${md(rule.known.reason)})` : ''}`, ''];
-  if (rule.quote !== undefined) out.push(`> ${md(rule.quote)}`, '', `interface.md § ${md(rule.section ?? '')} (${md(rule.provenance ?? '')})`, '');
-  for (const failure of failuresOf(rule)) {
-    out.push(`- ${md(failure.title)}: ${md((failure.message ?? '').split('\n')[0] ?? '')}`);
-    const curl = failure.exchanges?.at(-1)?.curl;
-    if (curl !== undefined) out.push('', markdownBlock(curl, 'sh'), '');
+/** A rule ID linking to its place in report.html. */
+function ruleLink(id: string, anchor: 'failure' | 'rule'): string {
+  return `[${markdownCellCode(id)}](${REPORT_FILES.html}#${anchor}-${encodeURIComponent(id)})`;
+}
+
+function undecidedSection(report: ConformanceReport): string[] {
+  const rules = undecidedMustRules(report);
+  if (rules.length === 0) return [];
+  const out = ['## Why undecided', '', `${rules.length} MUST rule(s) could not be decided; each needs a verdict before the run can pass:`, '', '| Rule | Status | What stopped it |', '|---|---|---|'];
+  for (const rule of rules) {
+    const why = rule.message === undefined ? rule.cause : `${rule.cause}: ${rule.message}`;
+    out.push(`| ${ruleLink(rule.id, rule.status === 'ERROR' ? 'failure' : 'rule')} | ${rule.status} | ${md(cut(why))} |`);
+  }
+  return [...out, ''];
+}
+
+function failingSection(report: ConformanceReport): string[] {
+  const failing = failingRules(report);
+  if (failing.length === 0) return [];
+  const out = [`## Failing rules (${failing.length})`, '', '| Rule | Level | Status | First failure | More |', '|---|---|---|---|---:|'];
+  for (const f of failing) {
+    const status = `${f.rule.status}${f.rule.known ? ' (known)' : ''}`;
+    out.push(`| ${ruleLink(f.id, 'failure')} | ${f.rule.level ?? ''} | ${status} | ${md(cut(firstLine(f.first)))} | ${f.more > 0 ? `+${f.more}` : ''} |`);
   }
   out.push('');
+  for (const f of failing) out.push(...ruleDetails(f));
   return out;
+}
+
+/** One rule's details, folded: the sentence, every distinct message with its count, the curl and the replay script of its first failure. */
+function ruleDetails(f: FailingRule): string[] {
+  const { id, rule, first } = f;
+  const out = ['<details>', `<summary><code>${escapeHtml(id)}</code> ${rule.status} ${escapeHtml(rule.level ?? '')}: ${escapeHtml(cut(firstLine(first)))}</summary>`, ''];
+  if (rule.known) out.push(`Known failure (baseline): ${md(rule.known.reason)}`, '');
+  if (rule.quote !== undefined) out.push(`> ${markdownSentence(rule.quote)}`, '', `interface.md § ${md(rule.section ?? '')} (${md(rule.provenance ?? '')})`, '');
+  if (first !== undefined) {
+    out.push(`First in ${markdownCode(first.scenario)} (${md(first.title)}):`, '', markdownBlock(first.message ?? first.status, 'text'), '');
+  }
+  if (f.messages.length > 1) {
+    out.push(`Failed in ${f.more + 1} scenarios:`, '');
+    for (const group of f.messages) out.push(`- ${group.scenarios.length} × ${md(cut(group.message))}`);
+    out.push('');
+  } else if (f.more > 0) {
+    out.push(`Failed the same way in ${f.more} more scenario(s).`, '');
+  }
+  const curl = first?.exchanges?.at(-1)?.curl;
+  if (curl !== undefined) out.push('The request:', '', markdownBlock(curl, 'sh'), '');
+  if (first?.replay !== undefined) out.push('The scenario from its first call (`API_KEY=… sh replay.sh`):', '', markdownBlock(first.replay.trimEnd(), 'sh'), '');
+  out.push('</details>', '');
+  return out;
+}
+
+function causesSection(report: ConformanceReport): string[] {
+  const causes = undecidedCauses(report);
+  if (causes.length === 0) return [];
+  const rules = new Set(causes.flatMap((c) => c.rules.map((r) => r.id)));
+  const out = [`## BLOCKED and SKIP, by cause (${rules.size} rules)`, '', '| Status | Cause | Rules |', '|---|---|---|'];
+  for (const cause of causes) {
+    const shown = cause.rules.slice(0, RULES_PER_CAUSE).map((r) => `${ruleLink(r.id, 'rule')}${r.level === 'MUST' ? ' (MUST)' : ''}`);
+    const more = cause.rules.length - shown.length;
+    const what = cause.rule === undefined ? md(cut(cause.cause)) : `${ruleLink(cause.rule, 'failure')} ${md(cause.cause.slice(cause.rule.length).trim())}`;
+    out.push(`| ${cause.status} | ${what} | ${cause.rules.length}: ${shown.join(', ')}${more > 0 ? `, and ${more} more` : ''} |`);
+  }
+  return [...out, ''];
+}
+
+function leftBehindSection(report: ConformanceReport): string[] {
+  if (report.cleanup.length === 0) return [];
+  const { undone, alreadyGone, left, failed } = leftBehind(report);
+  const leftCount = countOf(left);
+  const failedCount = countOf(failed);
+  const out = ['## Left behind', ''];
+  const removed = `The run removed ${undone} record(s) it made${alreadyGone > 0 ? ` (${alreadyGone} more were already gone)` : ''}`;
+  if (leftCount === 0 && failedCount === 0) return [...out, `${removed} and left nothing behind.`, ''];
+  out.push(`${removed}. On the target remain ${leftCount} the API cannot remove${failedCount > 0 ? `, and ${failedCount} whose removal failed` : ''}:`, '');
+  out.push('| Kind | Cannot be removed | Removal failed |', '|---|---:|---:|');
+  for (const kind of new Set([...left.keys(), ...failed.keys()])) out.push(`| ${md(kind)} | ${left.get(kind)?.length ?? 0} | ${failed.get(kind)?.length ?? 0} |`);
+  out.push('');
+  if (failedCount > 0) {
+    const errors = new Map<string, number>();
+    for (const { error } of [...failed.values()].flat()) {
+      const line = firstLine({ message: error, status: 'ERROR' });
+      errors.set(line, (errors.get(line) ?? 0) + 1);
+    }
+    out.push('Why removals failed:', '');
+    for (const [error, n] of [...errors].sort((a, b) => b[1] - a[1])) out.push(`- ${n} × ${md(cut(error))}`);
+    out.push('');
+  }
+  // One line per kind, IDs separated by spaces: the list stays folded and short, and copies into a shell as is.
+  const lines = [...[...left].map(([kind, ids]) => `${kind} (${ids.length}): ${ids.join(' ')}`), ...[...failed].map(([kind, items]) => `${kind}, removal failed (${items.length}): ${items.map((i) => i.id).join(' ')}`)];
+  out.push('<details>', `<summary>Their IDs (${escapeHtml(kindCounts(left))}${failedCount > 0 ? `; failed: ${escapeHtml(kindCounts(failed))}` : ''})</summary>`, '', markdownBlock(lines.join('\n'), 'text'), '', '</details>', '');
+  return out;
+}
+
+function cut(text: string): string {
+  return text.length > CELL_CHARS ? `${text.slice(0, CELL_CHARS - 1)}…` : text;
 }

@@ -66,6 +66,14 @@ export const RuleScenario = z.object({
   actual: z.unknown().optional(),
   /** FAIL or ERROR: the exchanges behind the message, each with its curl. */
   exchanges: z.array(ReportedExchange).optional(),
+  /** How long the scenario ran (ms); JUnit's time of the rules it carries. */
+  durationMs: z.number().optional(),
+  /**
+   * FAIL or ERROR, for the first few failing scenarios of a rule: a POSIX shell script replaying the
+   * scenario's calls from its first one up to the one behind the verdict, the key as `$API_KEY`, the
+   * target as `$BASE_URL` and the run's part of every ID as `$RUN` (suites/report/replay.ts).
+   */
+  replay: z.string().optional(),
 });
 export type RuleScenario = z.infer<typeof RuleScenario>;
 
@@ -126,6 +134,10 @@ export const ConformanceReport = z.object({
     /** `--rerun-failed`: the report whose failures this run re-ran. */
     rerunOf: z.string().optional(),
     baseline: z.string().optional(),
+    /** The run stopped before any scenario (preflight refused the target, key or API version): why. */
+    stopped: z.object({ stage: z.literal('preflight'), kind: z.string(), message: z.string() }).optional(),
+    /** `should`: SHOULD failures fail the run too (`--fail-on should`); absent: `must`. */
+    failOn: z.enum(['must', 'should']).optional(),
   }),
   counts: z.object({
     rules: Counts,

@@ -12,6 +12,8 @@ export interface SelectableScenario {
   readonly id: string;
   readonly title: string;
   readonly rules: readonly string[];
+  /** Its area: the folder of suites/scenarios/ it is in (without one, its ID's prefix, `envelope.…`). */
+  readonly area?: string;
 }
 
 export interface SelectableRule {
@@ -31,8 +33,8 @@ export function selectScenarios<S extends SelectableScenario>(scenarios: readonl
   const unknown: string[] = [];
   for (const name of only) {
     const areaRules = new Set(rules.filter((r) => r.part === name).map((r) => r.id));
-    // A scenario ID, a rule it carries, a part of interface.md its rules belong to, or its file's area (the ID's prefix, `envelope.…`).
-    const matching = scenarios.filter((s) => s.id === name || s.id.startsWith(`${name}.`) || s.rules.includes(name) || s.rules.some((r) => areaRules.has(r)));
+    // A scenario ID, a rule it carries, a part of interface.md its rules belong to, or its area.
+    const matching = scenarios.filter((s) => s.id === name || (s.area === undefined ? s.id.startsWith(`${name}.`) : s.area === name) || s.rules.includes(name) || s.rules.some((r) => areaRules.has(r)));
     const known = areaRules.size > 0 || rules.some((r) => r.id === name) || matching.length > 0;
     if (!known) unknown.push(name);
     for (const s of matching) chosen.add(s);
@@ -57,13 +59,13 @@ export function exactNames(names: readonly string[]): RegExp {
 
 /**
  * Scenario ID → its test file, by the suite's layout: `suites/scenarios/<part>.test.ts` registers
- * the scenarios that `<part>.ts` exports. Scenarios found in no such module map to no file (the
- * run then keeps every file, so nothing is missed).
+ * the scenarios that `<part>/index.ts` exports. Scenarios found in no such module map to no file
+ * (the run then keeps every file, so nothing is missed).
  */
 export async function scenarioFiles(scenarioDir: string, testFiles: readonly string[]): Promise<Map<string, string>> {
   const files = new Map<string, string>();
   for (const file of testFiles) {
-    const module = join(scenarioDir, basename(file).replace(/\.test\.([jt]s)$/, '.$1'));
+    const module = join(scenarioDir, basename(file).replace(/\.test\.([jt]s)$/, '/index.$1'));
     if (!existsSync(module)) continue;
     const exported = (await import(pathToFileURL(module).href)) as Record<string, unknown>;
     for (const value of Object.values(exported)) {

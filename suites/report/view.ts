@@ -30,34 +30,79 @@ export function isFailing(rule: RuleReport): boolean {
   return rule.status === 'FAIL' || rule.status === 'ERROR';
 }
 
-export interface Verdict {
-  /** 0: every MUST rule that ran passes. 1: a MUST rule fails, or the baseline is stale. 2: the run could not check everything it meant to. */
-  readonly exitCode: 0 | 1 | 2;
-  /** One line per reason, empty for 0. */
-  readonly reasons: readonly string[];
+/** PASSED: every applicable MUST rule was verified and holds. FAILED: a deviation was found. UNDECIDED: neither was shown. */
+export type VerdictResult = 'PASSED' | 'FAILED' | 'UNDECIDED';
+
+/** Rules left BLOCKED by one cause. */
+export interface BlockedGroup {
+  /** What blocked them: a setup step, a rule that failed first, `<operation> not served`, … */
+  readonly by: string;
+  readonly rules: readonly string[];
 }
 
-/** The run's verdict from its report: MUST FAILs not in the baseline and stale entries fail it; errors leave it undecided. */
-export function verdictOf(report: ConformanceReport): Verdict {
-  const must = Object.entries(report.rules).filter(([, r]) => r.level === 'MUST' && r.known === undefined);
-  const failing = must.filter(([, r]) => r.status === 'FAIL').map(([id]) => id);
+export interface Verdict {
+  readonly result: VerdictResult;
+  /** 0 PASSED; 1 FAILED (a rule at the gate level fails, or the baseline is stale); 2 UNDECIDED. */
+  readonly exitCode: 0 | 1 | 2;
+  /** One line per reason, empty for PASSED. */
+  readonly reasons: readonly string[];
+  /** The lowest level whose failures fail the run (`--fail-on`, `failOn`). */
+  readonly failOn: 'must' | 'should';
+  /** The MUST rules left BLOCKED (each makes the run UNDECIDED), grouped by what blocked them. */
+  readonly blockedMust: readonly BlockedGroup[];
+}
+
+/** What blocked a BLOCKED rule: the blocking step its scenarios name (the first), else its reason. */
+function blockedByOf(rule: RuleReport): string {
+  const named = rule.scenarios.find((s) => s.status === 'BLOCKED' && s.blockedBy !== undefined)?.blockedBy;
+  return named ?? rule.reason ?? 'a step the report does not name';
+}
+
+/** `rules` grouped by what blocked each, the largest group first. */
+export function groupBlocked(rules: readonly RuleEntry[]): BlockedGroup[] {
+  const groups = new Map<string, string[]>();
+  for (const [id, rule] of rules) groups.set(blockedByOf(rule), [...(groups.get(blockedByOf(rule)) ?? []), id]);
+  return [...groups].map(([by, ids]) => ({ by, rules: ids.sort() })).sort((a, b) => b.rules.length - a.rules.length || a.by.localeCompare(b.by));
+}
+
+function listed(ids: readonly string[]): string {
+  return ids.length > 12 ? `${ids.slice(0, 12).join(', ')}, … and ${ids.length - 12} more` : ids.join(', ');
+}
+
+/**
+ * The run's verdict from its report. A certificate means every MUST rule was verified:
+ * - FAILED (1): a MUST rule FAILs and the baseline does not list it (with `failOn: should`, a SHOULD
+ *   rule too), or a baseline entry is stale;
+ * - UNDECIDED (2): otherwise, when a MUST rule is in ERROR or left BLOCKED (nothing was shown either
+ *   way), no MUST rule PASSed at all, an error happened outside any scenario, or the run did not finish;
+ * - PASSED (0): every MUST rule that applies (not SKIP: the target lacks what it needs) PASSed.
+ * `failOn` defaults to the report's (`run.failOn`), else `must`.
+ */
+export function verdictOf(report: ConformanceReport, options: { readonly failOn?: 'must' | 'should' } = {}): Verdict {
+  const failOn = options.failOn ?? report.run.failOn ?? 'must';
+  const entries = Object.entries(report.rules).filter(([, r]) => r.known === undefined);
+  const must = entries.filter(([, r]) => r.level === 'MUST');
+  const ids = (rules: readonly RuleEntry[], status: RuleStatus) => rules.filter(([, r]) => r.status === status).map(([id]) => id);
+  const failingMust = ids(must, 'FAIL');
+  const failingShould = failOn === 'should' ? ids(entries.filter(([, r]) => r.level === 'SHOULD'), 'FAIL') : [];
   const stale = report.baseline?.stale ?? [];
+  const blockedMust = groupBlocked(must.filter(([, r]) => r.status === 'BLOCKED'));
+  const base = { failOn, blockedMust };
   const failed = [
-    ...(failing.length > 0 ? [`${failing.length} MUST rule(s) fail: ${failing.join(', ')}`] : []),
+    ...(failingMust.length > 0 ? [`${failingMust.length} MUST rule(s) fail: ${listed(failingMust)}`] : []),
+    ...(failingShould.length > 0 ? [`${failingShould.length} SHOULD rule(s) fail (the run fails on SHOULD rules too): ${listed(failingShould)}`] : []),
     ...stale.map((e) => `${e.rule} is in the baseline but passes now: remove it from the baseline`),
   ];
-  if (failed.length > 0) return { exitCode: 1, reasons: failed };
-  const errors = must.filter(([, r]) => r.status === 'ERROR').map(([id]) => id);
+  if (failed.length > 0) return { ...base, result: 'FAILED', exitCode: 1, reasons: failed };
+  const errors = ids(must, 'ERROR');
   const undecided = [
-    ...(errors.length > 0 ? [`${errors.length} MUST rule(s) could not be checked (ERROR: the target or the harness failed): ${errors.join(', ')}`] : []),
+    ...(errors.length > 0 ? [`${errors.length} MUST rule(s) could not be checked (ERROR: the target or the harness failed): ${listed(errors)}`] : []),
+    ...blockedMust.map((group) => `${group.rules.length} MUST rule(s) BLOCKED by ${group.by}, so not verified: ${listed(group.rules)}`),
+    ...(must.length > 0 && ids(must, 'PASS').length === 0 && blockedMust.length === 0 && errors.length === 0 ? ['no MUST rule was verified: every one was skipped'] : []),
     ...(report.errors.length > 0 ? [`${report.errors.length} error(s) outside any scenario (see errors in report.json)`] : []),
     ...(report.complete ? [] : ['the run did not finish (the report is incomplete)']),
-    // A target that refuses every setup call blocks every MUST rule: nothing was shown either way.
-    ...(must.length > 0 && must.every(([, r]) => r.status === 'BLOCKED' || r.status === 'SKIP') && must.some(([, r]) => r.status === 'BLOCKED')
-      ? ['no MUST rule could be decided: every one was BLOCKED (by a setup step the target refused) or skipped']
-      : []),
   ];
-  return undecided.length > 0 ? { exitCode: 2, reasons: undecided } : { exitCode: 0, reasons: [] };
+  return undecided.length > 0 ? { ...base, result: 'UNDECIDED', exitCode: 2, reasons: undecided } : { ...base, result: 'PASSED', exitCode: 0, reasons: [] };
 }
 
 /** The target's host, for run properties and headings. */

@@ -8,14 +8,9 @@ import { join, relative } from 'node:path';
 import { renderHtml } from './report-html.ts';
 import { renderJunit } from './report-junit.ts';
 import { renderMarkdown } from './report-markdown.ts';
+import { REPORT_FILES } from './files.ts';
 import type { ConformanceReport } from './schema.ts';
 
-export const REPORT_FILES = {
-  json: 'report.json',
-  html: 'report.html',
-  markdown: 'summary.md',
-  junit: 'junit.xml',
-} as const;
 
 export function writeReportFiles(dir: string, report: ConformanceReport): void {
   mkdirSync(dir, { recursive: true });

@@ -1,5 +1,5 @@
 import { registerScenarios } from '../framework/index.ts';
 import { conformanceTarget } from '../support.ts';
-import { balancesScenarios } from './balances.ts';
+import { balancesScenarios } from './balances/index.ts';
 
 registerScenarios(balancesScenarios, await conformanceTarget());

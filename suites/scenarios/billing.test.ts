@@ -1,5 +1,5 @@
 import { registerScenarios } from '../framework/index.ts';
 import { conformanceTarget } from '../support.ts';
-import { billingScenarios } from './billing.ts';
+import { billingScenarios } from './billing/index.ts';
 
 registerScenarios(billingScenarios, await conformanceTarget());

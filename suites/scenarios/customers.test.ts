@@ -1,5 +1,5 @@
 import { registerScenarios } from '../framework/index.ts';
 import { conformanceTarget } from '../support.ts';
-import { customersScenarios } from './customers.ts';
+import { customersScenarios } from './customers/index.ts';
 
 registerScenarios(customersScenarios, await conformanceTarget());

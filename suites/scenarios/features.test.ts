@@ -1,5 +1,5 @@
 import { registerScenarios } from '../framework/index.ts';
 import { conformanceTarget } from '../support.ts';
-import { featuresScenarios } from './features.ts';
+import { featuresScenarios } from './features/index.ts';
 
 registerScenarios(featuresScenarios, await conformanceTarget());

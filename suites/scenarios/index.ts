@@ -1,60 +1,42 @@
-/** Every conformance scenario of the suite, for the meta-tests (rule coverage, can-fail, precision). */
+/**
+ * Every conformance scenario of the suite, by part of interface.md: one folder per part
+ * (`<part>/index.ts` collects its modules) and one test file per part (`<part>.test.ts` registers
+ * them). The meta-tests (rule coverage, can-fail, precision), the conformance CLI and the mutation
+ * run read them from here.
+ */
 import type { scenario } from '../support.ts';
-import { balancesScenarios } from './balances.ts';
-import { balancesMutantScenarios } from './balances-mutants.ts';
-import { billingScenarios } from './billing.ts';
-import { billingMutantScenarios } from './billing-mutants.ts';
-import { customersScenarios } from './customers.ts';
-import { customersMutantScenarios } from './customers-mutants.ts';
-import { entitiesScenarios } from './entities.ts';
-import { entitiesMutantScenarios } from './entities-mutants.ts';
-import { envelopeScenarios } from './envelope.ts';
-import { featuresScenarios } from './features.ts';
-import { featuresMutantScenarios } from './features-mutants.ts';
-import { licenseScenarios } from './licenses.ts';
-import { lifecycleMutantScenarios } from './lifecycle-mutants.ts';
-import { licensesGapScenarios } from './licenses-gaps.ts';
-import { listingsScenarios } from './listings.ts';
-import { listingsGapScenarios } from './listings-gaps.ts';
-import { plansScenarios } from './plans.ts';
-import { plansMutantScenarios } from './plans-mutants.ts';
-import { previewScenarios } from './preview.ts';
-import { previewMutantScenarios } from './preview-mutants.ts';
-import { referralsScenarios } from './referrals.ts';
-import { referralsMutantScenarios } from './referrals-mutants.ts';
-import { storeQueueMutantScenarios } from './store-queue-mutants.ts';
-import { subjectsMutantScenarios } from './subjects-mutants.ts';
+import { balancesScenarios } from './balances/index.ts';
+import { billingScenarios } from './billing/index.ts';
+import { customersScenarios } from './customers/index.ts';
+import { entitiesScenarios } from './entities/index.ts';
+import { envelopeScenarios } from './envelope/index.ts';
+import { featuresScenarios } from './features/index.ts';
+import { licensesScenarios } from './licenses/index.ts';
+import { listingsScenarios } from './listings/index.ts';
+import { plansScenarios } from './plans/index.ts';
+import { previewScenarios } from './preview/index.ts';
+import { referralsScenarios } from './referrals/index.ts';
 
 type AnyScenario = ReturnType<typeof scenario>;
 
-/** The scenarios of each file of suites/scenarios/, by file name. */
-export const SCENARIOS_BY_FILE = {
+/** The scenarios of each part, by folder of suites/scenarios/ (the area `conformance list` and the progress lines name). */
+export const SCENARIOS_BY_PART = {
   envelope: envelopeScenarios,
-  licenses: licenseScenarios,
-  'licenses-gaps': licensesGapScenarios,
+  licenses: licensesScenarios,
   customers: customersScenarios,
   billing: billingScenarios,
   listings: listingsScenarios,
-  'listings-gaps': listingsGapScenarios,
   entities: entitiesScenarios,
   balances: balancesScenarios,
   plans: plansScenarios,
   features: featuresScenarios,
   preview: previewScenarios,
   referrals: referralsScenarios,
-  'balances-mutants': balancesMutantScenarios,
-  'entities-mutants': entitiesMutantScenarios,
-  'billing-mutants': billingMutantScenarios,
-  'lifecycle-mutants': lifecycleMutantScenarios,
-  'customers-mutants': customersMutantScenarios,
-  'referrals-mutants': referralsMutantScenarios,
-  'plans-mutants': plansMutantScenarios,
-  'preview-mutants': previewMutantScenarios,
-  'features-mutants': featuresMutantScenarios,
-  'subjects-mutants': subjectsMutantScenarios,
-  'store-queue-mutants': storeQueueMutantScenarios,
 } as const satisfies Record<string, readonly AnyScenario[]>;
 
-export type ScenarioFile = keyof typeof SCENARIOS_BY_FILE;
+export type ScenarioPart = keyof typeof SCENARIOS_BY_PART;
 
-export const SCENARIOS: readonly AnyScenario[] = Object.values(SCENARIOS_BY_FILE).flat();
+/** Every scenario, with its area (its folder), which `--only` selects by. */
+export const SCENARIOS: readonly (AnyScenario & { readonly area: ScenarioPart })[] = Object.entries(SCENARIOS_BY_PART).flatMap(([area, list]) =>
+  list.map((s) => ({ ...s, area: area as ScenarioPart })),
+);

@@ -1,5 +1,5 @@
 import { registerScenarios } from '../framework/index.ts';
 import { conformanceTarget } from '../support.ts';
-import { licenseScenarios } from './licenses.ts';
+import { licensesScenarios } from './licenses/index.ts';
 
-registerScenarios(licenseScenarios, await conformanceTarget());
+registerScenarios(licensesScenarios, await conformanceTarget());

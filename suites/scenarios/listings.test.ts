@@ -1,5 +1,5 @@
 import { registerScenarios } from '../framework/index.ts';
 import { conformanceTarget } from '../support.ts';
-import { listingsScenarios } from './listings.ts';
+import { listingsScenarios } from './listings/index.ts';
 
 registerScenarios(listingsScenarios, await conformanceTarget());

@@ -1,5 +1,5 @@
 import { registerScenarios } from '../framework/index.ts';
 import { conformanceTarget } from '../support.ts';
-import { plansScenarios } from './plans.ts';
+import { plansScenarios } from './plans/index.ts';
 
 registerScenarios(plansScenarios, await conformanceTarget());

@@ -1,5 +1,5 @@
 import { registerScenarios } from '../framework/index.ts';
 import { conformanceTarget } from '../support.ts';
-import { previewScenarios } from './preview.ts';
+import { previewScenarios } from './preview/index.ts';
 
 registerScenarios(previewScenarios, await conformanceTarget());

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 
 let fake: FakeServer;
 beforeAll(async () => {
-  fake = await createFakeServer({ port: 0, clientCompat: 'autumn-js', now: Date.UTC(2026, 0, 1), frozen: true });
+  fake = await createFakeServer({ port: 0, now: Date.UTC(2026, 0, 1), frozen: true });
 });
 afterAll(() => fake.close());
 

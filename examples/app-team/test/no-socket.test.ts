@@ -3,7 +3,7 @@ import { Autumn, HTTPClient } from 'autumn-js';
 import { createFakeApp } from 'besi-conformance';
 import { expect, it } from 'vitest';
 
-const fake = createFakeApp({ clientCompat: 'autumn-js' });
+const fake = createFakeApp();
 const autumn = new Autumn({
   secretKey: fake.keys[0]!.key,
   serverURL: 'http://fake.invalid',

@@ -1,0 +1,278 @@
+/**
+ * Scenarios of entities.list across the organisation and by customer: walks, order (newest first,
+ * ties by id), limits and cursors, and search.
+ */
+import { expect } from 'vitest';
+import { createCustomer, createEntity, createFeature, scenario, type T } from '../../support.ts';
+import { type ListBody, type ListedEntity, listIds, listPage, namedEntity, type Rule } from './support.ts';
+
+/** Runs `assertion` as a check of `rule`, or as a precondition when the scenario does not carry the rule it belongs to. */
+function checkAs(t: T, rule: Rule | undefined, what: string, assertion: () => void): void {
+  if (rule !== undefined && t.scenario.rules.includes(rule)) t.check(rule, assertion);
+  else t.precondition(what, assertion);
+}
+
+/** The page's next_cursor is there (a string or null) before a walk follows it: a missing one is ENT-LIST-SHAPE's FAIL, recorded by the client. */
+function requireNextCursor(t: T, page: { next_cursor?: string | null }): void {
+  t.precondition('entities.list answers next_cursor (a string or null)', () => expect(page.next_cursor === null || typeof page.next_cursor === 'string').toBe(true));
+}
+
+interface WalkOptions {
+  readonly limit: number;
+  /** Stops the walk early once this holds. */
+  readonly until?: (seen: readonly ListedEntity[]) => boolean;
+  /** The most pages the walk may take before next_cursor is null (default 1000). */
+  readonly maxPages?: number;
+}
+
+/**
+ * Follows next_cursor from the first page until it is null (or `until` holds); no entity may come
+ * twice, no page may exceed its limit, and the walk must end within `maxPages`: ENT-CURSOR-WALK's
+ * checks where the scenario carries it, preconditions otherwise.
+ */
+async function walk(t: T, body: ListBody, options: WalkOptions): Promise<ListedEntity[]> {
+  const { limit, maxPages = 1_000 } = options;
+  const seen: ListedEntity[] = [];
+  const ids = new Set<string>();
+  const cursors = new Set<string>();
+  // The first page is asked without start_cursor: an explicit "" is ENT-START-CURSOR-DEFAULT's, proven in entities.list-limits.
+  let cursor: string | undefined;
+  for (let pages = 1; ; pages++) {
+    checkAs(t, 'ENT-CURSOR-WALK', 'a walk of entities.list ends', () => expect(pages, `a walk of entities.list ends on next_cursor null within ${maxPages} pages`).toBeLessThanOrEqual(maxPages));
+    const page = await listPage(t, { ...body, limit, ...(cursor !== undefined && { start_cursor: cursor }) });
+    requireNextCursor(t, page);
+    checkAs(t, 'ENT-CURSOR-WALK', 'pages of a walk are well-formed', () => {
+      expect(page.list.length, `a page asked with limit ${limit} holds at most ${limit} entities`).toBeLessThanOrEqual(limit);
+      for (const entity of page.list) expect(ids.has(entity.id), `a walk of entities.list lists ${entity.id} once only`).toBe(false);
+    });
+    for (const entity of page.list) {
+      ids.add(entity.id);
+      seen.push(entity);
+    }
+    if (page.next_cursor === null || options.until?.(seen)) return seen;
+    checkAs(t, 'ENT-CURSOR-WALK', 'next_cursor moves on', () => expect(cursors.has(page.next_cursor!), `next_cursor moves on (${page.next_cursor} came back)`).toBe(false));
+    cursors.add(page.next_cursor);
+    cursor = page.next_cursor;
+  }
+}
+
+/** Whether the entities seen so far include all of `ids`. */
+function foundAll(ids: ReadonlySet<string>): (seen: readonly ListedEntity[]) => boolean {
+  return (seen) => seen.filter((entity) => ids.has(entity.id)).length === ids.size;
+}
+
+/** The ids in the order entities.list gives: created_at, then id, descending (ids of one series, see sameSeries). */
+function newestFirstIds(entities: readonly { id: string; created_at: number }[]): string[] {
+  return [...entities].sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? 1 : -1)).map((entity) => entity.id);
+}
+
+/** Whether two ids are of one series (`<scope>_<kind>_<n>` with the same scope and kind), so that any collation orders them alike. */
+function sameSeries(a: string, b: string): boolean {
+  return a.replace(/\d+$/, '') === b.replace(/\d+$/, '');
+}
+
+/** created_at never increases down the list; between this run's ids of one series created at the same time, ids descend. Assert inside ENT-LIST-ORDER's check. */
+function expectNewestFirst(entities: readonly ListedEntity[], owned: (id: string) => boolean): void {
+  for (let i = 1; i < entities.length; i++) {
+    const [before, after] = [entities[i - 1]!, entities[i]!];
+    expect(after.created_at, `entities.list is newest first: ${after.id} (created ${after.created_at}) comes after ${before.id} (created ${before.created_at})`).toBeLessThanOrEqual(before.created_at);
+    if (after.created_at === before.created_at && owned(before.id) && owned(after.id) && sameSeries(before.id, after.id)) {
+      expect(after.id < before.id, `entities created at the same time are listed by id descending: ${before.id} before ${after.id}`).toBe(true);
+    }
+  }
+}
+
+/** Limits outside 1..5000 or not integers. */
+const LIMITS_REFUSED: readonly number[] = [0, -1, 5001, 1.5, 4999.5];
+
+export const listScenarios = [
+  scenario(
+    {
+      id: 'entities.list-customer-filter',
+      title: "entities.list with customer_id lists exactly that customer's entities (none for an unknown customer); without it, the entities of every customer; an empty customer_id is refused",
+      rules: ['ENT-CUSTOMER-FILTER', 'ENT-CUSTOMER-ID-MIN-LENGTH', 'ENT-LIST-ACROSS-ORG'],
+    },
+    async (t) => {
+      const seat = await createFeature(t, 'allocated');
+      const first = await createCustomer(t);
+      const second = await createCustomer(t);
+      const firstEntities = [await createEntity(t, first.id, seat.id), await createEntity(t, first.id, seat.id)].map((e) => e.id);
+      const secondEntities = [(await createEntity(t, second.id, seat.id)).id];
+
+      const ofFirst = await listPage(t, { customer_id: first.id }, 'ENT-CUSTOMER-FILTER');
+      const ofSecond = await listIds(t, { customer_id: second.id }, 'ENT-CUSTOMER-FILTER');
+      const ofNobody = await listIds(t, { customer_id: t.ns.id('cus') }, 'ENT-CUSTOMER-FILTER');
+      t.check('ENT-CUSTOMER-FILTER', () => {
+        expect(ofFirst.list.map((e) => e.id).sort(), `customer_id ${first.id} lists exactly its entities`).toEqual([...firstEntities].sort());
+        expect(ofFirst.list.every((e) => e.customer_id === first.id), 'every entity listed for a customer belongs to it').toBe(true);
+        expect(ofSecond, `customer_id ${second.id} lists exactly its entity`).toEqual(secondEntities);
+        expect(ofNobody, 'a customer that does not exist has no entities').toEqual([]);
+      });
+
+      t.expectError(await t.client.call('entities.list', { customer_id: '' }), { rule: 'ENT-CUSTOMER-ID-MIN-LENGTH' });
+
+      const mine = new Set([...firstEntities, ...secondEntities]);
+      const entities = await walk(t, {}, { limit: 100, until: foundAll(mine) });
+      t.check('ENT-LIST-ACROSS-ORG', () =>
+        expect(entities.filter((e) => mine.has(e.id)).map((e) => e.id).sort(), 'entities.list without customer_id lists the entities of both customers').toEqual([...mine].sort()),
+      );
+    },
+  ),
+  scenario(
+    {
+      id: 'entities.list-walk',
+      title: "Walking entities.list page by page across the organisation finds this scenario's entities, each once (newest first); a walk of one customer ends on a null next_cursor",
+      rules: ['ENT-LIST-ACROSS-ORG', 'ENT-CURSOR-WALK', 'ENT-LIST-ORDER', 'ENT-LIST-SHAPE'],
+    },
+    async (t) => {
+      const seat = await createFeature(t, 'allocated');
+      const first = await createCustomer(t);
+      const second = await createCustomer(t);
+      const created = [await createEntity(t, first.id, seat.id), await createEntity(t, second.id, seat.id), await createEntity(t, first.id, seat.id)];
+      const mine = new Set(created.map((e) => e.id));
+
+      const newestFirst = newestFirstIds(created);
+
+      // One customer's two entities, one or two per page: the walk visits each once and ends on a null cursor,
+      // at most one page after they are all listed (for a target that ends on an empty page). First, so
+      // that a broken walk fails ENT-CURSOR-WALK here before the organisation-wide walk relies on it.
+      const ofFirstIds = newestFirst.filter((id) => id !== created[1]!.id);
+      for (const limit of [1, 2]) {
+        const ofFirst = await walk(t, { customer_id: first.id }, { limit, maxPages: Math.ceil(2 / limit) + 1 });
+        t.check('ENT-CURSOR-WALK', () => expect(ofFirst.map((e) => e.id).sort(), `a walk of ${first.id} with limit ${limit} lists its entities`).toEqual([...ofFirstIds].sort()));
+        t.check('ENT-LIST-ORDER', () => expect(ofFirst.map((e) => e.id), `a walk of ${first.id} with limit ${limit} lists them newest first`).toEqual(ofFirstIds));
+      }
+
+      // Across the organisation: small pages until this scenario's entities are all found, whatever else exists.
+      const org = await walk(t, {}, { limit: 2, until: foundAll(mine) });
+      const found = org.filter((e) => mine.has(e.id));
+      t.check('ENT-LIST-ACROSS-ORG', () => expect(found.map((e) => e.id).sort(), 'a walk of the whole organisation finds the entities of both customers').toEqual([...mine].sort()));
+      t.check('ENT-LIST-ORDER', () => {
+        expectNewestFirst(org, t.ns.owns);
+        expect(found.map((e) => e.id), "this scenario's entities come newest first (created_at, then id, descending)").toEqual(newestFirst);
+      });
+    },
+  ),
+  scenario(
+    {
+      id: 'entities.list-order-ties',
+      title: 'Entities created at the same instant are listed by id descending, and a walk with limit 1 through them visits each once',
+      rules: ['ENT-LIST-ORDER', 'ENT-CURSOR-WALK'],
+      needs: ['control-plane'],
+    },
+    async (t) => {
+      const seat = await createFeature(t, 'allocated');
+      const customer = await createCustomer(t);
+      const before = await t.control.call('clock.get', {});
+      await t.control.call('clock.set', { frozen: true });
+      const created: { id: string; created_at: number }[] = [];
+      try {
+        for (let n = 0; n < 4; n++) created.push(await createEntity(t, customer.id, seat.id));
+      } finally {
+        // The clock is the target's: give it back as it was found.
+        if (!before.frozen) await t.control.call('clock.set', { frozen: false });
+      }
+      // Under the frozen clock all four share created_at (unless another run moved the clock meanwhile); ties go by id descending.
+      const expected = newestFirstIds(created);
+      const page = await listPage(t, { customer_id: customer.id });
+      t.check('ENT-LIST-ORDER', () => expect(page.list.map((e) => e.id), 'entities with the same created_at are listed by id descending').toEqual(expected));
+      const walked = await walk(t, { customer_id: customer.id }, { limit: 1, maxPages: created.length + 1 });
+      t.check('ENT-CURSOR-WALK', () => expect(walked.map((e) => e.id).sort(), 'a walk with limit 1 through entities of one instant visits each once').toEqual([...expected].sort()));
+    },
+  ),
+  scenario(
+    {
+      id: 'entities.list-order-by-time-first',
+      title: 'entities.list lists a later entity first even when its id sorts lower: created_at decides before id',
+      rules: ['ENT-LIST-ORDER'],
+    },
+    async (t) => {
+      const seat = await createFeature(t, 'allocated');
+      const customer = await createCustomer(t);
+      const base = t.ns.id('ent');
+      const create = async (entityId: string) =>
+        t.setup(await t.client.call('entities.create', { customer_id: customer.id, entity_id: entityId, feature_id: seat.id, name: `Entity ${entityId}` }), ['id', 'created_at']);
+      const earlier = await create(`${base}b`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const later = await create(`${base}a`);
+      t.precondition('the second entity was created later', () => expect(later.created_at).toBeGreaterThan(earlier.created_at));
+      const { list } = t.setup(await t.client.call('entities.list', { customer_id: customer.id }), ['list']);
+      t.precondition('entities.list lists both', () => expect(list.map((entity) => entity.id).sort()).toEqual([later.id, earlier.id].sort()));
+      t.check('ENT-LIST-ORDER', () => expect(list.map((entity) => entity.id), 'the newer entity first, though its id sorts lower').toEqual([later.id, earlier.id]));
+    },
+  ),
+  scenario(
+    {
+      id: 'entities.list-limits',
+      title: 'entities.list pages hold 50 entities by default, the first page when start_cursor is omitted or ""; limit accepts 1 and 5000 and refuses 0, 5001 and non-integers',
+      rules: ['ENT-LIMIT-DEFAULT', 'ENT-START-CURSOR-DEFAULT', 'ENT-LIMIT-BOUNDS'],
+    },
+    async (t) => {
+      const seat = await createFeature(t, 'allocated');
+      const customer = await createCustomer(t);
+      const created = [];
+      for (let n = 0; n < 51; n++) created.push(await createEntity(t, customer.id, seat.id, `Desk ${n}`));
+      const all51 = created.map((e) => e.id).sort();
+
+      const first = await listPage(t, { customer_id: customer.id }, 'ENT-LIMIT-DEFAULT');
+      requireNextCursor(t, first);
+      t.check('ENT-LIMIT-DEFAULT', () => {
+        expect(first.list, 'without limit, a page holds 50 entities (51 exist)').toHaveLength(50);
+        expect(first.next_cursor, 'one entity is left after the first page').not.toBeNull();
+      });
+      const fromEmpty = await listPage(t, { customer_id: customer.id, start_cursor: '' }, 'ENT-START-CURSOR-DEFAULT');
+      t.check('ENT-START-CURSOR-DEFAULT', () => expect(fromEmpty.list.map((e) => e.id), 'start_cursor "" and no start_cursor both give the first page').toEqual(first.list.map((e) => e.id)));
+
+      const one = await listIds(t, { customer_id: customer.id, limit: 1 }, 'ENT-LIMIT-BOUNDS');
+      const everything = await listPage(t, { customer_id: customer.id, limit: 5000 }, 'ENT-LIMIT-BOUNDS');
+      t.check('ENT-LIMIT-BOUNDS', () => {
+        expect(one.length === 1 && all51.includes(one[0]!), 'limit 1 lists one of the entities').toBe(true);
+        expect(everything.list.map((e) => e.id).sort(), 'limit 5000 lists all 51 entities').toEqual(all51);
+        expect(everything.next_cursor, 'nothing is left after a page that holds everything').toBeNull();
+      });
+
+      for (const limit of LIMITS_REFUSED) {
+        const refused = await t.client.call('entities.list', { customer_id: customer.id, limit });
+        t.check('ENT-LIMIT-BOUNDS', () => expect(refused.ok, `limit ${limit} is outside 1..5000 (integers): expected an error, got ${refused.status}`).toBe(false));
+        t.expectError(refused, { rule: 'ENT-LIMIT-BOUNDS' });
+      }
+    },
+  ),
+  scenario(
+    {
+      id: 'entities.list-search',
+      title: 'entities.list search matches the entity id or name (and, as the reference does, any case-insensitive substring of them)',
+      rules: ['ENT-SEARCH', 'ENT-SEARCH-WIRE', 'ENT-LIST-ACROSS-ORG'],
+    },
+    async (t) => {
+      const seat = await createFeature(t, 'allocated');
+      const customer = await createCustomer(t);
+      // Name tokens found in no id: namespaced ids without their underscores, which every id keeps.
+      const [northTag, southTag] = [t.ns.id('tag'), t.ns.id('tag')].map((tag) => tag.replace(/_/g, '').toUpperCase());
+      const [northName, southName] = [`North Wing ${northTag}`, `South Wing ${southTag}`];
+      const north = await namedEntity(t, customer.id, seat.id, northName);
+      const south = await namedEntity(t, customer.id, seat.id, southName);
+      const search = async (text: string, rule: 'ENT-SEARCH' | 'ENT-SEARCH-WIRE', why: string, expected: string[]) => {
+        const found = (await listIds(t, { customer_id: customer.id, search: text }, rule)).sort();
+        t.check(rule, () => expect(found, why).toEqual([...expected].sort()));
+      };
+
+      // What the document says: the id or the name matches.
+      await search(northName, 'ENT-SEARCH', 'search matches a name', [north.id]);
+      await search(south.id, 'ENT-SEARCH', 'search matches an id', [south.id]);
+      await search(`${northTag}${southTag}`, 'ENT-SEARCH', 'search matching no id or name lists nothing', []);
+      // Searching without customer_id is listing across the organisation (after the name search above proved the match).
+      const orgWide = await listIds(t, { search: northName }, 'ENT-LIST-ACROSS-ORG');
+      t.check('ENT-LIST-ACROSS-ORG', () => {
+        expect(orgWide, 'search without customer_id finds the entity across the organisation').toContain(north.id);
+        expect(orgWide).not.toContain(south.id);
+      });
+
+      // How the reference matches: case-insensitive substrings.
+      await search(northTag!, 'ENT-SEARCH-WIRE', 'search matches a substring of a name', [north.id]);
+      await search(southTag!.toLowerCase(), 'ENT-SEARCH-WIRE', 'search matches a name whatever the case', [south.id]);
+      await search('th wi', 'ENT-SEARCH-WIRE', 'search matches a substring of names', [north.id, south.id]);
+      await search(north.id.toUpperCase(), 'ENT-SEARCH-WIRE', 'search matches an id whatever the case', [north.id]);
+    },
+  ),
+];

@@ -1,0 +1,151 @@
+/**
+ * Scenarios of Authentication: the bearer key on every documented operation, the codes of a missing
+ * or unknown key, tenants that never see each other's data, and the x-api-version header every request
+ * carries.
+ */
+import { expect } from 'vitest';
+import { seededFaker } from '../../../fixtures/factories.ts';
+import type { HeaderOverrides } from '../../framework/index.ts';
+import { createCustomer, createFeature, createPlan, scenario, type T } from '../../support.ts';
+import { codeOf, documentedCalls, expectRefusal, rawCall } from './support.ts';
+
+/**
+ * Sends every documented operation's valid request with each of `authorizations` (header values;
+ * null leaves the header out): each must be refused with a 4xx, checked as `rule`. Then the same
+ * request with the run's key must be accepted (the positive control, a setup step), which also
+ * shows that the refused creates created nothing (they name the same fresh IDs).
+ */
+async function refusedOnEveryDocumentedOperation(t: T<'AUTH-BEARER-REQUIRED' | 'AUTH-SECRET-KEY'>, rule: 'AUTH-BEARER-REQUIRED' | 'AUTH-SECRET-KEY', authorizations: readonly (string | null)[]): Promise<void> {
+  const { calls } = await documentedCalls(t);
+  const shown = (authorization: string | null) => (authorization === null ? '(none)' : authorization.startsWith('Bearer ') ? 'Bearer <not a key of the service>' : authorization.replace(/ .*/, ' …'));
+  for (const { operation, body } of calls) {
+    for (const authorization of authorizations) {
+      const result = await rawCall(t, operation, body, { authorization });
+      t.check(rule, () => expectRefusal(result, `${operation} with Authorization ${shown(authorization)}`));
+    }
+    t.setup(await t.client.call(operation, body as never));
+  }
+}
+
+export const authenticationScenarios = [
+  scenario(
+    {
+      id: 'envelope.bearer-required',
+      title: 'every documented operation refuses a request without an Authorization: Bearer key (none, Basic, the key without "Bearer "), and accepts it with one',
+      rules: ['AUTH-BEARER-REQUIRED'],
+    },
+    async (t) => {
+      await refusedOnEveryDocumentedOperation(t, 'AUTH-BEARER-REQUIRED', [null, 'Basic dXNlcjpwYXNzd29yZA==', 'Bearer', t.apiKey]);
+    },
+  ),
+  scenario(
+    {
+      id: 'envelope.no-key-code',
+      title: 'a request without a bearer key is refused with 401 no_secret_key',
+      rules: ['AUTH-NO-KEY-CODE'],
+      mutates: false,
+    },
+    async (t) => {
+      const body = { customer_id: t.ns.id('cus') };
+      const control = await rawCall(t, 'customers.get', body);
+      t.precondition('the same request with the key is not refused for its key', () => expect(control.status).not.toBe(401));
+      for (const authorization of [null, 'Basic dXNlcjpwYXNzd29yZA==']) {
+        const result = await rawCall(t, 'customers.get', body, { authorization });
+        // Refusing it at all is AUTH-BEARER-REQUIRED's; how it is refused is this rule's.
+        t.precondition('a request without a bearer key is refused as unauthenticated', () => expect([401, 403]).toContain(result.status));
+        const code = codeOf(t, result.body);
+        t.check('AUTH-NO-KEY-CODE', () => expect({ status: result.status, code }, `Authorization ${authorization ?? '(none)'}`).toEqual({ status: 401, code: 'no_secret_key' }));
+      }
+    },
+  ),
+  scenario(
+    {
+      id: 'envelope.secret-key',
+      title: "every documented operation refuses a bearer token that is not a secret key of the service, and accepts the caller's key",
+      rules: ['AUTH-SECRET-KEY'],
+    },
+    async (t) => {
+      const unknownKey = `am_sk_test_${seededFaker(t.seed, 'envelope.secret-key').string.alphanumeric(42)}`;
+      await refusedOnEveryDocumentedOperation(t, 'AUTH-SECRET-KEY', [`Bearer ${unknownKey}`, 'Bearer not-a-secret-key']);
+    },
+  ),
+  scenario(
+    {
+      id: 'envelope.unknown-key-code',
+      title: 'a well-formed secret key the service does not know is refused with 401 invalid_secret_key',
+      rules: ['AUTH-UNKNOWN-KEY-CODE'],
+      mutates: false,
+    },
+    async (t) => {
+      const body = { customer_id: t.ns.id('cus') };
+      const control = await rawCall(t, 'customers.get', body);
+      t.precondition('the same request with the key is not refused for its key', () => expect(control.status).not.toBe(401));
+      const unknownKey = `am_sk_test_${seededFaker(t.seed, 'envelope.unknown-key-code').string.alphanumeric(42)}`;
+      const result = await rawCall(t, 'customers.get', body, { authorization: `Bearer ${unknownKey}` });
+      // Refusing it at all is AUTH-SECRET-KEY's; how it is refused is this rule's.
+      t.precondition('a key the service does not know is refused as unauthenticated', () => expect([401, 403]).toContain(result.status));
+      const code = codeOf(t, result.body);
+      t.check('AUTH-UNKNOWN-KEY-CODE', () => expect({ status: result.status, code }).toEqual({ status: 401, code: 'invalid_secret_key' }));
+    },
+  ),
+  scenario(
+    {
+      id: 'envelope.tenant-isolation',
+      title: "another tenant's key sees none of this tenant's features, plans and customers",
+      rules: ['AUTH-TENANT-ISOLATION'],
+      needs: ['other-tenant'],
+    },
+    async (t) => {
+      const feature = await createFeature(t, 'boolean');
+      const plan = await createPlan(t, { items: [{ feature_id: feature.id }] });
+      const customer = await createCustomer(t);
+      const asOther = { authorization: `Bearer ${t.otherTenantKey}` };
+      const reads = [
+        ['features.get', { feature_id: feature.id }],
+        ['plans.get', { plan_id: plan.id }],
+        ['customers.get', { customer_id: customer.id }],
+      ] as const;
+      const unknownIds = { 'features.get': { feature_id: t.ns.id('feat') }, 'plans.get': { plan_id: t.ns.id('plan') }, 'customers.get': { customer_id: t.ns.id('cus') } };
+      for (const [operation, body] of reads) {
+        t.setup(await t.client.call(operation, body as never));
+        // "Not found" is how the read answers an ID that names nothing (CUS-GET-UNKNOWN, ERR-…-NOT-FOUND prove it).
+        const unknown = await rawCall(t, operation, unknownIds[operation], asOther);
+        t.precondition(`${operation} of an unknown ID with another tenant's key reads as not found (404)`, () => expect(unknown.status).toBe(404));
+        const result = await rawCall(t, operation, body, asOther);
+        t.check('AUTH-TENANT-ISOLATION', () => expect(result.status, `${operation} of this tenant's object with another tenant's key reads as not found: ${result.text.slice(0, 200)}`).toBe(404));
+      }
+      for (const [operation, id] of [['features.list', feature.id], ['plans.list', plan.id]] as const) {
+        const result = await rawCall(t, operation, {}, asOther);
+        t.precondition(`${operation} with another tenant's key is answered`, () => expect(result.status).toBe(200));
+        const ids = ((result.body as { list?: { id: string }[] }).list ?? []).map((item) => item.id);
+        t.check('AUTH-TENANT-ISOLATION', () => expect(ids, `${operation} with another tenant's key does not list ${id}`).not.toContain(id));
+      }
+    },
+  ),
+  scenario(
+    {
+      id: 'envelope.api-version-header',
+      title: 'requests carrying the x-api-version header are served by operations of every kind',
+      rules: ['AUTH-API-VERSION-HEADER'],
+    },
+    async (t) => {
+      // The same create with and without the header: refused with it but served without, the header is
+      // what is refused (this rule); refused both ways, the target serves nothing and the rule is blocked.
+      const create = (headers: HeaderOverrides) => {
+        const planId = t.ns.id('plan');
+        return t.client.call('plans.create', { plan_id: planId, name: `Plan ${planId}` }, { headers });
+      };
+      const withHeader = await create({});
+      t.check('AUTH-API-VERSION-HEADER', () => expect(withHeader.exchange.request.headers['x-api-version'], 'the request carried x-api-version').toBeTruthy());
+      if (!withHeader.ok) {
+        const withoutHeader = await create({ 'x-api-version': null });
+        t.precondition('plans.create is served at all, with or without the header', () => expect(withoutHeader.ok).toBe(true));
+      }
+      t.expectOk(withHeader, 'AUTH-API-VERSION-HEADER');
+      for (const operation of ['plans.get', 'subscriptions.list'] as const) {
+        const body = operation === 'plans.get' ? { plan_id: (withHeader.body as { id: string }).id } : { customer_id: (await createCustomer(t)).id };
+        t.expectOk(await t.client.call(operation, body as never), 'AUTH-API-VERSION-HEADER');
+      }
+    },
+  ),
+];

@@ -1,0 +1,86 @@
+/** Builders and checks that several envelope scenario modules share. */
+import { expect } from 'vitest';
+import { ErrorBody } from '../../../spec/common.ts';
+import { type OperationName, operations } from '../../../spec/operations.ts';
+import { type HeaderOverrides, TargetFault } from '../../framework/index.ts';
+import { attach, createCustomer, createEntity, createFeature, createLicensePool, createPlan, licenseEntities, type T } from '../../support.ts';
+
+export async function createCustomerWithEntity(t: T) {
+  const feature = await createFeature(t, 'allocated');
+  const plan = await createPlan(t, { items: [{ feature_id: feature.id, included: 2 }] });
+  const customer = await createCustomer(t);
+  await attach(t, customer.id, plan.id);
+  const entity = await createEntity(t, customer.id, feature.id);
+  return { feature, plan, customer, entity };
+}
+
+/**
+ * Sends `body` to an operation as JSON with these header overrides, without the typed client's
+ * checks. An answer that says nothing about the interface (a 5xx, a 429 beyond the retry budget, a
+ * body that is not JSON) stops the scenario as ERROR, as the typed client's would.
+ */
+export async function rawCall(t: T, operation: OperationName, body: unknown, headers: HeaderOverrides = {}) {
+  const result = await t.client.raw({ path: operations[operation].path, headers, body: JSON.stringify(body) });
+  const fault = result.exchange.fault;
+  if (fault !== undefined) throw new TargetFault(`${operation}: the target's answer says nothing about the interface (${fault}, status ${result.status})`, result.exchange);
+  return result;
+}
+
+/**
+ * The error code of a raw refusal, read only from the documented error body `{message, code, env}`:
+ * another body is ERR-BODY-SHAPE's deviation, a precondition here.
+ */
+export function codeOf(t: T, body: unknown): unknown {
+  t.precondition('the error body is {message, code, env} (ERR-BODY-SHAPE)', () => expect(ErrorBody.safeParse(body).success, JSON.stringify(body)?.slice(0, 200)).toBe(true));
+  return (body as { code?: unknown } | null)?.code;
+}
+
+/** A feature id that nothing has created, and a body that would create it. */
+export function freshFeature(t: T) {
+  const featureId = t.ns.id('feat');
+  return { featureId, body: { feature_id: featureId, name: `Flag ${featureId}`, type: 'boolean' as const } };
+}
+
+/** The status is a 4xx (a refusal, not a success nor a server fault). */
+export function expectRefusal(result: { status: number; body: unknown }, why: string): void {
+  const what = `${why}: expected a 4xx, got ${result.status} ${JSON.stringify(result.body)?.slice(0, 200)}`;
+  expect(result.status, what).toBeGreaterThanOrEqual(400);
+  expect(result.status, what).toBeLessThan(500);
+}
+
+type DocumentedCall = { readonly operation: OperationName; readonly body: Record<string, unknown> };
+
+/**
+ * A valid request for each of the twelve documented operations, over state built through setup
+ * calls: a license pool, a boolean feature, a referral program. Creates name fresh IDs.
+ */
+export async function documentedCalls(t: T): Promise<{ calls: DocumentedCall[]; seat: Record<string, unknown> }> {
+  const pool = await createLicensePool(t, 2);
+  const reward = t.setup(
+    await t.client.call('rewards.create', {
+      feature_grant: { id: t.ns.id('reward'), name: 'Auth reward', grants: [{ feature_id: pool.flag.id, included: 1, expiry: null }], promo_codes: [{ code: t.ns.code('AUTH'), max_uses: 1 }] },
+    }),
+    ['feature_grant'],
+  );
+  const program = t.setup(
+    await t.client.call('referral_programs.create', { id: t.ns.id('refprog'), reward_id: reward.feature_grant.id, redeem_on: 'customer_creation', received_by: 'referrer' }),
+    ['id'],
+  );
+  const customer_id = pool.customerId;
+  const [seat] = licenseEntities(t, pool, 1);
+  const calls: DocumentedCall[] = [
+    { operation: 'licenses.list', body: { customer_id } },
+    { operation: 'licenses.attach', body: { customer_id, plan_id: pool.licensePlan.id, entities: [seat] } },
+    { operation: 'licenses.release', body: { customer_id, license_plan_id: pool.licensePlan.id, entity_ids: [seat!.entity_id] } },
+    { operation: 'subscriptions.list', body: { customer_id } },
+    { operation: 'purchases.list', body: { customer_id } },
+    { operation: 'entities.list', body: { customer_id } },
+    { operation: 'billing.preview_multi_update', body: { customer_id, updates: [{ plan_id: pool.parentPlan.id, cancel_action: 'cancel_immediately' }] } },
+    { operation: 'plans.create', body: { plan_id: t.ns.id('plan'), name: 'Auth plan' } },
+    { operation: 'plans.get', body: { plan_id: pool.parentPlan.id } },
+    { operation: 'balances.check', body: { customer_id, feature_id: pool.flag.id } },
+    { operation: 'features.create', body: freshFeature(t).body },
+    { operation: 'referral_programs.update', body: { referral_program_id: program.id, max_redemptions: 5 } },
+  ];
+  return { calls, seat: seat! };
+}

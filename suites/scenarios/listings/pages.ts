@@ -1,0 +1,193 @@
+/**
+ * Scenarios of paging through subscriptions.list and purchases.list: short and empty pages, records
+ * created during a walk, the default limit and first page, and the bounds of limit and start_cursor.
+ */
+import { expect } from 'vitest';
+import type { Plan } from '../../../spec/plans.ts';
+import { attach, createCustomer, createEntity, createFeature, createPlan, scenario, type T } from '../../support.ts';
+import { addOnPlan, EVERY_STATUS, expectNoDuplicates, expectPagesWellFormed, type ListBody, LISTINGS, type ListName, listPage, mainPlans, oneOffPrice, type Page, walk, walkRows } from './support.ts';
+
+/**
+ * A customer that has held `count` records: two main plans of a group attached in turn, so one is
+ * live and the rest expired; one-off plans with `oneOff` (purchase records), else recurring ones.
+ */
+async function customerWithHistory(t: T, count: number, oneOff = false): Promise<string> {
+  const [first, second] = await mainPlans(t, 2, oneOff ? oneOffPrice : {});
+  const customerId = (await createCustomer(t)).id;
+  for (let i = 0; i < count; i++) await attach(t, customerId, (i % 2 === 0 ? first : second)!.id);
+  return customerId;
+}
+
+export const pagesScenarios = [
+  scenario(
+    {
+      id: 'listings.walk-short-and-empty-pages',
+      title: 'a plan_id walk over interleaved records goes through short and empty pages to has_more false, and at every limit lists each match exactly once',
+      rules: ['LIST-SHORT-PAGES', 'LIST-WALK-EVERY-MATCH-ONCE', 'LIST-CURSOR-CONTINUES', 'LIST-NEXT-CURSOR-NULL', 'LIST-PLAN-FILTER'],
+    },
+    async (t) => {
+      const seats = await createFeature(t, 'allocated');
+      const [p, q, r] = await mainPlans(t, 3);
+      const x = await addOnPlan(t);
+      const y = await addOnPlan(t);
+      const customerId = (await createCustomer(t)).id;
+      const e = (await createEntity(t, customerId, seats.id)).id;
+
+      // The matches (plan p, on the customer and on its entity) sit between long runs of other
+      // records: q and r replacing each other, add-ons, and the entity's own plans. A service that
+      // pages before it filters answers short and empty pages here.
+      const churn = (n: number): [string | null, Plan][] => Array.from({ length: n }, (_, i) => [null, i % 2 === 0 ? q! : r!]);
+      const steps: [string | null, Plan][] = [
+        [null, p!], ...churn(14), [null, p!], [null, x], [e, p!], [null, q!], [e, q!], [null, p!], [e, r!], [null, y], ...churn(13), [e, p!], [null, p!],
+      ];
+      for (const [entityId, plan] of steps) await attach(t, customerId, plan.id, entityId === null ? {} : { entity_id: entityId });
+      const matching = steps.filter(([, plan]) => plan === p).length;
+
+      // The cursor moves on: the page after the first one's next_cursor is not the first page again.
+      const [firstPage, secondPage] = await walk(t, 'subscriptions.list', { customer_id: customerId, statuses: EVERY_STATUS, limit: 2 }, 'LIST-CURSOR-CONTINUES');
+      t.check('LIST-CURSOR-CONTINUES', () => {
+        expect(secondPage, 'more than two records: a second page').toBeDefined();
+        expect(secondPage!.rows.map((row) => row.id), 'the second page is not the first one again').not.toEqual(firstPage!.rows.map((row) => row.id));
+      });
+
+      const everything = await walkRows(t, 'subscriptions.list', { customer_id: customerId, statuses: EVERY_STATUS, limit: 200 });
+      t.precondition('every record the customer ever held is listed, live or expired', () => expect(everything.length).toBe(steps.length));
+      const expected = everything.filter((row) => row.plan_id === p!.id).map((row) => row.id).sort();
+      t.precondition(`${matching} records of plan ${p!.id}`, () => expect(expected).toHaveLength(matching));
+
+      const body: ListBody = { customer_id: customerId, plan_id: p!.id, statuses: EVERY_STATUS };
+      const emptyPagesBeforeTheEnd: number[] = [];
+      for (const limit of [1, 2, 3, 7, 200]) {
+        const pages = await walk(t, 'subscriptions.list', { ...body, limit }, 'LIST-SHORT-PAGES');
+        const rows = pages.flatMap((page) => page.rows);
+        const what = `plan_id walk at limit ${limit}`;
+        expectPagesWellFormed(t, pages, limit, what);
+        expectNoDuplicates(t, rows, what);
+        t.check('LIST-PLAN-FILTER', () => expect(rows.filter((row) => row.plan_id !== p!.id).map((row) => row.plan_id), `${what}: only plan ${p!.id}`).toEqual([]));
+        t.check('LIST-SHORT-PAGES', () => expect(rows.map((row) => row.id).sort(), `${what}: every match, even past short and empty pages`).toEqual(expected));
+        emptyPagesBeforeTheEnd.push(pages.filter((page) => page.rows.length === 0 && page.hasMore).length);
+      }
+
+      // The document allows short and empty pages but does not require them: a deployment that
+      // filters before it pages passes the walks above without any, and that is conformant. The fake
+      // pages first and filters afterwards (the design asks it to), so against it, the only target
+      // with a control plane, this data must give empty pages before the end at limit 1. Asserting
+      // that there proves the walks above really went through such pages, so that this scenario keeps
+      // its power to catch a listing (or a client) that stops at the first short or empty page.
+      if (t.has('control-plane')) t.check('LIST-SHORT-PAGES', () => expect(emptyPagesBeforeTheEnd[0], 'against the fake: empty pages with has_more true at limit 1').toBeGreaterThan(0));
+    },
+  ),
+  scenario(
+    {
+      id: 'listings.walk-with-inserts',
+      title: 'records created between two page calls never make a walk list a record that existed before its first page twice, or miss it',
+      rules: ['LIST-WALK-CONCURRENT-INSERTS'],
+      needs: ['paid-attach'],
+    },
+    async (t) => {
+      for (const name of LISTINGS) {
+        const priced = name === 'purchases.list' ? oneOffPrice : {};
+        const customerId = (await createCustomer(t)).id;
+        for (let i = 0; i < 6; i++) await attach(t, customerId, (await addOnPlan(t, priced)).id);
+        const before = (await walkRows(t, name, { customer_id: customerId, limit: 200 })).map((row) => row.id);
+        t.precondition(`${name}: the six records are listed`, () => expect(before).toHaveLength(6));
+        // Premise: without inserts, a walk in pages of 2 moves on and lists each record once (other rules').
+        const quiet = await walkRows(t, name, { customer_id: customerId, limit: 2 });
+        t.precondition(`${name}: a walk in pages of 2 lists the six records`, () => expect(quiet.map((row) => row.id).sort()).toEqual([...before].sort()));
+
+        const seen: string[] = [];
+        let page = await listPage(t, name, { customer_id: customerId, limit: 2 }, 'LIST-WALK-CONCURRENT-INSERTS');
+        seen.push(...page.rows.map((row) => row.id));
+        for (let step = 0; page.hasMore && step < 20; step++) {
+          // Between two page calls, another record of the customer.
+          await attach(t, customerId, (await addOnPlan(t, priced)).id);
+          page = await listPage(t, name, { customer_id: customerId, limit: 2, start_cursor: page.nextCursor ?? '' }, 'LIST-WALK-CONCURRENT-INSERTS');
+          seen.push(...page.rows.map((row) => row.id));
+        }
+        t.check('LIST-WALK-CONCURRENT-INSERTS', () => {
+          expect(page.hasMore, `${name}: the walk ends`).toBe(false);
+          expect(
+            before.map((id) => [id, seen.filter((candidate) => candidate === id).length]),
+            `${name}: every record that existed before the first page is listed exactly once`,
+          ).toEqual(before.map((id) => [id, 1]));
+        });
+      }
+    },
+  ),
+  scenario(
+    {
+      id: 'listings.default-limit-and-first-page',
+      title: 'omitting limit and start_cursor is the same as limit 50 and start_cursor "", page after page, on both listings',
+      rules: ['LIST-LIMIT-DEFAULT', 'LIST-START-CURSOR-DEFAULT'],
+      needs: ['paid-attach'],
+    },
+    async (t) => {
+      for (const name of LISTINGS) {
+        // More than 50 records, so that a default other than 50 shows on the first page.
+        const customerId = await customerWithHistory(t, 53, name === 'purchases.list');
+        const body: ListBody = { customer_id: customerId, statuses: EVERY_STATUS };
+        const ids = (pages: readonly Page<ListName>[]) => pages.map((page) => page.rows.map((row) => row.id));
+        const fifty = await walk(t, name, { ...body, limit: 50 });
+        t.precondition(`${name}: 53 records, in pages of 50 and 3`, () => expect(fifty.map((page) => page.rows.length)).toEqual([50, 3]));
+
+        const fromEmpty = await walk(t, name, { ...body, limit: 50, start_cursor: '' }, 'LIST-START-CURSOR-DEFAULT');
+        t.check('LIST-START-CURSOR-DEFAULT', () => expect(ids(fromEmpty), `${name}: start_cursor "" gives the same pages as no start_cursor`).toEqual(ids(fifty)));
+
+        const byDefault = await walk(t, name, body, 'LIST-LIMIT-DEFAULT');
+        t.check('LIST-LIMIT-DEFAULT', () => {
+          expect(byDefault[0]!.rows, `${name}: the first default page holds 50 rows`).toHaveLength(50);
+          expect(ids(byDefault), `${name}: the same pages without limit as with limit 50`).toEqual(ids(fifty));
+        });
+      }
+    },
+  ),
+  scenario(
+    {
+      id: 'listings.limit-out-of-bounds',
+      title: 'limit outside 1 to 200 is refused by both listings; 1 and 200 are accepted',
+      rules: ['LIST-LIMIT-BOUNDS'],
+      mutates: false,
+    },
+    async (t) => {
+      for (const name of LISTINGS) {
+        for (const limit of [1, 200]) await listPage(t, name, { limit });
+        for (const limit of [0, 201, -1, 1.5, 1000]) t.expectError(await t.client.call(name, { limit }), { rule: 'LIST-LIMIT-BOUNDS' });
+      }
+    },
+  ),
+  scenario(
+    {
+      id: 'listings.invalid-cursor',
+      title: 'a start_cursor that is neither "" nor a next_cursor of the service is refused with 400 invalid_cursor',
+      rules: ['ERR-INVALID-CURSOR'],
+      mutates: false,
+    },
+    async (t) => {
+      const cursors = ['not a cursor!', Buffer.from('hello').toString('base64url'), Buffer.from(JSON.stringify({ page: 2 })).toString('base64url')];
+      for (const name of LISTINGS) {
+        await listPage(t, name, { start_cursor: '', limit: 1 });
+        for (const start_cursor of cursors) t.expectError(await t.client.call(name, { start_cursor }), { status: 400, code: 'invalid_cursor', rule: 'ERR-INVALID-CURSOR' });
+      }
+    },
+  ),
+  scenario(
+    {
+      id: 'listings.cursor-near-miss',
+      title: 'a next_cursor of the service with a character outside base64url before or after it is refused with 400 invalid_cursor; the cursor itself is accepted',
+      rules: ['ERR-INVALID-CURSOR'],
+    },
+    async (t) => {
+      const feature = await createFeature(t, 'boolean');
+      const customer = await createCustomer(t);
+      for (let i = 0; i < 2; i++) await attach(t, customer.id, (await createPlan(t, { add_on: true, items: [{ feature_id: feature.id }] })).id);
+      const first = t.setup(await t.client.call('subscriptions.list', { customer_id: customer.id, limit: 1 }), ['next_cursor']);
+      const cursor = first.next_cursor;
+      t.precondition('a first page of one of two records has a next_cursor', () => expect(typeof cursor).toBe('string'));
+      // The nearest valid request: the cursor as the service gave it.
+      t.setup(await t.client.call('subscriptions.list', { customer_id: customer.id, limit: 1, start_cursor: cursor! }));
+      for (const start_cursor of [`!${cursor}`, `${cursor}!`]) {
+        t.expectError(await t.client.call('subscriptions.list', { customer_id: customer.id, limit: 1, start_cursor }), { status: 400, code: 'invalid_cursor', rule: 'ERR-INVALID-CURSOR' });
+      }
+    },
+  ),
+];

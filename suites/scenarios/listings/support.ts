@@ -1,0 +1,199 @@
+/** Builders and checks that several listings scenario modules share. */
+import { expect } from 'vitest';
+import type { z } from 'zod';
+import { DEFAULT_LISTING_STATUSES, type ListingStatusFilter } from '../../../spec/listings.ts';
+import type { Plan } from '../../../spec/plans.ts';
+import type { RuleId } from '../../../spec/rules/catalogue.ts';
+import { createPlan, type Ops, type T } from '../../support.ts';
+
+export const DAY = 86_400_000;
+
+/** The customer's subscription record of the plan, as the default listing shows it. */
+export async function recordOf(t: T, customerId: string, planId: string) {
+  const { list } = t.setup(await t.client.call('subscriptions.list', { customer_id: customerId, plan_id: planId }), ['list']);
+  return list.find((record) => record.plan_id === planId);
+}
+
+export async function now(t: T): Promise<number> {
+  return (await t.control.call('clock.get', {})).now;
+}
+
+export type ListName = 'subscriptions.list' | 'purchases.list';
+
+export type ListBody = z.input<Ops['subscriptions.list']['request']>;
+
+export type Row<N extends ListName = ListName> = z.output<Ops[N]['response']>['list'][number];
+
+export interface Page<N extends ListName> {
+  readonly rows: Row<N>[];
+  readonly hasMore: boolean;
+  readonly nextCursor: string | null;
+}
+
+export const LISTINGS: readonly ListName[] = ['subscriptions.list', 'purchases.list'];
+
+/** Every status a record can have: a listing with these holds every record, live or expired. */
+export const EVERY_STATUS: ListingStatusFilter[] = ['active', 'scheduled', 'expired'];
+
+/** A check of `rule` when the scenario declares it, otherwise a premise (the rule is proven elsewhere). */
+function checkOrPremise(t: T, rule: RuleId, what: string, assertion: () => void): void {
+  if (t.scenario.rules.includes(rule)) t.check(rule, assertion);
+  else t.precondition(what, assertion);
+}
+
+/** One page; a refusal FAILs `rule`, or blocks when the listing is only read here (setup). */
+export async function listPage<N extends ListName>(t: T, name: N, body: ListBody, rule?: RuleId): Promise<Page<N>> {
+  // Both listings take the same body (RecordListRequest).
+  const result = await t.client.call(name as ListName, body);
+  const page = (rule === undefined ? t.setup(result, ['list']) : t.expectOk(result, rule)) as z.output<Ops[N]['response']>;
+  const rows = page.list as Row<N>[];
+  // A missing list, or a record without an id, cannot be walked: that is the shape rule's FAIL, and blocks here.
+  t.precondition(`${name}: a list of records with ids`, () => expect(rows.filter((row) => typeof row.id !== 'string')).toEqual([]));
+  return { rows, hasMore: page.has_more, nextCursor: page.next_cursor };
+}
+
+/**
+ * Every page of a listing, from `body.start_cursor` (the first page when absent) until has_more is
+ * false. A walk that does not move on is charged by what it looks like: the first page answered
+ * again for its own cursor (start_cursor ignored) is LIST-CURSOR-CONTINUES'; any other cursor already
+ * followed lists records again, LIST-WALK-EVERY-MATCH-ONCE's (each a premise where not declared).
+ */
+export async function walk<N extends ListName>(t: T, name: N, body: ListBody, rule?: RuleId): Promise<Page<N>[]> {
+  const pages: Page<N>[] = [];
+  const followed = new Set<string>();
+  let cursor = body.start_cursor;
+  for (;;) {
+    const page = await listPage(t, name, cursor === undefined ? body : { ...body, start_cursor: cursor }, rule);
+    pages.push(page);
+    if (!page.hasMore) return pages;
+    checkOrPremise(t, 'LIST-CURSOR-CONTINUES', `${name}: has_more is true, so next_cursor names the next page`, () =>
+      expect(page.nextCursor, `${name}: has_more is true, so next_cursor must name the next page`).not.toBeNull(),
+    );
+    if (followed.has(page.nextCursor!)) {
+      const first = pages[0]!;
+      const ids = (p: Page<N>) => p.rows.map((row) => row.id);
+      const firstAgain = pages.length > 1 && first.rows.length > 1 && page.nextCursor === first.nextCursor && JSON.stringify(ids(page)) === JSON.stringify(ids(first));
+      const [stuck, what] = firstAgain
+        ? (['LIST-CURSOR-CONTINUES', 'the page after the first cursor is the first page again: start_cursor is ignored'] as const)
+        : (['LIST-WALK-EVERY-MATCH-ONCE', `page ${pages.length} answered a cursor already followed: the walk lists records again`] as const);
+      checkOrPremise(t, stuck, `${name}: the walk moves on`, () => expect.fail(`${name}: ${what}`));
+    }
+    followed.add(page.nextCursor!);
+    cursor = page.nextCursor!;
+  }
+}
+
+/** The rows of a walk; that it lists every record once is LIST-WALK-EVERY-MATCH-ONCE's (a premise where not declared). */
+export async function walkRows<N extends ListName>(t: T, name: N, body: ListBody, rule?: RuleId): Promise<Row<N>[]> {
+  const rows = (await walk(t, name, body, rule)).flatMap((page) => page.rows);
+  const what = `${name} ${JSON.stringify(body)}`;
+  expectNoDuplicates(t, rows, what);
+  // The filters a walk relies on (rows without the field are the shape rule's, not judged here).
+  if (body.customer_id !== undefined) {
+    checkOrPremise(t, 'LIST-CUSTOMER-FILTER', `${what}: the customer's records only`, () =>
+      expect(rows.filter((row) => row.customer_id !== undefined && row.customer_id !== body.customer_id).map(holdingOf), `${what}: records of other customers`).toEqual([]),
+    );
+  }
+  if (body.plan_id !== undefined) {
+    checkOrPremise(t, 'LIST-PLAN-FILTER', `${what}: the plan's records only`, () =>
+      expect(rows.filter((row) => row.plan_id !== body.plan_id).map(holdingOf), `${what}: records of other plans`).toEqual([]),
+    );
+  }
+  return rows;
+}
+
+/** A record by what it is: owner and plan. A holder has one live record of a plan at a time. */
+export function holding(customerId: string, entityId: string | null, planId: string): string {
+  return `${customerId}/${entityId ?? '-'}/${planId}`;
+}
+
+export function holdingOf(row: Row): string {
+  return holding(row.customer_id, row.entity_id, row.plan_id);
+}
+
+export function expectNoDuplicates(t: T, rows: readonly Row[], what: string): void {
+  const ids = rows.map((row) => row.id);
+  checkOrPremise(t, 'LIST-WALK-EVERY-MATCH-ONCE', `${what}: every record once`, () => expect(ids.filter((id, i) => ids.indexOf(id) !== i), `${what}: every record once`).toEqual([]));
+}
+
+/** On every page: at most `limit` rows (a premise), and next_cursor null exactly when has_more is false (LIST-NEXT-CURSOR-NULL). */
+export function expectPagesWellFormed(t: T, pages: readonly Page<ListName>[], limit: number, what: string): void {
+  t.precondition(`${what}: at most limit = ${limit} rows a page`, () => {
+    for (const page of pages) expect(page.rows.length).toBeLessThanOrEqual(limit);
+  });
+  // A page without either field is the record shape rule's deviation, not this one's.
+  t.precondition(`${what}: every page says has_more and next_cursor`, () => {
+    for (const page of pages) expect([page.hasMore, page.nextCursor]).not.toContain(undefined);
+  });
+  checkOrPremise(t, 'LIST-NEXT-CURSOR-NULL', `${what}: next_cursor is null on the last page`, () => {
+    pages.forEach((page, i) => expect(page.nextCursor === null, `${what}, page ${i + 1}: next_cursor is null exactly when has_more is false (has_more ${page.hasMore})`).toBe(!page.hasMore));
+  });
+}
+
+// ── Record states ────────────────────────────────────────────────────────────
+/** What a record is in: a status, or `past_due` for an overdue record (which reads `status: active`). */
+export type State = 'active' | 'past_due' | 'scheduled' | 'expired';
+
+export const STATES: readonly State[] = ['active', 'past_due', 'scheduled', 'expired'];
+
+/**
+ * States rules 1 and 2: a filter value matches records in that state; `active` also matches overdue
+ * records, since they read `status: active`; omitted, the filter is `active` and `scheduled`.
+ */
+export function matchesStatuses(state: State, statuses: readonly ListingStatusFilter[] = DEFAULT_LISTING_STATUSES): boolean {
+  return statuses.some((status) => status === state || (status === 'active' && state === 'past_due'));
+}
+
+/**
+ * How a record in `state` reads: an overdue one status active (STATE-PAST-DUE-NOT-A-STATUS) and, for a
+ * subscription, past_due true (STATE-PAST-DUE-READS-ACTIVE); any other its status and past_due false
+ * (a premise: no rule of these scenarios is about it).
+ */
+export function expectReadsAs(t: T, row: Row, state: State, what: string): void {
+  if (state !== 'past_due') {
+    t.precondition(`${what} reads ${state}`, () => {
+      expect(row.status).toBe(state);
+      if ('past_due' in row) expect(row.past_due).toBe(false);
+    });
+    return;
+  }
+  checkOrPremise(t, 'STATE-PAST-DUE-NOT-A-STATUS', `${what}: an overdue record reads active`, () =>
+    expect(row.status, `${what}: status (past_due is not a status; an overdue record reads active)`).toBe('active'),
+  );
+  if ('past_due' in row) checkOrPremise(t, 'STATE-PAST-DUE-READS-ACTIVE', `${what}: past_due`, () => expect(row.past_due, `${what}: past_due`).toBe(true));
+}
+
+export async function forceState(t: T, recordId: string, state: State): Promise<void> {
+  if (state !== 'active') await t.control.call('records.force_state', { record_id: recordId, state });
+}
+
+// ── Builders ─────────────────────────────────────────────────────────────────
+export const oneOffPrice = { price: { amount: 5, interval: 'one_off' } } as const;
+
+/** Main plans of one namespaced group: attaching one replaces (expires) the other the holder has. */
+export async function mainPlans(t: T, count: number, extra: Partial<typeof oneOffPrice> = {}): Promise<Plan[]> {
+  const group = t.ns.id('grp');
+  const plans: Plan[] = [];
+  for (let i = 0; i < count; i++) plans.push(await createPlan(t, { group, ...extra }));
+  return plans;
+}
+
+/** An add-on plan; that it is one (attaching it replaces nothing) is a premise (plans.create keeping add_on is PLAN-*'s). */
+export async function addOnPlan(t: T, extra: Partial<typeof oneOffPrice> = {}): Promise<Plan> {
+  const plan = await createPlan(t, { add_on: true, ...extra });
+  t.precondition(`${plan.id} is an add-on`, () => expect(plan.add_on).toBe(true));
+  return plan;
+}
+
+/** The rule a statuses filter's mismatch proves, from the states listed but not asked for or asked for but not listed. */
+export type StatusesRule = 'STATE-EXPIRED-ONLY-ON-REQUEST' | 'STATE-PAST-DUE-NOT-A-STATUS' | 'STATE-DEFAULT-ACTIVE-SCHEDULED' | 'LIST-STATUSES-PAST-DUE' | 'LIST-STATUSES-FILTER';
+
+export function statusesRule(statuses: readonly ListingStatusFilter[] | undefined, wrong: readonly State[]): StatusesRule {
+  if (statuses === undefined) {
+    if (wrong.includes('expired')) return 'STATE-EXPIRED-ONLY-ON-REQUEST';
+    if (wrong.includes('past_due')) return 'STATE-PAST-DUE-NOT-A-STATUS';
+    return 'STATE-DEFAULT-ACTIVE-SCHEDULED';
+  }
+  if (statuses.includes('past_due') && (wrong.includes('past_due') || (wrong.includes('active') && !statuses.includes('active')))) return 'LIST-STATUSES-PAST-DUE';
+  return 'LIST-STATUSES-FILTER';
+}

@@ -1,0 +1,11 @@
+/**
+ * Conformance scenarios of `billing.preview_multi_update`: the result (entries per processor
+ * subscription, totals, currency), refunds by mode, entity scoping, request validation, and that a
+ * preview changes nothing. Paid plans need `paid-attach`; exact prorated amounts need the control
+ * plane's clock.
+ */
+import { resultScenarios } from './result.ts';
+import { subscriptionsScenarios } from './subscriptions.ts';
+import { requestsScenarios } from './requests.ts';
+
+export const previewScenarios = [...resultScenarios, ...subscriptionsScenarios, ...requestsScenarios];

@@ -1,0 +1,74 @@
+/**
+ * Conformance scenarios of referral_programs.delete and rewards.delete (a setup operation of the
+ * reference the interface does not document, which a run's cleanup uses). They remove what they
+ * name; a reward a program links is refused until the program is deleted first (the order a
+ * cleanup follows). Deletes that only build state are setup, with a precondition that they took
+ * effect, so a target that keeps what it says it deleted blocks these checks, never fails them.
+ */
+import { expect } from 'vitest';
+import { type Deletion, type T, createFeature, expectDeleted, requireGone, scenario } from '../../support.ts';
+
+/** A reward granting a feature, with a promo code of letters and digits only (the reference refuses others). */
+async function createReward(t: T, featureId: string): Promise<string> {
+  const id = t.ns.id('reward');
+  t.setup(await t.client.call('rewards.create', { feature_grant: { id, name: `Reward ${id}`, grants: [{ feature_id: featureId, included: 5, expiry: null }], promo_codes: [{ code: t.ns.code('PROMO'), max_uses: null }] } }), ['feature_grant']);
+  return id;
+}
+
+async function createProgram(t: T, rewardId: string): Promise<string> {
+  return t.setup(await t.client.call('referral_programs.create', { id: t.ns.id('refprog'), reward_id: rewardId, redeem_on: 'customer_creation', received_by: 'referrer' }), ['id']).id;
+}
+
+function deletions(t: T) {
+  return {
+    program: {
+      kind: 'referral program',
+      remove: (id) => t.client.call('referral_programs.delete', { referral_program_id: id }),
+      read: (id) => t.client.call('referral_programs.get', { referral_program_id: id }),
+      code: 'reward_program_not_found',
+    },
+  } satisfies Record<string, Deletion>;
+}
+
+export const referralDeleteScenarios = [
+  scenario(
+    {
+      id: 'deletes.referral-program',
+      title: 'referral_programs.delete removes the program it names and no other: referral_programs.get then answers 404 reward_program_not_found',
+      rules: ['REF-PROGRAM-DELETE', 'REF-DELETE-SHAPE'],
+    },
+    async (t) => {
+      const feature = await createFeature(t, 'consumable');
+      const rewardId = await createReward(t, feature.id);
+      const [gone, kept] = [await createProgram(t, rewardId), await createProgram(t, rewardId)];
+      await expectDeleted(t, 'REF-PROGRAM-DELETE', deletions(t).program, gone);
+      const other = await t.client.call('referral_programs.get', { referral_program_id: kept });
+      t.check('REF-PROGRAM-DELETE', () => expect(other.status, 'another program of the same reward stays').toBe(200));
+    },
+  ),
+
+  scenario(
+    {
+      id: 'deletes.reward-linked',
+      title: 'rewards.delete refuses a reward a referral program links; once the program is deleted the reward is, and a program can no longer name it',
+      rules: ['REF-REWARD-DELETE-LINKED', 'REF-DELETE-SHAPE'],
+    },
+    async (t) => {
+      const feature = await createFeature(t, 'consumable');
+      const rewardId = await createReward(t, feature.id);
+      const programId = await createProgram(t, rewardId);
+      t.expectError(await t.client.call('rewards.delete', { reward_id: rewardId }), { rule: 'REF-REWARD-DELETE-LINKED' });
+
+      // The program goes first (REF-PROGRAM-DELETE proves that delete), as a cleanup does.
+      t.setup(await t.client.call('referral_programs.delete', { referral_program_id: programId }));
+      requireGone(t, `referral program ${programId}`, await t.client.call('referral_programs.get', { referral_program_id: programId }));
+      t.expectOk(await t.client.call('rewards.delete', { reward_id: rewardId }), 'REF-REWARD-DELETE-LINKED');
+
+      const body = { redeem_on: 'customer_creation', received_by: 'referrer' } as const;
+      t.expectError(await t.client.call('referral_programs.create', { id: t.ns.id('refprog'), reward_id: rewardId, ...body }), { status: 404, rule: 'REF-REWARD-DELETE-LINKED' });
+      // The nearest valid request: the same program naming a reward that exists.
+      const otherReward = await createReward(t, feature.id);
+      t.setup(await t.client.call('referral_programs.create', { id: t.ns.id('refprog'), reward_id: otherReward, ...body }));
+    },
+  ),
+];
