@@ -39,11 +39,9 @@ describe('preflight', () => {
     expect(await preflight(config({ API_VERSION: 'banana' }))).toMatchObject({ ok: false, kind: 'version-refused', message: expect.stringMatching(/API version banana.*API_VERSION/) });
   });
 
-  it('names an unreachable target at once on a dead port', async () => {
-    const started = Date.now();
+  it('names an unreachable target on a dead port', async () => {
     const result = await preflight(config({ BASE_URL: `http://127.0.0.1:${await deadPort()}` }));
     expect(result).toMatchObject({ ok: false, kind: 'unreachable', message: expect.stringMatching(/cannot be reached \(ECONNREFUSED/) });
-    expect(Date.now() - started).toBeLessThan(30_000);
   });
 
   it('refuses a live key for a run that changes data unless allowed', async () => {

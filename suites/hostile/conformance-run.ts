@@ -16,7 +16,6 @@ const CLI = join(ROOT, 'suites/cli.ts');
 export interface ConformanceRun {
   /** null when the child had to be killed. */
   readonly exitCode: number | null;
-  readonly wallMs: number;
   /** stdout and stderr, interleaved as they came. */
   readonly console: string;
   readonly report: ConformanceReport | undefined;
@@ -39,7 +38,6 @@ export async function runConformance(options: ConformanceRunOptions): Promise<Co
   const reportDir = mkdtempSync(join(tmpdir(), 'conformance-hostile-'));
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !INHERITED_NOT.test(name)));
   const env = { ...inherited, ...options.env };
-  const started = performance.now();
   const only = options.only ?? [];
   const args = ['--import', 'tsx', CLI, 'run', '--report-dir', reportDir, ...(only.length > 0 ? ['--only', ...only] : [])];
   const child = spawn(process.execPath, args, { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -52,11 +50,10 @@ export async function runConformance(options: ConformanceRunOptions): Promise<Co
   }, options.killAfterMs);
   const exitCode = await new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   clearTimeout(killer);
-  const wallMs = Math.round(performance.now() - started);
   try {
     const files = Object.fromEntries(readdirSync(reportDir).map((name) => [name, readFileSync(join(reportDir, name), 'utf8')]));
     const reportText = files['report.json'];
-    return { exitCode, wallMs, console: output, report: reportText === undefined ? undefined : (JSON.parse(reportText) as ConformanceReport), files };
+    return { exitCode, console: output, report: reportText === undefined ? undefined : (JSON.parse(reportText) as ConformanceReport), files };
   } finally {
     rmSync(reportDir, { recursive: true, force: true });
   }

@@ -1,7 +1,7 @@
 /**
  * The suite pointed at hostile targets (servers on loopback started here), run as a user runs it:
  * the conformance CLI in a child process with BASE_URL and API_KEY, reading its exit code, console
- * and every report file (report.json, junit.xml, report.html, summary.md). Whatever the target does, the run ends well within a minute, reports outages as ERROR
+ * and every report file (report.json, junit.xml, report.html, summary.md). Whatever the target does, the run ends by itself (never killed), reports outages as ERROR
  * (never as a FAIL of a rule), and no output carries any part of a key.
  */
 import { afterAll, describe, expect, it } from 'vitest';
@@ -17,7 +17,12 @@ const OTHER_TENANT_API_KEY = `${LIVE_KEY_PREFIX}Zb8Nc3Vx1Lk5Jh7Gf9Dp2Sa4Mq6Wr0Et
 const ONLY = ['envelope', 'customers'];
 /** Exit codes of a conformance run (README, "Reports"). */
 const EXIT = { mustFails: 1, undecided: 2 } as const;
-const WALL_LIMIT_MS = 60_000;
+/**
+ * Only a hang detector: a run that has not ended by then is killed (exit code null, which fails the
+ * exit-code check). How long a run may take is the run guard's to enforce (CONFORMANCE_RUN_TIMEOUT_MS,
+ * guard.test.ts), never a wall-clock assertion here: the machines are shared and their load varies.
+ */
+const KILL_AFTER_MS = 180_000;
 
 /**
  * What the verdict work (issue 7) has not yet closed, as seen against these targets. Each list names
@@ -74,15 +79,14 @@ async function runAgainst(
   const run = await runConformance({
     env: { BASE_URL: server.url, API_KEY, OTHER_TENANT_API_KEY, ...env },
     only: ONLY,
-    killAfterMs: 2 * WALL_LIMIT_MS,
+    killAfterMs: KILL_AFTER_MS,
   });
   return { run, server };
 }
 
-/** What every run against a hostile target must show: it ends in time with this exit code, and no output holds a piece of a key. */
+/** What every run against a hostile target must show: it ends by itself with this exit code, and no output holds a piece of a key. */
 function expectBoundedAndSilent(run: ConformanceRun, exitCode: number): void {
   expect(run.exitCode, `exit code (console:\n${run.console.slice(-2_000)})`).toBe(exitCode);
-  expect(run.wallMs, 'wall time').toBeLessThan(WALL_LIMIT_MS);
   for (const secret of [API_KEY, OTHER_TENANT_API_KEY]) {
     for (const [name, text] of Object.entries({ ...run.files, console: run.console })) expect(leakedPieces(text, secret), `pieces of a key in ${name}`).toEqual([]);
   }
@@ -130,7 +134,7 @@ function expectOutage(run: ConformanceRun, message: RegExp): void {
   expect(messagesOf(run).join('\n')).toMatch(message);
 }
 
-describe.concurrent('the suite against hostile targets', { timeout: 2 * WALL_LIMIT_MS + 10_000 }, () => {
+describe.concurrent('the suite against hostile targets', { timeout: KILL_AFTER_MS + 10_000 }, () => {
   it('a live key with the default (mutating) profile: refused before any request, with a warning that says how to fix it', async () => {
     const { run, server } = await runAgainst('answers-500', { env: { API_KEY: `${LIVE_KEY_PREFIX}${API_KEY.slice(LIVE_KEY_PREFIX.length)}` } });
     expectBoundedAndSilent(run, EXIT.undecided);

@@ -12,12 +12,13 @@ const API_KEY = 'am_sk_test_Pf7Lk2Mq9Wz4Xc8Vb3Nh6Jd1Gs5Ae0Ru';
 const servers: TestServer[] = [];
 afterAll(() => Promise.all(servers.map((s) => s.close())));
 
-async function preflightAgainst(behaviour: HostileBehaviour): Promise<{ result: PreflightResult; ms: number; requests: number }> {
+// How long preflight takes is bounded by its own request timeout (the message names it), never by a
+// wall-clock assertion: one attempt, not a retry loop, is what these tests hold it to.
+async function preflightAgainst(behaviour: HostileBehaviour): Promise<{ result: PreflightResult; requests: number }> {
   const server = await startHostileTarget(behaviour);
   servers.push(server);
-  const started = performance.now();
   const result = await preflight(loadConfig({ env: { BASE_URL: server.url, API_KEY }, cwd: '/' }));
-  return { result, ms: performance.now() - started, requests: server.requests.length };
+  return { result, requests: server.requests.length };
 }
 
 describe.concurrent('preflight against hostile targets', { timeout: 30_000 }, () => {
@@ -30,10 +31,9 @@ describe.concurrent('preflight against hostile targets', { timeout: 30_000 }, ()
   ];
   for (const [behaviour, kind, message] of refused) {
     it(`${behaviour}: ${kind}, in one attempt`, async () => {
-      const { result, ms, requests } = await preflightAgainst(behaviour);
+      const { result, requests } = await preflightAgainst(behaviour);
       expect(result).toMatchObject({ ok: false, kind, message: expect.stringMatching(message) });
       expect(requests).toBe(1);
-      expect(ms).toBeLessThan(20_000);
     });
   }
 

@@ -8,8 +8,8 @@ const script = fileURLToPath(new URL('./timeout-after-gc.script.ts', import.meta
 it('a 1 s request timeout still fires after garbage collections (nodejs/node#57736)', async () => {
   const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', '--import', 'tsx', script], { timeout: 30_000 });
   const result = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as { kind: string; elapsedMs: number };
+  // A lost timeout waits for the server to close the connection at 20 s, which ends the request as a
+  // reset, not a timeout: the kind alone tells them apart, with no wall-clock bound on a busy machine.
   expect(result.kind).toBe('timeout');
-  // About 1 s; a lost timeout waits for the server's 20 s close. The bound is loose for a busy machine.
   expect(result.elapsedMs).toBeGreaterThanOrEqual(990);
-  expect(result.elapsedMs).toBeLessThan(8_000);
 }, 40_000);
