@@ -170,4 +170,22 @@ export const customerCommands: readonly CommandSpec<unknown>[] = [
       await context.send({ operation: 'entities.list', body: bodies[how], intent: intents[how] });
     },
   }),
+  defineCommand({
+    // The reference's delete (a setup operation): the customer goes with its plans, entities and balances.
+    name: 'customers.delete',
+    part: 'customers',
+    weight: 1,
+    args: fc.record({ customer: index }),
+    applies: (world) => world.customers.length > 0,
+    async run(context, { customer }) {
+      const id = pick(context.world.customers, customer)!;
+      const { model } = await context.send({ operation: 'customers.delete', body: { customer_id: id }, customerId: id });
+      if (model.status !== 200) return;
+      const { world } = context;
+      world.customers = world.customers.filter((c) => c !== id);
+      world.entities = world.entities.filter((e) => e.customerId !== id);
+      world.locks = world.locks.filter((l) => l.customerId !== id);
+      world.holdings = world.holdings.filter((h) => h.customerId !== id);
+    },
+  }),
 ];

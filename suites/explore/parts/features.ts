@@ -125,4 +125,17 @@ export const featureCommands: readonly CommandSpec<unknown>[] = [
       await context.send({ operation: 'features.list', body: {}, variant });
     },
   }),
+  defineCommand({
+    // The reference's delete (a setup operation): refused while a plan or a credit system uses the feature.
+    name: 'features.delete',
+    part: 'features',
+    weight: 1,
+    args: fc.record({ feature: index }),
+    applies: (world) => world.features.length > 0,
+    async run(context, { feature }) {
+      const id = pick(context.world.features, feature)!.id;
+      const { model } = await context.send({ operation: 'features.delete', body: { feature_id: id } });
+      if (model.status === 200) context.world.features = context.world.features.filter((f) => f.id !== id);
+    },
+  }),
 ];

@@ -270,4 +270,20 @@ export const planCommands: readonly CommandSpec<unknown>[] = [
       await context.send({ operation: 'plans.list', body: { ...(archived ? { include_archived: true } : {}), ...(versions ? { all_versions: true } : {}) }, variant });
     },
   }),
+  defineCommand({
+    // The reference's delete (a setup operation): refused for a plan a customer holds or held; the
+    // latest version only, or every version with all_versions.
+    name: 'plans.delete',
+    part: 'plans',
+    weight: 1,
+    args: fc.record({ plan: index, allVersions: fc.boolean() }),
+    applies: (world) => world.plans.length > 0,
+    async run(context, { plan, allVersions }) {
+      const chosen = pick(context.world.plans, plan)!;
+      const { model } = await context.send({ operation: 'plans.delete', body: { plan_id: chosen.id, ...(allVersions ? { all_versions: true } : {}) } });
+      if (model.status !== 200) return;
+      const { world } = context;
+      world.plans = allVersions || chosen.version === 1 ? world.plans.filter((p) => p.id !== chosen.id) : world.plans.map((p) => (p.id === chosen.id ? { ...p, version: p.version - 1 } : p));
+    },
+  }),
 ];

@@ -140,4 +140,29 @@ export const referralCommands: readonly CommandSpec<unknown>[] = [
       await context.send({ operation: 'referral_programs.get', body: { referral_program_id: id }, variant });
     },
   }),
+  defineCommand({
+    // The reference's deletes (setup operations): a reward a program links is refused until the program is gone.
+    name: 'referral_programs.delete',
+    part: 'referrals',
+    weight: 1,
+    args: fc.record({ program: index }),
+    applies: (world) => world.programs.length > 0,
+    async run(context, { program }) {
+      const id = pick(context.world.programs, program)!.id;
+      const { model } = await context.send({ operation: 'referral_programs.delete', body: { referral_program_id: id } });
+      if (model.status === 200) context.world.programs = context.world.programs.filter((p) => p.id !== id);
+    },
+  }),
+  defineCommand({
+    name: 'rewards.delete',
+    part: 'referrals',
+    weight: 1,
+    args: fc.record({ reward: index }),
+    applies: (world) => world.rewards.length > 0,
+    async run(context, { reward }) {
+      const id = pick(context.world.rewards, reward)!;
+      const { model } = await context.send({ operation: 'rewards.delete', body: { reward_id: id } });
+      if (model.status === 200) context.world.rewards = context.world.rewards.filter((r) => r !== id);
+    },
+  }),
 ];
