@@ -39,8 +39,10 @@ export interface ExploreCommandOptions {
   readonly reportDir?: string;
   readonly seed?: number;
   readonly allowLive?: boolean;
-  readonly runs: number;
-  readonly maxSteps: number;
+  /** Programs to run (default 200; for --can-fail, the budget of unfound-faults.json). */
+  readonly runs?: number;
+  /** Calls per program after its prelude (default 30; for --can-fail, the list's). */
+  readonly maxSteps?: number;
   /** Seconds. */
   readonly timeBudget?: number;
   readonly shrinkRuns: number;
@@ -87,6 +89,9 @@ function invocation(): string {
   return script.endsWith('.ts') ? `npx tsx ${shownPath(script)} explore` : 'besi-conformance explore';
 }
 
+const DEFAULT_RUNS = 200;
+const DEFAULT_MAX_STEPS = 30;
+
 export async function exploreCommand(options: ExploreCommandOptions): Promise<number> {
   if (options.list) return listCommands();
   if (options.canFail) return canFail(options);
@@ -97,17 +102,19 @@ export async function exploreCommand(options: ExploreCommandOptions): Promise<nu
     return UNDECIDED;
   }
   const { target, stop } = opened;
+  const runs = options.runs ?? DEFAULT_RUNS;
+  const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
   const dir = join(config.reportDir, options.parity ? 'parity' : 'explore');
   const exploreTarget = httpTarget(target, { ns: target.ns });
   try {
     if (options.replay !== undefined) return await replay(options.replay, exploreTarget);
     const where = config.baseUrl ?? `the embedded fake${options.fault ? ` broken at ${options.fault.join(', ')}` : ''}`;
-    console.log(`explore: ${options.runs} programs of at most ${options.maxSteps} calls against ${where}, seed ${config.seed}${options.timeBudget ? `, at most ${options.timeBudget} s` : ''}${options.parity ? ', parity report' : ''}`);
+    console.log(`explore: ${runs} programs of at most ${maxSteps} calls against ${where}, seed ${config.seed}${options.timeBudget ? `, at most ${options.timeBudget} s` : ''}${options.parity ? ', parity report' : ''}`);
     const startedAt = new Date();
     const result = await explore(exploreTarget, {
       seed: config.seed,
-      runs: options.runs,
-      maxSteps: options.maxSteps,
+      runs,
+      maxSteps,
       shrinkRuns: options.shrinkRuns,
       maxFindings: options.maxFindings,
       ...(options.timeBudget !== undefined ? { timeBudgetMs: options.timeBudget * 1000 } : {}),
@@ -173,7 +180,8 @@ function listCommands(): number {
 async function canFail(options: ExploreCommandOptions): Promise<number> {
   const listed = readUnfound();
   const faults = options.fault ?? [...FAULTS.keys()];
-  const settings = { runs: options.runs, maxSteps: options.maxSteps, seed: options.seed ?? listed.seed };
+  // The list's budget unless told otherwise: a sweep on another budget finds other faults than the list says.
+  const settings = { runs: options.runs ?? listed.runs, maxSteps: options.maxSteps ?? listed.maxSteps, seed: options.seed ?? listed.seed };
   console.log(`explore --can-fail: ${faults.length} fault(s), exploration alone, ${settings.runs} programs of at most ${settings.maxSteps} calls each, seed ${settings.seed}`);
   const outcomes = await sweepFaults({ ...settings, faults, onOutcome: (o) => console.log(`  ${o.fault}: ${o.found ? `found (${o.rule === o.fault ? 'as itself' : `as ${o.rule}`})` : 'not found'} after ${o.programs} programs, ${(o.ms / 1000).toFixed(1)} s`) });
   const found = outcomes.filter((o) => o.found);
