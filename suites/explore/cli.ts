@@ -91,6 +91,8 @@ function invocation(): string {
 
 const DEFAULT_RUNS = 200;
 const DEFAULT_MAX_STEPS = 30;
+/** What the run's deadline keeps back from the programs: time to shrink a finding and clean up. */
+const DEADLINE_RESERVE_MS = 120_000;
 
 export async function exploreCommand(options: ExploreCommandOptions): Promise<number> {
   if (options.list) return listCommands();
@@ -103,6 +105,10 @@ export async function exploreCommand(options: ExploreCommandOptions): Promise<nu
   }
   const { target, stop } = opened;
   const runs = options.runs ?? DEFAULT_RUNS;
+  // No program starts once the run's deadline (CONFORMANCE_RUN_TIMEOUT_MS, which bounds every request)
+  // is near: the rest is left for shrinking a finding and the cleanup, and the run ends with what it explored.
+  const deadlineBudget = Math.max(config.runTimeoutMs / 2, config.runTimeoutMs - DEADLINE_RESERVE_MS);
+  const timeBudget = Math.min(options.timeBudget === undefined ? Number.POSITIVE_INFINITY : options.timeBudget * 1000, deadlineBudget);
   const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
   const dir = join(config.reportDir, options.parity ? 'parity' : 'explore');
   const exploreTarget = httpTarget(target, { ns: target.ns });
@@ -117,10 +123,13 @@ export async function exploreCommand(options: ExploreCommandOptions): Promise<nu
       maxSteps,
       shrinkRuns: options.shrinkRuns,
       maxFindings: options.maxFindings,
-      ...(options.timeBudget !== undefined ? { timeBudgetMs: options.timeBudget * 1000 } : {}),
+      timeBudgetMs: timeBudget,
       ...(options.parity ? { parity: true } : {}),
       log: (line) => console.log(line),
     });
+    if (result.programs < runs && result.error === undefined && timeBudget === deadlineBudget) {
+      console.log(`explore: stopped after ${result.programs} of ${runs} programs: the run's deadline (CONFORMANCE_RUN_TIMEOUT_MS, ${config.runTimeoutMs / 1000} s) leaves no room for more`);
+    }
     const secrets = exploreTarget.secrets();
     if (options.parity) {
       const paths = writeParity(dir, parityReport(result, exploreTarget.description, secrets));
