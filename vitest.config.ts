@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
-import { defineConfig } from 'vitest/config';
-import { conformanceProject } from './suites/conformance-project.ts';
+import { configDefaults, defineConfig } from 'vitest/config';
+import { conformanceProject, EXPLORATION_TEST } from './suites/conformance-project.ts';
 
 /**
  * `TEST_QUICK=1` (`npm run test:quick`, the edit loop): every file but those that pack, install or
@@ -28,8 +28,9 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          include: ['spec/**/*.test.ts', 'fake-server/**/*.test.ts', 'fixtures/**/*.test.ts', 'suites/framework/**/*.test.ts', 'suites/meta/**/*.test.ts', 'suites/report/**/*.test.ts', 'suites/hostile/**/*.test.ts', 'scripts/**/*.test.ts'],
-          ...(quick && { exclude: ['**/node_modules/**', ...QUICK_EXCLUDED] }),
+          include: ['spec/**/*.test.ts', 'fake-server/**/*.test.ts', 'fixtures/**/*.test.ts', 'suites/framework/**/*.test.ts', 'suites/meta/**/*.test.ts', 'suites/report/**/*.test.ts', 'suites/hostile/**/*.test.ts', 'suites/explore/**/*.test.ts', 'scripts/**/*.test.ts'],
+          // The exploration inside the conformance run is a conformance test, not a unit test.
+          exclude: [...configDefaults.exclude, EXPLORATION_TEST, ...(quick ? QUICK_EXCLUDED : [])],
           // A worker per core: vitest's default keeps one core for its main process, which mostly
           // waits, so a 2-core machine ran one test file at a time.
           maxWorkers: Math.max(2, availableParallelism() - 1),

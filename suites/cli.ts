@@ -6,6 +6,7 @@
  *   run       run the suite (or part of it) against the embedded fake or a base URL; writes the reports
  *   list      the scenarios and rules a run would execute, with their needs and levels; calls nothing
  *   baseline  a baseline of known failures from a report
+ *   explore   random programs over the whole interface, checked against the reference model (suites/explore/)
  *
  * The API keys come from the environment only (API_KEY, OTHER_TENANT_API_KEY). Exit codes of `run`
  * (suites/report/view.ts `verdictOf`): 0 PASSED, every applicable MUST rule was verified and holds;
@@ -355,6 +356,28 @@ function program(exit: (code: number) => void): Command {
     .description('List the scenarios and rules a run would execute, with their needs and levels; calls nothing')
     .option('--only <rule|area|scenario...>', 'only these rule IDs, areas or scenario IDs')
     .action(act(list));
+  cli
+    .command('explore')
+    .description('Random programs over the whole interface against the embedded fake or a deployment, in lockstep with the reference model; findings shrunk, reported in <report-dir>/explore/')
+    .option('--base-url <url>', 'the target (default: boot the fake in-process)')
+    .option('--api-version <version>', 'the x-api-version header (default 2.4.0)')
+    .option('--profile <name|path>', 'target profile (a read-only profile explores with reads only)')
+    .option('--report-dir <dir>', 'where to write (default: reports; the exploration writes into its explore/ or parity/)')
+    .option('--seed <n>', 'seed of the programs (default 424242; nightly: a fresh one)', seedOption)
+    .option('--runs <n>', 'programs to run (default 200; --can-fail: the budget of unfound-faults.json)', seedOption)
+    .option('--max-steps <n>', 'calls per program at most, after its prelude (default 30; --can-fail: the list\'s)', seedOption)
+    .option('--time-budget <seconds>', 'start no program after this long', seedOption)
+    .option('--shrink-runs <n>', 're-runs allowed to shrink each finding', seedOption, 200)
+    .option('--max-findings <n>', 'stop after this many findings', seedOption, 10)
+    .option('--fault <RULE-ID...>', 'break these rules of the embedded fake (see besi-fake --list-faults)')
+    .option('--replay <finding.json>', 'run a finding’s program again (exit 1 when it still differs)')
+    .option('--parity', 'keep every difference and write parity.md and parity.json instead of failing rules')
+    .option('--can-fail', 'exploration alone against the fake with each fault (or those of --fault); compares with suites/explore/unfound-faults.json')
+    .option('--update-unfound', 'with --can-fail: rewrite suites/explore/unfound-faults.json from the sweep')
+    .option('--list', 'print the commands of the generators with their weights; calls nothing')
+    .option('--allow-live', 'accept a live key (am_sk_live_…) although the profile changes data; think twice')
+    .addHelpText('after', '\nExit codes as run: 0 no MUST rule fails; 1 a MUST rule fails (for --replay: the finding reproduces; for --can-fail: the list of unfound faults is stale); 2 the run could not decide.')
+    .action(act(async (options: Parameters<typeof import('./explore/cli.ts').exploreCommand>[0]) => (await import('./explore/cli.ts')).exploreCommand(options)));
   cli
     .command('baseline')
     .description('Write a baseline listing every FAIL and ERROR rule of a report')

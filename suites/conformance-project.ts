@@ -12,9 +12,12 @@ export const PROJECT_ROOT = fileURLToPath(new URL('../', import.meta.url));
 /** `ts` in the repository, `js` when this module runs compiled (the package's dist/). */
 const EXT = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
 
+/** The short exploration every conformance run ends with (suites/explore/), reported like a scenario. */
+export const EXPLORATION_TEST = `suites/explore/exploration.test.${EXT}`;
+
 export const conformanceProject = {
   name: CONFORMANCE_PROJECT,
-  include: [`suites/scenarios/**/*.test.${EXT}`],
+  include: [`suites/scenarios/**/*.test.${EXT}`, EXPLORATION_TEST],
   globalSetup: [`suites/global-setup.${EXT}`],
   // One worker and one module environment for every scenario file: vitest then collects them all
   // before running any, and the run's plan (suites/framework/schedule.ts) sees every file's scenarios

@@ -1,0 +1,224 @@
+/**
+ * `besi-conformance explore` (`npx tsx suites/cli.ts explore`): random programs over the whole
+ * interface against the embedded fake or a deployment, checked in lockstep against the reference
+ * model; findings shrunk, reported like a run (report.json, report.html, summary.md, junit.xml in
+ * `<report-dir>/explore/`) with a replay file and a curl script each. Also `--replay` of a finding,
+ * `--parity` (every difference of a deployment from the fake, as parity.md and parity.json), and
+ * `--can-fail` (exploration alone against the fake with each of its faults).
+ */
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { createFakeServer } from '../../fake-server/index.ts';
+import { FAULTS } from '../../fake-server/faults/index.ts';
+import { ErrorBody } from '../../spec/common.ts';
+import { operations } from '../../spec/operations.ts';
+import { RULES } from '../../spec/rules/catalogue.ts';
+import { ConfigError, loadConfig, type ConformanceConfig } from '../framework/config.ts';
+import { preflight } from '../framework/preflight.ts';
+import { buildReport } from '../framework/reporter.ts';
+import { summariseCleanup } from '../framework/scenario.ts';
+import { createTarget, type Target } from '../framework/target.ts';
+import { EXPLORATION_TEST } from '../conformance-project.ts';
+import { verdictOf } from '../report/view.ts';
+import { shownPath, writeAtomically, writeReportFiles } from '../report/write.ts';
+import { LEDGER, PROBES } from '../support.ts';
+import { COMMANDS, explore, FOCUSES } from './explorer.ts';
+import { explorationMeta, FINDING_FORMAT, summaryLines, writeFindings, type FindingFile } from './findings.ts';
+import { parityReport, writeParity } from './parity.ts';
+import { replayFinding } from './replay.ts';
+import { readUnfound, sweepFaults, UNFOUND_FILE, type FaultOutcome, type UnfoundFaults } from './sweep.ts';
+import { httpTarget } from './targets.ts';
+
+/** Exit codes as `run`'s: 0 nothing FAILs that must not, 1 a MUST rule FAILs, 2 the run could not decide. */
+const UNDECIDED = 2;
+
+export interface ExploreCommandOptions {
+  readonly baseUrl?: string;
+  readonly apiVersion?: string;
+  readonly profile?: string;
+  readonly reportDir?: string;
+  readonly seed?: number;
+  readonly allowLive?: boolean;
+  /** Programs to run (default 200; for --can-fail, the budget of unfound-faults.json). */
+  readonly runs?: number;
+  /** Calls per program after its prelude (default 30; for --can-fail, the list's). */
+  readonly maxSteps?: number;
+  /** Seconds. */
+  readonly timeBudget?: number;
+  readonly shrinkRuns: number;
+  readonly maxFindings: number;
+  readonly fault?: readonly string[];
+  readonly replay?: string;
+  readonly parity?: boolean;
+  readonly canFail?: boolean;
+  readonly updateUnfound?: boolean;
+  readonly list?: boolean;
+}
+
+/** The configuration with the command line's options over the environment's (as `run` does). */
+function configOf(options: ExploreCommandOptions): ConformanceConfig {
+  const env: Record<string, string | undefined> = { ...process.env };
+  const set = (name: string, value: string | number | boolean | undefined) => {
+    if (value !== undefined && value !== false) env[name] = value === true ? '1' : String(value);
+  };
+  set('BASE_URL', options.baseUrl);
+  set('API_VERSION', options.apiVersion);
+  set('CONFORMANCE_PROFILE', options.profile);
+  set('REPORT_DIR', options.reportDir);
+  set('CONFORMANCE_SEED', options.seed);
+  set('CONFORMANCE_ALLOW_LIVE', options.allowLive);
+  return loadConfig({ env });
+}
+
+/** The target of the command: the deployment by URL (after preflight), or a fake booted here (with `--fault`s). */
+async function openTarget(config: ConformanceConfig, options: ExploreCommandOptions): Promise<{ target: Target<typeof operations, typeof ErrorBody>; stop: () => Promise<void> } | string> {
+  if (config.baseUrl !== undefined && options.fault !== undefined) return '--fault breaks the embedded fake; it cannot be given with --base-url';
+  for (const warning of config.warnings) console.warn(`explore: ${warning}`);
+  const checked = await preflight(config, { allowLiveKey: options.allowLive === true });
+  if (!checked.ok) return checked.message;
+  const fake = config.baseUrl === undefined ? await createFakeServer({ port: 0, ...(options.fault ? { faults: options.fault } : {}) }) : undefined;
+  const run = fake
+    ? { baseUrl: fake.url, apiKey: fake.apiKey, ...(fake.otherTenantApiKey ? { otherTenantApiKey: fake.otherTenantApiKey } : {}), seed: config.seed, salt: '', kind: 'fake' as const }
+    : { baseUrl: config.baseUrl!, seed: config.seed, salt: new Date().toISOString(), kind: 'deployment' as const };
+  const target = await createTarget({ operations, errorBody: ErrorBody, config, run, ...LEDGER, probes: PROBES });
+  return { target, stop: async () => void (await fake?.close()) };
+}
+
+function invocation(): string {
+  const script = process.argv[1] ?? 'besi-conformance';
+  return script.endsWith('.ts') ? `npx tsx ${shownPath(script)} explore` : 'besi-conformance explore';
+}
+
+const DEFAULT_RUNS = 200;
+const DEFAULT_MAX_STEPS = 30;
+/** What the run's deadline keeps back from the programs: time to shrink a finding and clean up. */
+const DEADLINE_RESERVE_MS = 120_000;
+
+export async function exploreCommand(options: ExploreCommandOptions): Promise<number> {
+  if (options.list) return listCommands();
+  if (options.canFail) return canFail(options);
+  const config = configOf(options);
+  const opened = await openTarget(config, options);
+  if (typeof opened === 'string') {
+    console.error(`explore: cannot run: ${opened}`);
+    return UNDECIDED;
+  }
+  const { target, stop } = opened;
+  const runs = options.runs ?? DEFAULT_RUNS;
+  // No program starts once the run's deadline (CONFORMANCE_RUN_TIMEOUT_MS, which bounds every request)
+  // is near: the rest is left for shrinking a finding and the cleanup, and the run ends with what it explored.
+  const deadlineBudget = Math.max(config.runTimeoutMs / 2, config.runTimeoutMs - DEADLINE_RESERVE_MS);
+  const timeBudget = Math.min(options.timeBudget === undefined ? Number.POSITIVE_INFINITY : options.timeBudget * 1000, deadlineBudget);
+  const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
+  const dir = join(config.reportDir, options.parity ? 'parity' : 'explore');
+  const exploreTarget = httpTarget(target, { ns: target.ns });
+  try {
+    if (options.replay !== undefined) return await replay(options.replay, exploreTarget);
+    const where = config.baseUrl ?? `the embedded fake${options.fault ? ` broken at ${options.fault.join(', ')}` : ''}`;
+    console.log(`explore: ${runs} programs of at most ${maxSteps} calls against ${where}, seed ${config.seed}${options.timeBudget ? `, at most ${options.timeBudget} s` : ''}${options.parity ? ', parity report' : ''}`);
+    const startedAt = new Date();
+    const result = await explore(exploreTarget, {
+      seed: config.seed,
+      runs,
+      maxSteps,
+      shrinkRuns: options.shrinkRuns,
+      maxFindings: options.maxFindings,
+      timeBudgetMs: timeBudget,
+      ...(options.parity ? { parity: true } : {}),
+      log: (line) => console.log(line),
+    });
+    if (result.programs < runs && result.error === undefined && timeBudget === deadlineBudget) {
+      console.log(`explore: stopped after ${result.programs} of ${runs} programs: the run's deadline (CONFORMANCE_RUN_TIMEOUT_MS, ${config.runTimeoutMs / 1000} s) leaves no room for more`);
+    }
+    const secrets = exploreTarget.secrets();
+    if (options.parity) {
+      const paths = writeParity(dir, parityReport(result, exploreTarget.description, secrets));
+      for (const line of summaryLines(result)) console.log(line);
+      console.log(`explore: parity report in ${shownPath(paths.markdown)} and ${shownPath(paths.json)}`);
+      return result.error === undefined ? 0 : UNDECIDED;
+    }
+    const paths = writeFindings(config.reportDir, result, exploreTarget.apiVersion, secrets);
+    const meta = explorationMeta(result, target.info, paths, invocation());
+    const cleanup = summariseCleanup(await target.close());
+    const report = buildReport({
+      tests: [{ fullName: meta.title, file: EXPLORATION_TEST, state: result.findings.length > 0 || result.error ? 'failed' : 'passed', errors: result.error ? [{ name: 'TargetFault', message: result.error }] : [], meta }],
+      errors: [],
+      cleanup: [{ file: EXPLORATION_TEST, ...cleanup }],
+      startedAt,
+      finishedAt: new Date(),
+      result: result.findings.length > 0 ? 'failed' : 'passed',
+      catalogue: RULES,
+      secrets,
+    });
+    writeReportFiles(dir, report);
+    writeAtomically(join(dir, 'explore.json'), `${JSON.stringify({ seed: result.seed, programs: result.programs, calls: result.steps, durationMs: result.durationMs, coverage: result.coverage, commands: result.commands, answers: result.answers, findings: result.findings.map((f) => ({ rule: f.rule, level: f.level })), blocked: result.blocked, knownStops: result.knownStops, ...(result.error ? { error: result.error } : {}) }, null, 2)}\n`);
+    for (const line of summaryLines(result, paths)) console.log(line);
+    console.log(`explore: reports in ${shownPath(dir)}/ (report.html, summary.md, report.json, junit.xml); reproduce with --seed ${result.seed}`);
+    if (result.error !== undefined) return UNDECIDED;
+    return verdictOf(report).exitCode;
+  } finally {
+    await target.close().catch(() => undefined);
+    await stop();
+  }
+}
+
+async function replay(path: string, target: ReturnType<typeof httpTarget>): Promise<number> {
+  const file = JSON.parse(readFileSync(resolve(path), 'utf8')) as FindingFile;
+  if (file.format !== FINDING_FORMAT) throw new ConfigError(`${path} is not a finding of the exploration (format ${FINDING_FORMAT})`);
+  console.log(`explore: replaying ${path}: ${file.rule} (${file.level}), ${file.steps.filter((s) => !s.resolve).length} calls, against ${target.description}`);
+  const outcome = await replayFinding(file, target);
+  for (const { step, operation, difference } of outcome.differences) {
+    console.log(`  call ${step} ${operation}: ${difference.rule} at ${difference.path || difference.key}: model ${JSON.stringify(difference.model)?.slice(0, 120)}, target ${JSON.stringify(difference.target)?.slice(0, 120)}`);
+  }
+  console.log(outcome.reproduced ? `explore: reproduced: the target still differs from the model where the finding said (exit 1)` : `explore: not reproduced: the diverging call agrees now (exit 0)`);
+  return outcome.reproduced ? 1 : 0;
+}
+
+function listCommands(): number {
+  const total = COMMANDS.reduce((sum, c) => sum + c.weight, 0);
+  console.log('Commands of the exploration, by part: weight (share of a mixed program), what they need');
+  for (const c of [...COMMANDS].sort((a, b) => a.part.localeCompare(b.part) || b.weight - a.weight)) {
+    const needs = [c.control ? 'control plane' : '', c.reads ? 'reads only' : '', c.builds ? 'prelude' : ''].filter(Boolean).join(', ');
+    console.log(`  ${c.part.padEnd(10)} ${c.name.padEnd(34)} ${String(c.weight).padStart(3)} (${((100 * c.weight) / total).toFixed(1)}%)${needs ? `  ${needs}` : ''}`);
+  }
+  console.log(`Focuses (a program dwells on one; its parts weigh ×6): ${Object.entries(FOCUSES).map(([name, f]) => `${name} ${f.weight}`).join(', ')}`);
+  return 0;
+}
+
+/** Exploration alone against the fake with each fault; compares with the checked-in list of faults it does not find. */
+async function canFail(options: ExploreCommandOptions): Promise<number> {
+  const listed = readUnfound();
+  const faults = options.fault ?? [...FAULTS.keys()];
+  // The list's budget unless told otherwise: a sweep on another budget finds other faults than the list says.
+  const settings = { runs: options.runs ?? listed.runs, maxSteps: options.maxSteps ?? listed.maxSteps, seed: options.seed ?? listed.seed };
+  console.log(`explore --can-fail: ${faults.length} fault(s), exploration alone, ${settings.runs} programs of at most ${settings.maxSteps} calls each, seed ${settings.seed}`);
+  const outcomes = await sweepFaults({ ...settings, faults, onOutcome: (o) => console.log(`  ${o.fault}: ${o.found ? `found (${o.rule === o.fault ? 'as itself' : `as ${o.rule}`})` : 'not found'} after ${o.programs} programs, ${(o.ms / 1000).toFixed(1)} s`) });
+  const found = outcomes.filter((o) => o.found);
+  console.log(`explore --can-fail: exploration alone finds ${found.length} of ${outcomes.length} faults (${((100 * found.length) / outcomes.length).toFixed(1)}%), ${found.filter((o) => o.rule === o.fault).length} of them under their own rule`);
+  const drift = unfoundDrift(listed, outcomes);
+  for (const line of drift) console.log(`explore --can-fail: ${line}`);
+  if (options.updateUnfound) {
+    writeAtomically(UNFOUND_FILE, `${JSON.stringify(updatedUnfound(listed, outcomes, settings), null, 2)}\n`);
+    console.log(`explore --can-fail: wrote ${shownPath(UNFOUND_FILE)}; give every new entry its reason`);
+    return 0;
+  }
+  return drift.length > 0 ? 1 : 0;
+}
+
+/** Where the checked-in list and a sweep disagree: a listed fault now found, an unlisted one not found. */
+export function unfoundDrift(listed: UnfoundFaults, outcomes: readonly FaultOutcome[]): string[] {
+  const names = new Set(listed.entries.map((e) => e.rule));
+  return outcomes.flatMap((o) => {
+    if (o.found && names.has(o.fault)) return [`${o.fault} is listed as not found, but exploration finds it now: remove it from ${shownPath(UNFOUND_FILE)}`];
+    if (!o.found && !names.has(o.fault)) return [`${o.fault} is not found and not listed: add it to ${shownPath(UNFOUND_FILE)} with the reason (or improve the generators)`];
+    return [];
+  });
+}
+
+function updatedUnfound(listed: UnfoundFaults, outcomes: readonly FaultOutcome[], settings: { runs: number; maxSteps: number; seed: number }): UnfoundFaults {
+  const swept = new Set(outcomes.map((o) => o.fault));
+  const reasons = new Map(listed.entries.map((e) => [e.rule, e.reason]));
+  const kept = listed.entries.filter((e) => !swept.has(e.rule));
+  const missing = outcomes.filter((o) => !o.found).map((o) => ({ rule: o.fault, reason: reasons.get(o.fault) ?? 'TODO: say why exploration cannot see this fault' }));
+  return { ...settings, entries: [...kept, ...missing].sort((a, b) => a.rule.localeCompare(b.rule)) };
+}

@@ -1,0 +1,83 @@
+/** The normative projection: what two answers are compared on, and which rule each difference fails. */
+import { describe, expect, it } from 'vitest';
+import { compareAnswers, type Answer, type CompareContext } from './compare.ts';
+import { IdMap } from './ids.ts';
+
+const context = (overrides: Partial<CompareContext> = {}): CompareContext => ({ operation: 'licenses.list', request: { customer_id: 'c' }, ids: new IdMap(), timeToleranceMs: 0, ...overrides });
+const ok = (body: unknown): Answer => ({ status: 200, body });
+const refused = (status: number, code: string): Answer => ({ status, body: { message: 'no', code, env: 'sandbox' } });
+const pool = (over: Record<string, unknown> = {}) => ({ license_plan_id: 'seat', parent_plan_id: 'team', license_plan_name: 'Seat', granted: 3, usage: 1, remaining: 2, paid_quantity: 0, ...over });
+
+describe('compareAnswers', () => {
+  it('finds nothing in equal answers, whatever the order of a list', () => {
+    const a = ok({ list: [pool(), pool({ parent_plan_id: 'extra' })] });
+    const b = ok({ list: [pool({ parent_plan_id: 'extra' }), pool()] });
+    const { differences } = compareAnswers(context(), a, b);
+    expect(differences.filter((d) => d.kind !== 'order')).toEqual([]);
+  });
+
+  it("charges one counter alone to its own rule, several together to the last write's", () => {
+    const one = compareAnswers(context(), ok({ list: [pool()] }), ok({ list: [pool({ usage: 2 })] })).differences;
+    expect(one.map((d) => [d.rule, d.path])).toEqual([['LIC-POOL-USAGE', 'list[0].usage']]);
+    const written = compareAnswers(context({ writer: { operation: 'licenses.release', tags: [] } }), ok({ list: [pool()] }), ok({ list: [pool({ usage: 2, remaining: 1 })] })).differences;
+    expect(new Set(written.map((d) => d.rule))).toEqual(new Set(['LIC-RELEASE-FREES-SEAT']));
+  });
+
+  it('owns a refusal of what the model accepts by the call, and a success other than 200 by ERR-SUCCESS-200', () => {
+    expect(compareAnswers(context({ intent: 'LIC-LIST-CUSTOMER-POOLS' }), ok({ list: [] }), refused(404, 'customer_not_found')).differences.map((d) => d.rule)).toEqual(['LIC-LIST-CUSTOMER-POOLS']);
+    expect(compareAnswers(context(), ok({ list: [] }), { status: 201, body: { list: [] } }).differences.map((d) => d.rule)).toEqual(['ERR-SUCCESS-200']);
+  });
+
+  it('owns an accepted request the model refuses by the bound the request breaks', () => {
+    const body = { limit: 0 };
+    const result = compareAnswers(context({ operation: 'subscriptions.list', request: body }), refused(400, 'invalid_inputs'), ok({ list: [], has_more: false, next_cursor: null }));
+    expect(result.differences.map((d) => [d.rule, d.kind])).toEqual([['LIST-LIMIT-BOUNDS', 'status']]);
+  });
+
+  it('compares two refusals by their codes, for a SHOULD rule only', () => {
+    const [difference] = compareAnswers(context(), refused(404, 'customer_not_found'), refused(404, 'not_found')).differences;
+    expect([difference?.rule, difference?.documented]).toEqual(['ERR-CUSTOMER-NOT-FOUND', false]);
+  });
+
+  it('maps the IDs the target chooses, and fails an ID that changes', () => {
+    const ids = new IdMap();
+    const record = (id: string) => ({ id, plan_id: 'p', auto_enable: false, add_on: false, status: 'active', past_due: false, canceled_at: null, expires_at: null, trial_ends_at: null, started_at: 1, current_period_start: null, current_period_end: null, quantity: 1, scope: 'customer', customer_id: 'c', entity_id: null, created_at: 1 });
+    const page = (id: string) => ok({ list: [record(id)], has_more: false, next_cursor: null });
+    const ctx = context({ operation: 'subscriptions.list', request: {}, ids });
+    expect(compareAnswers(ctx, page('model_1'), page('target_9')).differences).toEqual([]);
+    expect(compareAnswers(ctx, page('model_1'), page('target_9')).differences).toEqual([]);
+    expect(compareAnswers(ctx, page('model_1'), page('target_10')).differences.map((d) => [d.rule, d.kind])).toEqual([['LIST-SUBSCRIPTIONS-RECURRING', 'id']]);
+  });
+
+  it('passes over a field the known differences of the 2.3.0 reference list', () => {
+    const plan = { id: 'p', name: 'P', description: null, group: null, version: 1, version_slug: 'v1', active: true, add_on: false, auto_enable: false, price: null, items: [], created_at: 1, env: 'sandbox', archived: false, base_variant_id: null, config: { ignore_past_due: false }, billing_controls: {}, metadata: {} };
+    const { version_slug: _slug, active: _active, ...old } = plan;
+    expect(compareAnswers(context({ operation: 'plans.get', request: { plan_id: 'p' } }), ok(plan), ok(old)).differences).toEqual([]);
+  });
+
+  it("compares a reference-only answer's documented fields for its SHOULD rule only", () => {
+    const customer = (granted: number) => ({ id: 'c', name: null, email: null, created_at: 1, fingerprint: null, stripe_id: null, env: 'sandbox', metadata: {}, send_email_receipts: false, billing_controls: {}, subscriptions: [], purchases: [], licenses: [pool({ granted })], balances: {}, flags: {} });
+    const differences = compareAnswers(context({ operation: 'customers.get', request: { customer_id: 'c' } }), ok(customer(3)), ok(customer(4))).differences;
+    expect(differences.map((d) => [d.rule, d.documented])).toEqual([['CUS-GET', false]]);
+  });
+
+  it('compares timestamps within the tolerance when the clocks are not shared', () => {
+    const entity = (created: number) => ok({ list: [{ id: 'e', name: 'E', customer_id: 'c', feature_id: 'f', created_at: created, env: 'sandbox', subscriptions: [], purchases: [], balances: {}, invoices: [] }], next_cursor: null });
+    expect(compareAnswers(context({ operation: 'entities.list', request: {}, timeToleranceMs: 1000 }), entity(10_000), entity(10_500)).differences).toEqual([]);
+    expect(compareAnswers(context({ operation: 'entities.list', request: {} }), entity(10_000), entity(10)).differences.map((d) => d.rule)).toEqual(['CONV-TIMESTAMPS-MS']);
+  });
+
+  it('fails a key beyond the fields an embedded subscription carries "only"', () => {
+    const sub = { plan_id: 'p', auto_enable: false, add_on: false, status: 'active', past_due: false, canceled_at: null, expires_at: null, trial_ends_at: null, started_at: 1, current_period_start: null, current_period_end: null, quantity: 1 };
+    const entity = (subscription: Record<string, unknown>) => ok({ list: [{ id: 'e', name: 'E', customer_id: 'c', feature_id: 'f', created_at: 1, env: 'sandbox', subscriptions: [subscription], purchases: [], balances: {}, invoices: [] }], next_cursor: null });
+    const differences = compareAnswers(context({ operation: 'entities.list', request: {} }), entity(sub), entity({ ...sub, customer_id: 'c' })).differences;
+    expect(differences.map((d) => [d.rule, d.kind])).toEqual([['ENT-EMBEDDED-SUBSCRIPTION-FIELDS', 'extra']]);
+  });
+
+  it('charges a listed row a filter of the request excludes to that filter', () => {
+    const record = (plan: string) => ({ id: plan, plan_id: plan, auto_enable: false, add_on: false, status: 'active', past_due: false, canceled_at: null, expires_at: null, trial_ends_at: null, started_at: 1, current_period_start: null, current_period_end: null, quantity: 1, scope: 'customer', customer_id: 'c', entity_id: null, created_at: 1 });
+    const request = { customer_id: 'c', plan_id: 'a' };
+    const differences = compareAnswers(context({ operation: 'subscriptions.list', request }), ok({ list: [record('a')], has_more: false, next_cursor: null }), ok({ list: [record('a'), record('b')], has_more: false, next_cursor: null })).differences;
+    expect(differences.map((d) => [d.rule, d.kind])).toEqual([['LIST-PLAN-FILTER', 'membership']]);
+  });
+});

@@ -1,0 +1,429 @@
+/**
+ * The normative projection: two answers to the same call, the target's and the reference model's,
+ * compared only where the document decides, each difference charged to the rule that owns it
+ * (ownership.ts), at that rule's level.
+ *
+ * - Status class first: 200 against a refusal is the call's question (its intent, a bound or
+ *   enumeration of the request, the refusal's code); another 2xx for 200 is ERR-SUCCESS-200's. Two
+ *   refusals with different codes differ only for the SHOULD rule of the code.
+ * - Then every node of the answer (fields.ts): exact for counts, amounts, booleans and strings;
+ *   timestamps exact under a shared frozen clock, else within a tolerance; IDs the target chooses
+ *   through the program's ID map; arrays as sets (the document shows no order), matched by their
+ *   identity fields; maps by key. Nodes the document leaves open are not compared.
+ * - Known differences of the 2.3.0 reference (spec/reference/differences.ts) never count: a missing
+ *   field they list is passed over, and a refusal they explain stops the program without a finding.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { constraintProvenance, ownBoundRule } from '../../spec/constraint-provenance.ts';
+import { operations, type OperationName } from '../../spec/operations.ts';
+import { KNOWN_DIFFERENCES, type KnownDifference } from '../../spec/reference/differences.ts';
+import { ruleById, type RuleId } from '../../spec/rules/catalogue.ts';
+import { answerShape, controlAnswerShape, type FieldNode } from './fields.ts';
+import { filterRule } from './filters.ts';
+import type { IdMap } from './ids.ts';
+import { isShould, OPERATION_RULES, ownershipOf, writerRule, type FieldOwner, type OwnerContext, type Writer } from './ownership.ts';
+
+/** One side's answer to a call. */
+export interface Answer {
+  readonly status: number;
+  readonly body: unknown;
+  /** Target only: where its 200 body does not match the response schema (the client's wire-schema check). */
+  readonly schemaIssues?: readonly { readonly path: string; readonly message: string }[];
+  /** Target only: where its error body is not `{message, code, env}`. */
+  readonly errorBodyIssues?: readonly { readonly path: string; readonly message: string }[];
+  /** Target only: where its answer mixed the document's camelCase with the wire's snake_case. */
+  readonly mixedSpellings?: readonly string[];
+}
+
+/** What a call asks beyond its body: the rules its envelope variant or its purpose put to the test. */
+export interface CallQuestion {
+  /** A deliberate refusal, or a call whose acceptance is one statement's (LIC-ATTACH-ALL-ASSIGNED-OK). */
+  readonly intent?: RuleId;
+  /** The SHOULD rule of the refusal's code, when the intent has one. */
+  readonly codeRule?: RuleId;
+  /**
+   * An envelope variant: its status rule (else its rule) owns a refusal or acceptance that differs,
+   * its code rule a refusal's code. A difference in the content of a read is the variant's only when
+   * the same read sent plain shows none (Lockstep decides; compare charges the field's owner).
+   */
+  readonly variant?: { readonly name: string; readonly rule: RuleId; readonly statusRule?: RuleId; readonly codeRule?: RuleId };
+}
+
+export interface CompareContext extends CallQuestion {
+  readonly operation: OperationName;
+  /** The request as sent to the model. */
+  readonly request: Readonly<Record<string, unknown>>;
+  /** The last write to the state this call reads (for the owners of state-bearing fields). */
+  readonly writer?: Writer;
+  readonly ids: IdMap;
+  /** 0 when both clocks are frozen at the same instant; else how far apart timestamps may be. */
+  readonly timeToleranceMs: number;
+}
+
+export type DifferenceKind = 'status' | 'code' | 'error-body' | 'spelling' | 'value' | 'missing' | 'extra' | 'membership' | 'order' | 'null' | 'id' | 'shape';
+
+export interface Difference {
+  readonly rule: RuleId;
+  readonly kind: DifferenceKind;
+  /** The node of the projection (`Balance.usage`), `status` or `code`. */
+  readonly key: string;
+  /** Where in the answer (`balances.msgs.breakdown[0].usage`); '' for the whole answer. */
+  readonly path: string;
+  readonly model: unknown;
+  readonly target: unknown;
+  /** Whether the compared value is one the document shows (else only the reference does). */
+  readonly documented: boolean;
+}
+
+export interface Comparison {
+  readonly differences: readonly Difference[];
+  /** A known difference of the reference explains the answers; nothing more of the program can be compared. */
+  readonly known?: KnownDifference;
+}
+
+const CODE_RULES: Readonly<Record<string, RuleId>> = {
+  customer_not_found: 'ERR-CUSTOMER-NOT-FOUND',
+  entity_not_found: 'ERR-ENTITY-NOT-FOUND',
+  product_not_found: 'ERR-PLAN-NOT-FOUND',
+  feature_not_found: 'ERR-FEATURE-NOT-FOUND',
+  invalid_cursor: 'ERR-INVALID-CURSOR',
+  invalid_inputs: 'ERR-VALIDATION-CODE',
+  reward_program_not_found: 'REF-UNKNOWN-PROGRAM',
+  reward_not_found: 'REF-REWARD-CREATE',
+  duplicate_feature_id: 'FEAT-DUPLICATE-ID',
+  product_already_exists: 'PLAN-DUPLICATE-ID',
+  entity_already_exists: 'ENT-CREATE-DUPLICATE',
+  cus_product_not_found: 'PREV-TARGET-HELD',
+  invalid_api_version: 'VER-INVALID-VERSION',
+  no_secret_key: 'AUTH-NO-KEY-CODE',
+  invalid_secret_key: 'AUTH-UNKNOWN-KEY-CODE',
+  invalid_feature: 'FEAT-CREDIT-SCHEMA-VALID',
+  lock_not_found: 'BAL-FINALIZE-WIRE',
+};
+
+const codeOf = (body: unknown): string | undefined => {
+  const code = (body as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+};
+
+const isSuccess = (status: number) => status >= 200 && status < 300;
+
+/** A MUST rule may judge an answer of a reference-only operation only when the catalogue says it constrains that operation. */
+function fitsOperation(rule: RuleId, operation: OperationName): boolean {
+  if (operations[operation].provenance === 'documented' || isShould(rule)) return true;
+  return (ruleById.get(rule)?.operations as readonly string[] | undefined)?.includes(operation) ?? false;
+}
+
+/** The rule of the bound or enumeration the model's validation refused, if the request breaks one. */
+export function validationRule(operation: OperationName, request: unknown): RuleId | undefined {
+  const parsed = operations[operation].request.safeParse(request);
+  if (parsed.success) return undefined;
+  const path = parsed.error.issues[0]?.path ?? [];
+  return ownBoundRule(operation, path) ?? (constraintProvenance(operation, path as (string | number)[]) === 'documented' ? 'ERR-OUT-OF-BOUNDS-OR-ENUM' : 'ERR-OUT-OF-BOUNDS-REFERENCE');
+}
+
+function statusRule(context: CompareContext, model: Answer): RuleId {
+  const candidates = [
+    context.variant?.statusRule ?? context.variant?.rule,
+    context.intent,
+    isSuccess(model.status) ? undefined : validationRule(context.operation, context.request),
+    isSuccess(model.status) ? undefined : CODE_RULES[codeOf(model.body) ?? ''],
+  ];
+  return candidates.find((rule): rule is RuleId => rule !== undefined && fitsOperation(rule, context.operation)) ?? OPERATION_RULES[context.operation];
+}
+
+function knownRefusal(context: CompareContext, model: Answer, target: Answer): KnownDifference | undefined {
+  return KNOWN_DIFFERENCES.find((known) => {
+    if (known.direction !== 'request') return false;
+    const rule = ruleById.get(known.rule);
+    if (!(rule?.operations as readonly string[] | undefined)?.includes(context.operation)) return false;
+    // Path '' names the whole body: a request holding a null anywhere; otherwise a request without a value there.
+    const applies = known.path === '' ? holdsNull(context.request) : valueAt(context.request, known.path) == null;
+    return applies && isSuccess(model.status) !== isSuccess(target.status);
+  });
+}
+
+function holdsNull(value: unknown): boolean {
+  if (value === null) return true;
+  return typeof value === 'object' && Object.values(value as object).some(holdsNull);
+}
+
+function valueAt(body: unknown, path: string): unknown {
+  let value = body;
+  for (const step of path.split('.')) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<string, unknown>)[step];
+  }
+  return value;
+}
+
+/** Compares the target's answer with the model's. */
+export function compareAnswers(context: CompareContext, model: Answer, target: Answer): Comparison {
+  const documented = operations[context.operation].provenance === 'documented';
+  const difference = (rule: RuleId, kind: DifferenceKind, key: string, m: unknown, t: unknown): Difference => ({ rule, kind, key, path: '', model: m, target: t, documented: documented && !isShould(rule) });
+
+  if (isSuccess(model.status) !== isSuccess(target.status)) {
+    const known = knownRefusal(context, model, target);
+    if (known) return { differences: [], known };
+    return { differences: [difference(statusRule(context, model), 'status', 'status', summary(model), summary(target))] };
+  }
+  if (!isSuccess(model.status)) {
+    const differences: Difference[] = [];
+    if ((target.errorBodyIssues?.length ?? 0) > 0) differences.push(difference('ERR-BODY-SHAPE', 'error-body', 'error', model.body, target.body));
+    const [m, t] = [codeOf(model.body), codeOf(target.body)];
+    if (differences.length === 0 && model.status !== target.status && context.variant !== undefined) {
+      // A variant refused with another status (401 against a 404): how the envelope is refused is the variant's question.
+      differences.push(difference(context.variant.statusRule ?? context.variant.rule, 'status', 'status', summary(model), summary(target)));
+    } else if (differences.length === 0 && (m !== t || model.status !== target.status)) {
+      const rule = [context.variant?.codeRule, context.codeRule, CODE_RULES[m ?? '']].find((r): r is RuleId => r !== undefined && isShould(r)) ?? 'ERR-VALIDATION-CODE';
+      differences.push(difference(rule, 'code', 'code', `${model.status} ${m ?? ''}`.trim(), `${target.status} ${t ?? ''}`.trim()));
+    }
+    return { differences };
+  }
+  if (model.status !== target.status) {
+    return { differences: [difference(documented ? 'ERR-SUCCESS-200' : 'ERR-SUCCESS-200-SETUP', 'status', 'status', model.status, target.status)] };
+  }
+  const out: Difference[] = [];
+  if ((target.mixedSpellings?.length ?? 0) > 0) out.push(difference('CONV-CONSISTENT-SPELLING', 'spelling', 'spelling', [], target.mixedSpellings));
+  new Walk(context, target).node(answerShape(context.operation), model.body, target.body, '', undefined, undefined, out);
+  return { differences: out };
+}
+
+/**
+ * Compares the usage events each side's control plane lists: what balances.check with send_event
+ * (and the setup calls that record usage) recorded, as the Events part of the document says.
+ */
+export function compareEvents(context: Omit<CompareContext, 'operation'>, model: unknown, target: unknown): Difference[] {
+  const out: Difference[] = [];
+  new Walk({ ...context, operation: 'balances.check' }, { status: 200, body: target }).node(controlAnswerShape('events.list'), model, target, '', undefined, undefined, out);
+  return out;
+}
+
+function summary(answer: Answer): string {
+  const code = codeOf(answer.body);
+  return code === undefined ? String(answer.status) : `${answer.status} ${code}`;
+}
+
+type Obj = Readonly<Record<string, unknown>>;
+const isObj = (value: unknown): value is Obj => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Response paths of the known differences, by operation (array levels as `*`). */
+const KNOWN_MISSING: ReadonlyMap<OperationName, ReadonlySet<string>> = (() => {
+  const byOp = new Map<OperationName, Set<string>>();
+  for (const known of KNOWN_DIFFERENCES) {
+    if (known.direction !== 'response') continue;
+    for (const op of Object.values(operations)) {
+      if (op.shapeRule !== known.rule) continue;
+      const set = byOp.get(op.name as OperationName) ?? new Set<string>();
+      set.add(known.path);
+      byOp.set(op.name as OperationName, set);
+    }
+  }
+  return byOp;
+})();
+
+function starred(path: string): string {
+  return path.replaceAll(/\[\d+\]/g, '.*');
+}
+
+function camelCase(key: string): string {
+  return key.replaceAll(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+function join(path: string, key: string): string {
+  return path === '' ? key : `${path}.${key}`;
+}
+
+/** The dotted form of the client's issue paths (`list[0].id`, `list.0.id`) and of ours, to match them. */
+function dotted(path: string): string {
+  return path.replaceAll(/\[(\d+)\]/g, '.$1');
+}
+
+class Walk {
+  readonly #context: CompareContext;
+  readonly #documentedOp: boolean;
+  readonly #issues: readonly string[];
+  readonly #known: ReadonlySet<string>;
+
+  constructor(context: CompareContext, target: Answer) {
+    this.#context = context;
+    this.#documentedOp = operations[context.operation].provenance === 'documented';
+    this.#issues = (target.schemaIssues ?? []).map((issue) => dotted(issue.path));
+    this.#known = KNOWN_MISSING.get(context.operation) ?? new Set();
+  }
+
+  node(node: FieldNode, m: unknown, t: unknown, path: string, mParent: Obj | undefined, tParent: Obj | undefined, out: Difference[]): void {
+    const ownership = ownershipOf(node.key);
+    if (ownership !== undefined && 'notCompared' in ownership) return;
+    const owner = ownership as FieldOwner | undefined;
+    if (m === undefined && t === undefined) return;
+    if (t === undefined) {
+      if (this.#known.has(starred(path))) return;
+      const name = path.split('.').at(-1)?.replace(/\[\d+\]$/, '') ?? '';
+      if (tParent !== undefined && name !== '' && tParent[camelCase(name)] !== undefined) return void out.push(this.#difference('CONV-RESPONSE-SNAKE-CASE', 'missing', node, path, m, t));
+      if (!node.optional) return void out.push(this.#difference(operations[this.#context.operation].shapeRule as RuleId, 'missing', node, path, m, t));
+    }
+    if (m === undefined || t === undefined || m === null || t === null) {
+      if (m === t || owner === undefined) return;
+      const kind = m === undefined ? 'extra' : t === undefined ? 'missing' : 'null';
+      return void out.push(this.#difference(this.#rule(node, owner, m, t, mParent, tParent, true), kind, node, path, m, t));
+    }
+    if (node.kind === 'object') {
+      if (!isObj(m) || !isObj(t)) return void out.push(this.#difference(this.#shapeOr(owner, path), 'shape', node, path, m, t));
+      for (const [name, child] of Object.entries(node.fields ?? {})) this.node(child, m[name], t[name], join(path, name), m, t, out);
+      const beyond = owner?.closed ? Object.keys(t).filter((key) => !(key in (node.fields ?? {}))) : [];
+      if (beyond.length > 0) out.push(this.#difference(owner!.rule, 'extra', node, path, Object.keys(m).sort(), beyond.sort()));
+      return;
+    }
+    if (node.kind === 'map') {
+      if (!isObj(m) || !isObj(t)) return void out.push(this.#difference(this.#shapeOr(owner, path), 'shape', node, path, m, t));
+      const keys = new Set([...Object.keys(m), ...Object.keys(t)]);
+      const missing = [...keys].filter((key) => !(key in t)).sort();
+      const extra = [...keys].filter((key) => !(key in m)).sort();
+      if ((missing.length > 0 || extra.length > 0) && owner !== undefined) {
+        out.push(this.#difference(this.#rule(node, owner, m, t, mParent, tParent, false), 'membership', node, path, { keys: Object.keys(m).sort(), missingInTarget: missing }, { keys: Object.keys(t).sort(), extraInTarget: extra }));
+      }
+      for (const key of keys) if (key in m && key in t) this.node(node.element!, m[key], t[key], join(path, key), m, t, out);
+      return;
+    }
+    if (node.kind === 'array') {
+      if (!Array.isArray(m) || !Array.isArray(t)) return void out.push(this.#difference(this.#shapeOr(owner, path), 'shape', node, path, m, t));
+      this.#array(node, owner, m, t, path, mParent, tParent, out);
+      return;
+    }
+    if (owner === undefined) return;
+    this.#leaf(node, owner, m, t, path, mParent, tParent, out);
+  }
+
+  #schemaIssueAt(path: string): boolean {
+    const at = dotted(path);
+    return this.#issues.some((issue) => issue === at || at.startsWith(`${issue}.`));
+  }
+
+  /** A value of the wrong type: the shape rule's when the client's schema check found it, else the owner's. */
+  #shapeOr(owner: FieldOwner | undefined, path: string): RuleId {
+    if (this.#schemaIssueAt(path) || owner === undefined) return operations[this.#context.operation].shapeRule as RuleId;
+    return owner.rule;
+  }
+
+  #leaf(node: FieldNode, owner: FieldOwner, m: unknown, t: unknown, path: string, mParent: Obj | undefined, tParent: Obj | undefined, out: Difference[]): void {
+    if (owner.targetId) {
+      if (typeof m !== 'string' || typeof t !== 'string') return void out.push(this.#difference(this.#shapeOr(owner, path), 'shape', node, path, m, t));
+      if (this.#context.ids.learn(t, m) === 'conflict') out.push(this.#difference(owner.rule, 'id', node, path, m, t));
+      return;
+    }
+    if (same(m, t, node.timestamp ? this.#context.timeToleranceMs : 0)) return;
+    const rule = this.#schemaIssueAt(path) ? (operations[this.#context.operation].shapeRule as RuleId) : this.#rule(node, owner, m, t, mParent, tParent, false);
+    out.push(this.#difference(rule, 'value', node, path, m, t));
+  }
+
+  #array(node: FieldNode, owner: FieldOwner | undefined, m: readonly unknown[], t: readonly unknown[], path: string, mParent: Obj | undefined, tParent: Obj | undefined, out: Difference[]): void {
+    const element = node.element!;
+    if (element.kind !== 'object') {
+      const sort = (list: readonly unknown[]) => list.map((v) => JSON.stringify(v)).sort();
+      if (!isDeepStrictEqual(sort(m), sort(t)) && owner !== undefined) out.push(this.#difference(this.#rule(node, owner, m, t, mParent, tParent, false), 'membership', node, path, m, t));
+      return;
+    }
+    const pairs = matchElements(element, m, t);
+    if ((pairs.missing.length > 0 || pairs.extra.length > 0) && owner !== undefined) {
+      const describe = (list: readonly unknown[]) => list.map((e) => identityOf(element, e) || canonical(element, e));
+      // A row a filter of the listing excludes is that filter's, whatever wrote it.
+      const filtered = path === 'list' ? filterRule(this.#context.operation, this.#context.request, pairs.extra) : undefined;
+      out.push(this.#difference(filtered ?? this.#rule(node, owner, m, t, mParent, tParent, false), 'membership', node, path, { count: m.length, missingInTarget: describe(pairs.missing) }, { count: t.length, extraInTarget: describe(pairs.extra) }));
+    }
+    for (const [i, j] of pairs.matched) this.node(element, m[i], t[j], `${path}[${j}]`, mParent, tParent, out);
+    // The same rows in another order: only a SHOULD rule of the reference's ordering can say so.
+    if (owner?.order !== undefined && pairs.missing.length === 0 && pairs.extra.length === 0) {
+      const order = [...pairs.matched].sort((a, b) => a[1] - b[1]).map(([i]) => i);
+      if (order.some((i, k) => k > 0 && i < order[k - 1]!)) out.push(this.#difference(owner.order, 'order', node, path, m.map((e) => identityOf(element, e)), order.map((i) => identityOf(element, m[i]))));
+    }
+  }
+
+  /** The owning rule of a difference at a node, refined and held to the level the node allows. */
+  #rule(node: FieldNode, owner: FieldOwner, m: unknown, t: unknown, mParent: Obj | undefined, tParent: Obj | undefined, nullness: boolean): RuleId {
+    const context = this.#context;
+    const ownerContext: OwnerContext = { operation: context.operation, request: context.request, model: m, target: t, modelParent: mParent, targetParent: tParent };
+    // The reference's null form is the model's null; a value the model has and the target nulls is the document's.
+    const referenceNull = nullness && owner.nullRule !== undefined && m === null;
+    const base = referenceNull ? owner.nullRule! : owner.rule;
+    const refined = owner.refine?.(ownerContext);
+    const written = !referenceNull && owner.aspect !== undefined && context.writer !== undefined ? writerRule(context.writer, owner.aspect) : undefined;
+    // A reference-only shape may fail only SHOULD rules, unless the document shows the value itself.
+    const referenceShape = node.provenance !== 'documented' && !(owner.documentedValue === true && !referenceNull);
+    const allowed = (rule: RuleId | undefined): rule is RuleId => rule !== undefined && (!referenceShape || isShould(rule)) && fitsOperation(rule, context.operation);
+    return [refined, written, base, OPERATION_RULES[context.operation]].find(allowed) ?? base;
+  }
+
+  #difference(rule: RuleId, kind: DifferenceKind, node: FieldNode, path: string, m: unknown, t: unknown): Difference {
+    return { rule, kind, key: node.key, path, model: m, target: t, documented: this.#documentedOp && node.provenance === 'documented' && !isShould(rule) };
+  }
+}
+
+/** Equal values: numbers within a relative 1e-9 (sums in another order), timestamps within the tolerance, anything else deeply. */
+function same(m: unknown, t: unknown, toleranceMs: number): boolean {
+  if (typeof m === 'number' && typeof t === 'number') return Math.abs(m - t) <= Math.max(toleranceMs, 1e-9 * Math.max(1, Math.abs(m), Math.abs(t)));
+  return isDeepStrictEqual(m, t);
+}
+
+/** The fields naming an element: the IDs the caller chose (`plan_id`, `customer_id`, …) and `version`. */
+function identityFields(node: FieldNode): string[] {
+  return Object.entries(node.fields ?? {})
+    .filter(([name, child]) => {
+      const ownership = ownershipOf(child.key);
+      const targetChosen = ownership !== undefined && 'targetId' in ownership && ownership.targetId === true;
+      return child.kind === 'leaf' && !targetChosen && (name === 'id' || name.endsWith('_id') || name === 'version');
+    })
+    .map(([name]) => name);
+}
+
+function identityOf(node: FieldNode, value: unknown): string {
+  if (!isObj(value)) return '';
+  return identityFields(node)
+    .filter((name) => value[name] !== undefined && value[name] !== null)
+    .map((name) => `${name}=${String(value[name])}`)
+    .join(',');
+}
+
+/** The element's compared content, IDs the target chooses left out, for matching equal elements. */
+function canonical(node: FieldNode, value: unknown): string {
+  const strip = (n: FieldNode, v: unknown): unknown => {
+    const ownership = ownershipOf(n.key);
+    if (ownership !== undefined && ('notCompared' in ownership || ownership.targetId === true)) return undefined;
+    if (n.kind === 'object' && isObj(v)) return Object.fromEntries(Object.entries(n.fields ?? {}).map(([k, c]) => [k, strip(c, v[k])]));
+    if (n.kind === 'array' && Array.isArray(v)) return v.map((e) => strip(n.element!, e)).map((e) => JSON.stringify(e)).sort();
+    if (n.kind === 'map' && isObj(v)) return Object.fromEntries(Object.keys(v).sort().map((k) => [k, strip(n.element!, v[k])]));
+    return v;
+  };
+  return JSON.stringify(strip(node, value));
+}
+
+/** Pairs the elements of two arrays taken as sets: equal ones first, then same identity, then (identity-less) in order. */
+function matchElements(node: FieldNode, m: readonly unknown[], t: readonly unknown[]): { matched: [number, number][]; missing: unknown[]; extra: unknown[] } {
+  const freeM = new Set(m.keys());
+  const freeT = new Set(t.keys());
+  const matched: [number, number][] = [];
+  const pass = (key: (value: unknown) => string) => {
+    for (const i of [...freeM]) {
+      const want = key(m[i]);
+      const j = [...freeT].find((candidate) => key(t[candidate]) === want);
+      if (j === undefined) continue;
+      matched.push([i, j]);
+      freeM.delete(i);
+      freeT.delete(j);
+    }
+  };
+  pass((value) => `${identityOf(node, value)}|${canonical(node, value)}`);
+  pass((value) => identityOf(node, value));
+  if (identityFields(node).length === 0) {
+    // Nothing names the elements (line items): the rest pair up in order.
+    const restT = [...freeT];
+    for (const [n, i] of [...freeM].entries()) {
+      const j = restT[n];
+      if (j === undefined) break;
+      matched.push([i, j]);
+      freeM.delete(i);
+      freeT.delete(j);
+    }
+  }
+  return { matched, missing: [...freeM].map((i) => m[i]), extra: [...freeT].map((j) => t[j]) };
+}

@@ -1,0 +1,49 @@
+/**
+ * The short exploration every conformance run ends with (`npm run conformance`, and `npm test`
+ * against the embedded fake): a few random programs in lockstep with the reference model, within a
+ * time budget, reported like a scenario (its findings FAIL their rules in the run's report).
+ * `CONFORMANCE_EXPLORE_RUNS` (default 20; 0 leaves it out) and `CONFORMANCE_EXPLORE_SECONDS`
+ * (default 4) set the budget; `besi-conformance explore` runs longer ones.
+ */
+import { afterAll, it } from 'vitest';
+import { TargetFault } from '../framework/checks.ts';
+import { discoveringFile } from '../framework/discovery.ts';
+import { summariseCleanup } from '../framework/scenario.ts';
+import { conformanceTarget } from '../support.ts';
+import { explore } from './explorer.ts';
+import { explorationMeta, summaryLines, writeFindings } from './findings.ts';
+import { httpTarget } from './targets.ts';
+
+export function explorationBudget(env: NodeJS.ProcessEnv): { runs: number; seconds: number } {
+  const read = (name: string, fallback: number) => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (!/^\d+$/.test(raw)) throw new Error(`${name} must be a whole number, not ${JSON.stringify(raw)}`);
+    return Number(raw);
+  };
+  return { runs: read('CONFORMANCE_EXPLORE_RUNS', 20), seconds: read('CONFORMANCE_EXPLORE_SECONDS', 4) };
+}
+
+// The run's discovery (suites/framework/discovery.ts) imports the test files after the first scenario
+// file once more, to plan their scenarios together: this file has none, and must not build a second
+// target nor register its test twice.
+if (discoveringFile() === undefined) {
+  const target = await conformanceTarget();
+  const budget = explorationBudget(process.env);
+
+  it(`exploration: up to ${budget.runs} random programs against the reference model`, { timeout: 120_000 + budget.seconds * 1000 }, async (ctx) => {
+    if (budget.runs === 0) ctx.skip('CONFORMANCE_EXPLORE_RUNS=0: the run leaves the exploration out');
+    const explored = httpTarget(target, { ns: target.ns });
+    const result = await explore(explored, { seed: target.info.seed, runs: budget.runs, maxSteps: 20, timeBudgetMs: budget.seconds * 1000, shrinkRuns: 60, maxFindings: 5 });
+    const paths = writeFindings(target.config.reportDir, result, explored.apiVersion, explored.secrets());
+    ctx.task.meta.conformance = explorationMeta(result, target.info, paths, 'besi-conformance explore');
+    for (const line of summaryLines(result, paths)) console.log(line);
+    if (result.error !== undefined) throw new TargetFault(result.error);
+    if (result.findings.length > 0) throw new Error(result.findings.map((f) => `${f.rule} FAIL: ${f.differences[0]?.path || f.differences[0]?.key}`).join('\n'));
+  });
+
+  // vitest 4 requires the hook's first parameter (its fixtures) to be a destructuring pattern.
+  afterAll(async ({}, suite) => {
+    suite.file.meta.conformanceCleanup = summariseCleanup(await target.close());
+  });
+}

@@ -1,0 +1,460 @@
+/**
+ * The exploration: random programs over the whole interface (fast-check's `fc.commands`, run with
+ * `fc.asyncModelRun`), each run in lockstep on the target and on a fresh reference model, until the
+ * budget (runs, time) is spent. A program whose answers differ fails the property; fast-check then
+ * shrinks it to a minimal program (within a budget of re-runs, since each costs requests), and the
+ * last failing run is the finding: the program as it was sent, both answers, the owning rule. The
+ * exploration then goes on with the rules found so far known, so a difference they explain stops a
+ * program as blocked by them rather than counting twice.
+ */
+import fc from 'fast-check';
+import { hashSeed } from '../../fixtures/random.ts';
+import { callMutates, type OperationDef } from '../../spec/operation.ts';
+import { operations } from '../../spec/operations.ts';
+import type { Fault } from '../../fake-server/faults/fault.ts';
+import { ruleById, type RuleId } from '../../spec/rules/catalogue.ts';
+import type { RuleLevel } from '../../spec/rules/rule.ts';
+import { TargetFault } from '../framework/checks.ts';
+import { TransportError } from '../framework/http.ts';
+import { calendarStartArb, type CalendarStart } from './calendar.ts';
+import { commandArbitrary, DIMENSIONS, StepCommand, variantHeaders, VARIANTS, type CommandSpec, type Dimension, type ProgramRun, type Observation, type RunContext } from './command.ts';
+import type { Difference } from './compare.ts';
+import { ControlRefused, Divergence, KnockOn, KnownStop, Lockstep, signature, WorldState, type Step } from './lockstep.ts';
+import { balanceCommands } from './parts/balances.ts';
+import { billingCommands } from './parts/billing.ts';
+import { controlCommands } from './parts/control.ts';
+import { customerCommands } from './parts/customers.ts';
+import { featureCommands } from './parts/features.ts';
+import { licenseCommands } from './parts/licenses.ts';
+import { listingCommands } from './parts/listings.ts';
+import { planCommands } from './parts/plans.ts';
+import { referralCommands } from './parts/referrals.ts';
+import { mutantCommands, requiredCommands } from './parts/required.ts';
+import { entityWorldCommands, focusWorldCommands, worldCommands } from './parts/worlds.ts';
+import { ownedOnly } from './owned.ts';
+import { idPrefixOf, replaySteps } from './replay.ts';
+import { modelFor, type ExploreTarget, type ProgramTarget } from './targets.ts';
+
+/** Every command of the generators, by part. */
+export const COMMANDS: readonly CommandSpec<unknown>[] = [
+  ...featureCommands,
+  ...planCommands,
+  ...customerCommands,
+  ...billingCommands,
+  ...licenseCommands,
+  ...balanceCommands,
+  ...listingCommands,
+  ...referralCommands,
+  ...controlCommands,
+  ...worldCommands,
+  ...focusWorldCommands,
+  ...entityWorldCommands,
+  ...requiredCommands,
+  ...mutantCommands,
+];
+
+export interface ExploreOptions {
+  readonly seed: number;
+  /** Programs to run (before shrinking). */
+  readonly runs: number;
+  /** Calls per program at most, after its prelude. */
+  readonly maxSteps: number;
+  /** Stop starting programs after this long (ms). */
+  readonly timeBudgetMs?: number;
+  /** Re-runs allowed to shrink one finding. */
+  readonly shrinkRuns?: number;
+  /** Stop after this many findings. */
+  readonly maxFindings?: number;
+  /** After fast-check's shrinking, remove the calls the difference does not need (default true). */
+  readonly minimize?: boolean;
+  /** Parity mode: every difference is kept, programs are never stopped or shrunk. */
+  readonly parity?: boolean;
+  /** Faults of the model (never: the model is the reference); for the meta-tests of the harness itself. */
+  readonly modelFaults?: readonly Fault[];
+  readonly log?: (line: string) => void;
+}
+
+/** One finding: a minimal program whose answers differ, and the rule that owns the difference. */
+export interface Finding {
+  readonly rule: RuleId;
+  readonly level: RuleLevel;
+  /** The other rules the diverging answer differed on, not judged (BLOCKED by `rule`). */
+  readonly blocked: readonly RuleId[];
+  readonly differences: readonly Difference[];
+  /** The program as it ran, shrunk: every call with what each side was sent and answered. */
+  readonly steps: readonly Step[];
+  /** Index of the diverging step. */
+  readonly at: number;
+  readonly seed: number;
+  /** fast-check's path of the counterexample within its round. */
+  readonly path: string | undefined;
+  readonly round: number;
+  readonly start: { readonly kind: CalendarStart; readonly at: number; readonly exact: boolean; readonly isolated: boolean };
+  /** What every ID the program created starts with (a replay swaps it for a fresh one). */
+  readonly idPrefix: string;
+  /** A convention the whole target breaks, which every difference rests on: the finding is its rule's. */
+  readonly convention?: string;
+  readonly shrinkRuns: number;
+}
+
+export interface ExploreResult {
+  readonly seed: number;
+  readonly programs: number;
+  readonly steps: number;
+  readonly findings: readonly Finding[];
+  /** Programs stopped by a difference a finding explains. */
+  readonly blocked: number;
+  /** Programs stopped by a known difference of the 2.3.0 reference. */
+  readonly knownStops: number;
+  /** Programs whose setup the control plane refused. */
+  readonly setupRefused: number;
+  /** The target failed (5xx, no answer): the exploration stopped. */
+  readonly error?: string;
+  /** Programs that reached each dimension. */
+  readonly coverage: Readonly<Record<Dimension, number>>;
+  /** Calls made, by command. */
+  readonly commands: Readonly<Record<string, number>>;
+  /** Calls compared, by operation: how many the model accepted and refused. */
+  readonly answers: Readonly<Record<string, { accepted: number; refused: number }>>;
+  /** Parity mode: every difference, with the step it came from. */
+  readonly differences: readonly { readonly difference: Difference; readonly step: Step; readonly program: number; readonly afterOther: boolean }[];
+  readonly durationMs: number;
+  readonly interrupted: boolean;
+}
+
+/** The commands a target allows: no control plane, no clock; read-only, reads only; a shared tenant, no auto-enable. */
+export function commandsFor(target: Pick<ExploreTarget, 'abilities'>): CommandSpec<unknown>[] {
+  const { abilities } = target;
+  return COMMANDS.filter((c) => (abilities.controlPlane || !c.control) && (!abilities.readOnly || c.reads));
+}
+
+interface Program {
+  readonly start: CalendarStart;
+  readonly prelude: readonly StepCommand<unknown>[];
+  readonly steps: Iterable<fc.AsyncCommand<WorldState, ProgramRun>>;
+}
+
+/**
+ * How a program's world is built before the random steps: some features, plans over them, customers,
+ * entities, and attachments, in that order (each list shrinks on its own), then now and then one of
+ * the compound worlds (parts/worlds.ts), always the one its focus needs, so that most steps find
+ * something to act on.
+ */
+const PRELUDE: readonly { readonly command: string; readonly min: number; readonly max: number }[] = [
+  { command: 'features.create', min: 1, max: 4 },
+  { command: 'plans.create', min: 1, max: 4 },
+  { command: 'customers.get_or_create', min: 1, max: 2 },
+  { command: 'entities.create', min: 0, max: 2 },
+  { command: 'billing.attach', min: 1, max: 4 },
+  { command: 'world.license-pool', min: 0, max: 1 },
+  { command: 'world.credit-system', min: 0, max: 1 },
+  { command: 'world.stacked-grants', min: 0, max: 1 },
+  { command: 'world.plan-versions', min: 0, max: 0 },
+  { command: 'world.paid-subscriptions', min: 0, max: 0 },
+  { command: 'world.referral-program', min: 0, max: 0 },
+  { command: 'world.purchases', min: 0, max: 0 },
+  { command: 'world.entities', min: 0, max: 0 },
+];
+
+/**
+ * What a program dwells on: the commands of its focus parts weigh FOCUS_WEIGHT times more, and its
+ * prelude always builds the world it needs, so that a program goes deep into one part (a pool's
+ * seats through attaches and releases, a balance through checks, tracks, locks and clock moves)
+ * while every other command can still come up.
+ */
+export const FOCUSES = {
+  mixed: { weight: 2, parts: [], world: undefined },
+  licenses: { weight: 4, parts: ['licenses'], world: 'world.license-pool' },
+  balances: { weight: 3, parts: ['balances', 'control'], world: 'world.stacked-grants' },
+  credits: { weight: 1, parts: ['balances', 'features'], world: 'world.credit-system' },
+  records: { weight: 2, parts: ['listings', 'billing', 'control'], world: 'world.purchases' },
+  entities: { weight: 2, parts: ['entities', 'billing', 'control'], world: 'world.entities' },
+  plans: { weight: 2, parts: ['plans', 'billing'], world: 'world.plan-versions' },
+  preview: { weight: 2, parts: ['preview', 'billing', 'control'], world: 'world.paid-subscriptions' },
+  referrals: { weight: 2, parts: ['referrals'], world: 'world.referral-program' },
+  refusals: { weight: 2, parts: ['errors'], world: undefined },
+} as const satisfies Record<string, { weight: number; parts: readonly string[]; world: string | undefined }>;
+
+export const FOCUS_WEIGHT = 10;
+
+function programArbitrary(commands: readonly CommandSpec<unknown>[], maxSteps: number): fc.Arbitrary<Program> {
+  const prelude = (world: string | undefined) =>
+    fc
+      .tuple(
+        ...PRELUDE.flatMap(({ command, min, max }) => {
+          const spec = commands.find((c) => c.name === command && c.builds);
+          return spec ? [fc.array(commandArbitrary([spec]), { minLength: command === world ? 1 : min, maxLength: command === world ? Math.max(1, max) : max })] : [];
+        }),
+      )
+      .map((lists) => lists.flat());
+  const focused = Object.values(FOCUSES).map(({ weight, parts, world }) => {
+    // The refusals focus weighs up every command that sends what must be refused, whatever its part.
+    const focusing = (c: CommandSpec<unknown>) => (parts as readonly string[]).includes(c.part) || ((parts as readonly string[]).includes('errors') && c.refusal === true);
+    const weighted = commands.map((c) => (focusing(c) ? { ...c, weight: c.weight * FOCUS_WEIGHT } : c));
+    const arbitrary = fc.record({
+      start: calendarStartArb,
+      prelude: prelude(world),
+      steps: fc.commands([commandArbitrary(weighted)], { maxCommands: maxSteps, size: 'max' }),
+    });
+    return { weight, arbitrary };
+  });
+  return fc.oneof(...focused);
+}
+
+class Run implements ProgramRun {
+  readonly world: WorldState;
+  readonly lockstep: Lockstep;
+  readonly reached = new Set<Dimension>();
+  readonly calls = new Map<string, number>();
+  readonly idPrefix: string;
+  readonly #target: ExploreTarget;
+  readonly #program: ProgramTarget;
+  readonly #model: ReturnType<typeof modelFor>;
+  readonly #ns: ReturnType<ExploreTarget['ns']['scope']>;
+
+  constructor(target: ExploreTarget, program: ProgramTarget, model: ReturnType<typeof modelFor>, start: CalendarStart, scope: string, found: ReadonlySet<string>, parity: boolean) {
+    this.#target = target;
+    this.#program = program;
+    this.#model = model;
+    this.#ns = target.ns.scope(scope);
+    this.idPrefix = idPrefixOf(this.#ns);
+    this.world = new WorldState(program.start);
+    this.world.groups = [this.#ns.id('grp'), this.#ns.id('grp')];
+    this.world.eventName = this.#ns.id('evt');
+    if (program.isolated && start !== 'mid-june') this.reached.add('calendar-edge-start');
+    const secrets = target.secrets();
+    this.lockstep = new Lockstep({
+      model: model.side,
+      target: program.side,
+      otherKeys: model.otherKey && program.otherKey ? { model: model.otherKey, target: program.otherKey } : undefined,
+      world: this.world,
+      timeToleranceMs: program.exact ? 0 : 5 * 60_000,
+      found,
+      collect: parity,
+      redactHeaders: (headers) => Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, v === null ? null : secrets.reduce((text, secret) => text.replaceAll(secret, '$KEY'), v)])),
+      ...(program.isolated ? {} : { ownedOnly: (_operation, body) => ownedOnly(body, (id) => id.startsWith(`${this.#target.ns.root}_`)) }),
+    });
+  }
+
+  context(command: string): RunContext {
+    this.calls.set(command.split('(')[0]!, (this.calls.get(command.split('(')[0]!) ?? 0) + 1);
+    const lockstep = this.lockstep;
+    const program = this.#program;
+    const model = this.#model;
+    const target = this.#target;
+    return {
+      world: this.world,
+      lockstep,
+      ns: this.#ns,
+      can: target.abilities,
+      command,
+      reached: (dimension) => this.reached.add(dimension),
+      send: async ({ variant: chosen, observe, ...spec }) => {
+        const variant = chosen === undefined || chosen === 'plain' ? undefined : chosen;
+        const definition = variant === undefined ? undefined : VARIANTS[variant];
+        const otherTenant = variant === 'other-tenant';
+        // The other tenant's key is for reads only; where there is none, the call goes plain.
+        const reads = !callMutates(operations[spec.operation] as Pick<OperationDef, 'mutates'>, spec.body);
+        const usable = definition !== undefined && (!otherTenant || (reads && program.otherKey !== undefined && model.otherKey !== undefined));
+        const headers = usable && variant ? { model: variantHeaders(variant, model.key, model.otherKey)!, target: variantHeaders(variant, program.key, program.otherKey)! } : undefined;
+        if (headers) this.reached.add(otherTenant ? 'other-tenant-read' : 'envelope-variant');
+        const result = await lockstep.call({
+          ...spec,
+          command,
+          ...(headers && variant && definition ? { headers, variant: { name: variant, rule: definition.rule, ...('statusRule' in definition ? { statusRule: definition.statusRule } : {}), ...('codeRule' in definition ? { codeRule: definition.codeRule } : {}) } } : {}),
+        });
+        if ((result.model as { pages?: number }).pages! > 1 || (result.target as { pages?: number }).pages! > 1) this.reached.add('paged-walk');
+        if (result.target.status === 200 && headers === undefined) target.created?.(spec.operation, spec.body);
+        // Observed after an accepted write, and after a refused one too: what a refusal leaves behind.
+        if (observe && (result.model.status === 200) === (result.target.status === 200)) {
+          for (const read of (Array.isArray(observe) ? observe : [observe]) as readonly Observation[]) await lockstep.call({ ...read, command: `${command} (observed)` });
+        }
+        return result;
+      },
+      modelRead: (operation, body) => lockstep.resolve(command, 'model', operation, body),
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.#program.close();
+  }
+}
+
+/** Runs an exploration against a target. Never throws for a difference: findings are in the result. */
+export async function explore(target: ExploreTarget, options: ExploreOptions): Promise<ExploreResult> {
+  const started = Date.now();
+  const log = options.log ?? (() => undefined);
+  const commands = commandsFor(target);
+  const arbitrary = programArbitrary(commands, options.maxSteps);
+  const deadline = options.timeBudgetMs === undefined ? Number.POSITIVE_INFINITY : started + options.timeBudgetMs;
+  const shrinkBudget = options.shrinkRuns ?? 200;
+  const maxFindings = options.maxFindings ?? 10;
+  const findings: Finding[] = [];
+  const found = new Set<string>();
+  const coverage = Object.fromEntries(Object.keys(DIMENSIONS).map((d) => [d, 0])) as Record<Dimension, number>;
+  const calls: Record<string, number> = {};
+  const answers: Record<string, { accepted: number; refused: number }> = {};
+  const differences: ExploreResult['differences'][number][] = [];
+  let programs = 0;
+  let steps = 0;
+  let blocked = 0;
+  let knownStops = 0;
+  let setupRefused = 0;
+  let error: string | undefined;
+  let interrupted = false;
+  let scopes = 0;
+
+  for (let round = 0; programs < options.runs && findings.length < maxFindings && error === undefined; round++) {
+    const seed = round === 0 ? options.seed : hashSeed(options.seed, `round-${round}`);
+    let shrinking = false;
+    let shrinkRuns = 0;
+    let failure: { run: Run; divergence: Divergence; start: CalendarStart; program: ProgramTarget; scope: string } | undefined;
+    const property = fc.asyncProperty(arbitrary, async (program) => {
+      const shrinkRun = shrinking;
+      if (error !== undefined) return true;
+      if (shrinking && ++shrinkRuns > shrinkBudget) return true;
+      if (!shrinking && Date.now() > deadline) {
+        interrupted = true;
+        return true;
+      }
+      const scope = `explore-${options.seed}-${++scopes}`;
+      let opened: ProgramTarget;
+      try {
+        opened = await target.open(program.start);
+      } catch (cause) {
+        error = `the target could not start a program: ${(cause as Error).message}`;
+        return true;
+      }
+      const model = modelFor(opened, target.apiVersion, options.modelFaults);
+      const run = new Run(target, opened, model, program.start, scope, found, options.parity === true);
+      try {
+        await fc.asyncModelRun(() => ({ model: run.world, real: run }), [...program.prelude, ...program.steps]);
+        return true;
+      } catch (cause) {
+        if (cause instanceof Divergence) {
+          // The last failing run is the smallest program so far: fast-check shrinks from it, or stops there.
+          failure = { run, divergence: cause, start: program.start, program: opened, scope };
+          shrinking = true;
+          return false;
+        }
+        if (cause instanceof KnockOn) blocked += shrinkRun ? 0 : 1;
+        else if (cause instanceof KnownStop) knownStops += shrinkRun ? 0 : 1;
+        else if (cause instanceof ControlRefused) setupRefused += shrinkRun ? 0 : 1;
+        else if (cause instanceof TargetFault || cause instanceof TransportError) error = cause.message;
+        else throw cause;
+        return true;
+      } finally {
+        if (!shrinkRun) {
+          programs++;
+          steps += run.lockstep.steps.length;
+          for (const dimension of run.reached) coverage[dimension]++;
+          for (const [name, count] of run.calls) calls[name] = (calls[name] ?? 0) + count;
+          for (const step of run.lockstep.steps) {
+            if (step.resolve) continue;
+            const tally = (answers[step.operation] ??= { accepted: 0, refused: 0 });
+            if (step.model.status === 200) tally.accepted++;
+            else tally.refused++;
+          }
+          if (options.parity) collectDifferences(run, programs, differences);
+        }
+        await run.close().catch(() => undefined);
+      }
+    });
+    const details = await fc.check(property, { seed, numRuns: options.runs - programs, endOnFailure: false });
+    if (failure === undefined) break;
+    const shrunk = toFinding(failure, seed, round, shrinkRuns, details.counterexamplePath ?? undefined);
+    const minimal = error === undefined && options.minimize !== false ? await minimize(shrunk, target, Math.max(0, shrinkBudget - shrinkRuns) + shrunk.steps.length) : shrunk;
+    const finding = await onConvention(minimal, target);
+    findings.push(finding);
+    for (const d of failure.divergence.differences) found.add(d.rule).add(signature(d));
+    log(`explore: ${finding.rule} (${finding.level}) at ${finding.differences[0]?.path || finding.differences[0]?.key}; program shrunk to ${finding.steps.filter((s) => !s.resolve).length} calls in ${shrinkRuns} re-runs`);
+    if (interrupted) break;
+  }
+  return { seed: options.seed, programs, steps, findings, blocked, knownStops, setupRefused, ...(error ? { error } : {}), coverage, commands: calls, answers, differences, durationMs: Date.now() - started, interrupted };
+}
+
+/**
+ * fast-check shrinks a program by the structure it was generated from; what is left often still
+ * holds calls the difference does not need (a world built for another command). This pass removes
+ * the logged calls one at a time, from the last before the diverging one back, and keeps a removal
+ * when the program run again still differs there the same way (same rule, same field).
+ */
+async function minimize(finding: Finding, target: ExploreTarget, budget: number): Promise<Finding> {
+  const goal = finding.differences[0]!;
+  const same = (d: Difference) => d.rule === goal.rule && d.key === goal.key;
+  let current = finding;
+  let steps = finding.steps.filter((step) => !step.resolve && step.index <= finding.at);
+  let runs = 0;
+  for (let i = steps.length - 2; i >= 0 && runs < budget; i--) {
+    const candidate = steps.filter((_, j) => j !== i);
+    runs++;
+    let replay;
+    try {
+      replay = await replaySteps({ steps: candidate, idPrefix: current.idPrefix, start: current.start, apiVersion: target.apiVersion }, target);
+    } catch (cause) {
+      if (cause instanceof ControlRefused) continue;
+      throw cause;
+    }
+    const at = replay.replayed.get(candidate.at(-1)!.index);
+    const differences = at === undefined ? [] : replay.lockstep.steps[at]!.differences;
+    if (!differences.some(same)) continue;
+    const main = differences.find(same)!;
+    current = {
+      ...current,
+      differences: [main, ...differences.filter((d) => d !== main)],
+      blocked: [...new Set(differences.map((d) => d.rule).filter((r) => r !== main.rule))],
+      steps: replay.lockstep.steps,
+      at: at!,
+      idPrefix: replay.prefix,
+      start: { ...current.start, at: replay.start },
+      shrinkRuns: current.shrinkRuns + runs,
+    };
+    steps = replay.lockstep.steps.filter((step) => !step.resolve);
+    i = Math.min(i, steps.length - 1);
+  }
+  return { ...current, shrinkRuns: finding.shrinkRuns + runs };
+}
+
+/** A finding on a target that breaks a convention every call rests on is that convention's (checks.ts, as for scenarios). */
+async function onConvention(finding: Finding, target: ExploreTarget): Promise<Finding> {
+  const breach = await target.conventions();
+  if (breach === undefined || breach.rules.includes(finding.rule)) return finding;
+  const rule = breach.rules[0] as RuleId;
+  return { ...finding, rule, level: ruleById.get(rule)?.level ?? 'MUST', blocked: [...new Set([finding.rule, ...finding.blocked])], convention: breach.message };
+}
+
+/** The rule of a diverging answer that FAILs: a MUST before a SHOULD, a status before a field, else the first. */
+function primary(differences: readonly Difference[]): Difference {
+  const rank = (d: Difference) => (ruleById.get(d.rule)?.level === 'MUST' ? 0 : 2) + (d.kind === 'status' ? 0 : 1);
+  return [...differences].sort((a, b) => rank(a) - rank(b))[0]!;
+}
+
+function toFinding(failure: { run: Run; divergence: Divergence; start: CalendarStart; program: ProgramTarget; scope: string }, seed: number, round: number, shrinkRuns: number, path: string | undefined): Finding {
+  const { divergence } = failure;
+  const main = primary(divergence.differences);
+  return {
+    rule: main.rule,
+    level: ruleById.get(main.rule)?.level ?? 'SHOULD',
+    blocked: [...new Set(divergence.differences.map((d) => d.rule).filter((r) => r !== main.rule))],
+    differences: [main, ...divergence.differences.filter((d) => d !== main)],
+    steps: failure.run.lockstep.steps,
+    at: divergence.step.index,
+    seed,
+    path,
+    round,
+    start: { kind: failure.start, at: failure.program.start, exact: failure.program.exact, isolated: failure.program.isolated },
+    idPrefix: failure.run.idPrefix,
+    shrinkRuns,
+  };
+}
+
+function collectDifferences(run: Run, program: number, out: ExploreResult['differences'][number][]): void {
+  let firstClass: string | undefined;
+  for (const step of run.lockstep.steps) {
+    for (const difference of step.differences) {
+      const klass = `${difference.rule} ${difference.key}`;
+      firstClass ??= klass;
+      out.push({ difference, step, program, afterOther: klass !== firstClass });
+    }
+  }
+}

@@ -1,0 +1,409 @@
+/**
+ * One program run in lockstep: every call goes to the target and to the reference model, the two
+ * answers are compared (compare.ts), and the call is logged as it was sent to each side. What the
+ * generators know of the program's world (features, plans, customers, entities, locks, future
+ * instants) is learnt from the model's answers, which are the truth by definition.
+ *
+ * The first difference stops the program (a Divergence), unless its rule was already found by an
+ * earlier program: then what follows is explained by it, and the program stops as blocked by that
+ * finding (KnockOn). In parity mode every difference is kept and the program goes on.
+ */
+import type { ControlCallName } from '../../spec/control-plane.ts';
+import { callMutates, type OperationDef } from '../../spec/operation.ts';
+import { operations, type OperationName } from '../../spec/operations.ts';
+import type { RuleId } from '../../spec/rules/catalogue.ts';
+import { TargetFault } from '../framework/checks.ts';
+import type { Exchange } from '../framework/evidence.ts';
+import { compareAnswers, compareEvents, type Answer, type CallQuestion, type Difference } from './compare.ts';
+import { IdMap } from './ids.ts';
+import { isShould, type Writer } from './ownership.ts';
+import type { Headers, Side, SideAnswer } from './sides.ts';
+
+export interface FeatureInfo {
+  readonly id: string;
+  readonly type: 'boolean' | 'metered' | 'credit_system' | 'ai_credit_system';
+  readonly consumable: boolean;
+  readonly eventNames: readonly string[];
+  /** Credit systems: the metered features they price. */
+  readonly covers: readonly string[];
+}
+
+export interface ItemInfo {
+  readonly featureId: string;
+  readonly included: number;
+  readonly unlimited: boolean;
+  readonly resets: boolean;
+  readonly billing?: 'usage_based' | 'prepaid';
+  readonly maxPurchase?: number | null;
+}
+
+export interface PlanInfo {
+  readonly id: string;
+  readonly version: number;
+  readonly addOn: boolean;
+  readonly group: string | null;
+  readonly archived: boolean;
+  readonly paid: boolean;
+  readonly oneOff: boolean;
+  readonly trial: boolean;
+  readonly autoEnable: boolean;
+  readonly items: readonly ItemInfo[];
+  readonly licenses: readonly { readonly licensePlanId: string; readonly included: number }[];
+}
+
+export interface EntityInfo {
+  readonly id: string;
+  readonly customerId: string;
+  readonly featureId: string;
+}
+
+export interface LockInfo {
+  readonly lockId: string;
+  readonly customerId: string;
+  readonly featureId?: string;
+  readonly entityId?: string;
+}
+
+/** What the generators know of the program's world: everything the model said exists. */
+export class WorldState {
+  features: FeatureInfo[] = [];
+  plans: PlanInfo[] = [];
+  customers: string[] = [];
+  entities: EntityInfo[] = [];
+  locks: LockInfo[] = [];
+  rewards: string[] = [];
+  programs: { readonly id: string; readonly redeemOn: string }[] = [];
+  /** What the model says each subject was given: the plans attached and the features they grant. */
+  holdings: { readonly customerId: string; readonly entityId?: string; readonly planId: string; readonly featureIds: readonly string[] }[] = [];
+  /** Two groups of this program, for mutually exclusive plans. */
+  groups: readonly string[] = [];
+  /** An event name several of this program's features may declare. */
+  eventName = '';
+  /** Future instants the model's answers named (resets, period ends, trial ends, expiries), for clock moves that land on them. */
+  instants = new Set<number>();
+  /** The model's clock. */
+  now: number;
+  constructor(now: number) {
+    this.now = now;
+  }
+
+  /** Customers holding a plan that offers licenses. */
+  poolHolders(): string[] {
+    const offering = new Set(this.plans.filter((p) => p.licenses.length > 0).map((p) => p.id));
+    return [...new Set(this.holdings.filter((h) => h.entityId === undefined && offering.has(h.planId)).map((h) => h.customerId))];
+  }
+
+  upcoming(): number[] {
+    return [...this.instants].filter((at) => at > this.now).sort((a, b) => a - b);
+  }
+}
+
+/** One call of a program as it was made: what each side was sent and answered, and what differed. */
+export interface Step {
+  readonly index: number;
+  /** The generator's command this call came from. */
+  readonly command: string;
+  /** An operation name, or `control:<call>`. */
+  readonly operation: string;
+  /** The body sent to the model; `targetRequest` when the target got another (its own IDs). */
+  readonly request: unknown;
+  readonly targetRequest?: unknown;
+  /** Header overrides of an envelope variant (keys redacted). */
+  readonly headers?: Readonly<Record<string, string | null>>;
+  readonly variant?: string;
+  /** What the call put to the test, so that a replay charges its differences as the run did. */
+  readonly question?: { readonly intent?: string; readonly codeRule?: string; readonly tags?: readonly string[]; readonly customerId?: string };
+  readonly model: { readonly status: number; readonly body: unknown };
+  readonly target: { readonly status: number; readonly body: unknown };
+  readonly differences: readonly Difference[];
+  /** The target's exchange, for the report (redacted). */
+  readonly exchange?: Exchange;
+  /** A call made only to find something on one side (a record's id), not compared. */
+  readonly resolve?: true;
+  /** A forced state: the record it forced, by what it holds (each side finds its own record's id again). */
+  readonly select?: RecordSelector;
+}
+
+/** A record named by what it holds: the n-th record of this plan held by this subject, oldest first. */
+export interface RecordSelector {
+  readonly customer_id: string;
+  readonly plan_id: string;
+  readonly entity_id: string | null;
+  readonly nth: number;
+}
+
+/** A difference that stops the program: the property fails, fast-check shrinks the program. */
+export class Divergence extends Error {
+  override readonly name = 'Divergence';
+  constructor(
+    readonly step: Step,
+    readonly differences: readonly Difference[],
+  ) {
+    super(`${step.operation} (step ${step.index + 1}): ${differences.map((d) => `${d.rule} at ${d.path || d.key}`).join('; ')}`);
+  }
+}
+
+/** A difference explained by a rule an earlier program already found: the program stops, BLOCKED by that finding. */
+export class KnockOn extends Error {
+  override readonly name = 'KnockOn';
+  constructor(readonly rules: readonly RuleId[]) {
+    super(`explained by ${rules.join(', ')}, found earlier`);
+  }
+}
+
+/** A known difference of the reference (spec/reference/differences.ts) ended the comparable part of the program. */
+export class KnownStop extends Error {
+  override readonly name = 'KnownStop';
+}
+
+export interface LockstepOptions {
+  readonly model: Side;
+  readonly target: Side;
+  /** The other tenant's key on each side (reads with it must find nothing of this tenant). */
+  readonly otherKeys?: { readonly model: string; readonly target: string };
+  readonly world: WorldState;
+  readonly timeToleranceMs: number;
+  /** Rules already found: a difference owned only by them stops the program as a knock-on. */
+  readonly found: ReadonlySet<string>;
+  /** Parity mode: keep every difference, never stop. */
+  readonly collect?: boolean;
+  /** How an envelope variant's header overrides are logged (keys redacted). */
+  readonly redactHeaders?: (headers: Headers) => Record<string, string | null>;
+  /** Restricts a target answer to what the program made (a shared tenant holds other data). */
+  readonly ownedOnly?: (operation: OperationName, body: unknown) => unknown;
+}
+
+export interface CallSpec extends CallQuestion {
+  /** The generator command it comes from. */
+  readonly command: string;
+  readonly operation: OperationName;
+  readonly body: Record<string, unknown>;
+  /** Header overrides of the envelope variant, per side (each side's own keys). */
+  readonly headers?: { readonly model: Headers; readonly target: Headers };
+  /** Tags for the writer refinement (`send-event`, `same-group`, …). */
+  readonly tags?: readonly string[];
+  /** More tags once the model has answered (a send_event the model denied). */
+  readonly retag?: (model: Answer) => readonly string[];
+  /** The customer whose state the call writes or reads, for the writer refinement. */
+  readonly customerId?: string;
+}
+
+const isSuccess = (status: number) => status >= 200 && status < 300;
+
+export class Lockstep {
+  readonly ids = new IdMap();
+  readonly steps: Step[] = [];
+  readonly world: WorldState;
+  readonly #options: LockstepOptions;
+  readonly #writers = new Map<string, Writer>();
+  #clockWriter: { writer: Writer; at: number } | undefined;
+  #lastStep = -1;
+
+  constructor(options: LockstepOptions) {
+    this.#options = options;
+    this.world = options.world;
+  }
+
+  get otherKeys(): LockstepOptions['otherKeys'] {
+    return this.#options.otherKeys;
+  }
+
+  /** Sends a call to both sides, compares the answers, logs the step; throws Divergence or KnockOn on a difference. */
+  async call(request: CallSpec): Promise<{ model: Answer; target: Answer }> {
+    let spec = request;
+    const { operation, body } = spec;
+    const model = await this.#walk(this.#options.model, spec, spec.headers?.model);
+    if (spec.retag) spec = { ...spec, tags: [...spec.retag(model), ...(spec.tags ?? [])] };
+    const target = await this.#walk(this.#options.target, spec, spec.headers?.target);
+    if (target.status >= 500 || target.status === 429) throw new TargetFault(`${operation}: the target answered ${target.status}`, target.exchange);
+    const owned = this.#options.ownedOnly && target.status === 200 ? { ...target, body: this.#options.ownedOnly(operation, target.body) } : target;
+    // A call that changes state answers with that state: its own statement owns what it shows.
+    const writes = WRITING.has(operation);
+    const writer = writes && callMutates(operations[operation] as Pick<OperationDef, 'mutates'>, body) ? { operation, tags: spec.tags ?? [] } : this.#writerFor(spec.customerId);
+    const context = { operation, request: body, ids: this.ids, timeToleranceMs: this.#options.timeToleranceMs, ...(writer ? { writer } : {}), ...pickQuestion(spec) };
+    const comparison = compareAnswers(context, model, owned);
+    const differences = await this.#charged(spec, comparison.differences);
+    const step = this.#log(spec, model, target, differences);
+    if (comparison.known) throw new KnownStop(`${operation}: ${comparison.known.id}`);
+    this.#judge(step);
+    // Any call of an operation that can write is a writer of what later reads show, a refused one too
+    // (what a refusal leaves behind), and a check without send_event or a preview (which must change nothing).
+    // A read made to observe a write (command `… (observed)`) is not a writer: what it shows is that write's.
+    if (writes && !spec.command.endsWith('(observed)')) this.#wrote(spec, isSuccess(model.status));
+    if (operation === 'billing.attach' && isSuccess(model.status)) this.#held(body);
+    this.#learn(model.body);
+    return { model, target };
+  }
+
+  /**
+   * The answer of a call; for a paged listing, every page walked from the first (each side follows
+   * its own cursors) and the rows put together, so that rows are compared, not page boundaries.
+   */
+  async #walk(side: Side, spec: CallSpec, headers: Headers | undefined): Promise<SideAnswer & { pages?: number }> {
+    const options = headers ? { headers } : {};
+    const first = await side.call(spec.operation, spec.body, options);
+    if (!PAGED.has(spec.operation) || first.status !== 200) return first;
+    const rows = [...((first.body as { list?: unknown[] }).list ?? [])];
+    let page = first;
+    let pages = 1;
+    for (; pages < MAX_PAGES; pages++) {
+      const { has_more: more, next_cursor: cursor } = page.body as { has_more?: boolean; next_cursor?: string | null };
+      if (typeof cursor !== 'string' || (more === false && spec.operation !== 'entities.list')) break;
+      page = await side.call(spec.operation, { ...spec.body, start_cursor: cursor }, options);
+      if (page.status !== 200) return { ...page, pages };
+      rows.push(...((page.body as { list?: unknown[] }).list ?? []));
+    }
+    // One page is compared as answered (its has_more and next_cursor included); a walk as the rows of all
+    // its pages, ending as a last page does (a field the first page left out stays out).
+    if (pages === 1) return { ...first, pages };
+    const envelope = first.body as Record<string, unknown>;
+    return { ...first, body: { ...envelope, list: rows, ...('has_more' in envelope ? { has_more: false } : {}), ...('next_cursor' in envelope ? { next_cursor: null } : {}) }, pages };
+  }
+
+  /**
+   * The content of a read sent in an envelope variant differs: when the same read sent plain agrees
+   * on both sides, the variant is what the target mishandles, and its rule owns the difference.
+   */
+  async #charged(spec: CallSpec, differences: readonly Difference[]): Promise<readonly Difference[]> {
+    const variant = spec.variant;
+    if (variant === undefined || differences.length === 0 || differences.some((d) => d.kind === 'status' || d.kind === 'code')) return differences;
+    if (callMutates(operations[spec.operation] as Pick<OperationDef, 'mutates'>, spec.body)) return differences;
+    const plain = { ...spec, headers: undefined, variant: undefined };
+    const [model, target] = [await this.#walk(this.#options.model, plain, undefined), await this.#walk(this.#options.target, plain, undefined)];
+    const owned = this.#options.ownedOnly && target.status === 200 ? { ...target, body: this.#options.ownedOnly(spec.operation, target.body) } : target;
+    const again = compareAnswers({ operation: spec.operation, request: spec.body, ids: this.ids, timeToleranceMs: this.#options.timeToleranceMs }, model, owned);
+    return again.differences.length > 0 ? differences : differences.map((d) => ({ ...d, rule: variant.rule, documented: d.documented && !isShould(variant.rule) }));
+  }
+
+  /** The same control-plane call on both sides (clock moves, forced states); both must accept it, or the program cannot go on. */
+  async control(command: string, name: ControlCallName, body: { model: unknown; target: unknown }, tags: readonly string[] = [], select?: RecordSelector): Promise<{ model: unknown; target: unknown }> {
+    const model = await this.#options.model.control(name, body.model);
+    const target = await this.#options.target.control(name, body.target);
+    const step: Step = {
+      index: this.steps.length,
+      command,
+      operation: `control:${name}`,
+      request: body.model,
+      ...(JSON.stringify(body.target) === JSON.stringify(body.model) ? {} : { targetRequest: body.target }),
+      model,
+      target,
+      differences: [],
+      ...(select ? { select } : {}),
+    };
+    this.steps.push(step);
+    if (model.status !== 200 || target.status !== 200) throw new ControlRefused(`${name}: model ${model.status}, target ${target.status}`);
+    if (name === 'clock.advance' || name === 'clock.set') this.world.now = (model.body as { now: number }).now;
+    // A clock move or a forced state changes every customer's state: it is the last write until the next call writes.
+    this.#clockWriter = { writer: { operation: name, tags }, at: this.steps.length };
+    return { model: model.body, target: target.body };
+  }
+
+  /** The usage events each side's control plane recorded for a customer, compared (compare.ts `compareEvents`). */
+  async events(command: string, customerId: string): Promise<void> {
+    const body = { customer_id: customerId, limit: 1000 };
+    const model = await this.#options.model.control('events.list', body);
+    const target = await this.#options.target.control('events.list', body);
+    if (model.status !== 200 || target.status !== 200) throw new ControlRefused(`events.list: model ${model.status}, target ${target.status}`);
+    const writer = this.#writerFor(customerId);
+    const differences = compareEvents({ request: body, ids: this.ids, timeToleranceMs: this.#options.timeToleranceMs, ...(writer ? { writer } : {}) }, model.body, target.body);
+    const step: Step = { index: this.steps.length, command, operation: 'control:events.list', request: body, model, target, differences, question: { customerId } };
+    this.steps.push(step);
+    this.#judge(step);
+  }
+
+  /** A read on one side only, to find something there (a record's id); logged, never compared. */
+  async resolve(command: string, side: 'model' | 'target', operation: OperationName, body: Record<string, unknown>): Promise<Answer> {
+    const answer = await this.#options[side].call(operation, body);
+    this.steps.push({ index: this.steps.length, command, operation, request: body, model: side === 'model' ? answer : { status: 0, body: null }, target: side === 'target' ? answer : { status: 0, body: null }, differences: [], resolve: true });
+    return answer;
+  }
+
+  #log(spec: CallSpec, model: Answer, target: Answer & { exchange?: Exchange }, differences: readonly Difference[]): Step {
+    const redact = this.#options.redactHeaders ?? ((headers: Headers) => headers);
+    const step: Step = {
+      index: this.steps.length,
+      command: spec.command,
+      operation: spec.operation,
+      request: spec.body,
+      ...(spec.headers ? { headers: redact(spec.headers.target) } : {}),
+      ...(spec.variant ? { variant: spec.variant.name } : {}),
+      question: { ...(spec.intent ? { intent: spec.intent } : {}), ...(spec.codeRule ? { codeRule: spec.codeRule } : {}), ...(spec.tags?.length ? { tags: spec.tags } : {}), ...(spec.customerId ? { customerId: spec.customerId } : {}) },
+      model: { status: model.status, body: model.body },
+      target: { status: target.status, body: target.body },
+      differences,
+      ...(target.exchange ? { exchange: target.exchange } : {}),
+    };
+    this.steps.push(step);
+    this.#lastStep = step.index;
+    return step;
+  }
+
+  #judge(step: Step): void {
+    if (step.differences.length === 0 || this.#options.collect) return;
+    // Explained by a finding: its rule, or the same node differing the same way (one cause, seen through another answer).
+    const fresh = step.differences.filter((d) => !this.#options.found.has(d.rule) && !this.#options.found.has(signature(d)));
+    if (fresh.length === 0) throw new KnockOn([...new Set(step.differences.map((d) => d.rule))]);
+    throw new Divergence(step, step.differences);
+  }
+
+  /** The last write to the customer's state (or a clock move or forced state after it). */
+  #writerFor(customerId: string | undefined): Writer | undefined {
+    const own = customerId === undefined ? undefined : this.#writers.get(customerId);
+    const clock = this.#clockWriter;
+    if (own === undefined) return clock?.writer ?? this.#writers.get('*');
+    return clock !== undefined && clock.at > (own as Writer & { at: number }).at ? clock.writer : own;
+  }
+
+  #wrote(spec: CallSpec, accepted: boolean): void {
+    // A refused call is judged by the statement it put to the test (its intent), when it has one.
+    const refused = accepted ? [] : ['refused', ...(spec.intent ? [`rule:${spec.intent}`] : [])];
+    const writer = { operation: spec.operation, tags: [...refused, ...(spec.tags ?? [])], at: this.steps.length } as Writer & { at: number };
+    if (spec.customerId !== undefined) this.#writers.set(spec.customerId, writer);
+    this.#writers.set('*', writer);
+  }
+
+  #held(body: Readonly<Record<string, unknown>>): void {
+    const planId = body['plan_id'] as string;
+    const featureIds = this.world.plans.find((p) => p.id === planId)?.items.map((i) => i.featureId) ?? [];
+    const entityId = body['entity_id'] as string | undefined;
+    this.world.holdings.push({ customerId: body['customer_id'] as string, ...(entityId ? { entityId } : {}), planId, featureIds });
+  }
+
+  /** Future instants in the model's answer, for the clock moves. */
+  #learn(body: unknown): void {
+    const visit = (value: unknown, key: string) => {
+      if (Array.isArray(value)) return value.forEach((item) => visit(item, key));
+      if (value !== null && typeof value === 'object') return Object.entries(value).forEach(([k, v]) => visit(v, k));
+      if (typeof value === 'number' && INSTANT_FIELDS.has(key) && value > this.world.now) this.world.instants.add(value);
+    };
+    visit(body, '');
+  }
+
+  get lastStep(): number {
+    return this.#lastStep;
+  }
+}
+
+/** Operations that can change state: every operation not marked as a pure read, and the preview, whose statement is that it changes nothing. */
+const WRITING: ReadonlySet<string> = new Set([...Object.values(operations).filter((op) => op.mutates !== false).map((op) => op.name), 'billing.preview_multi_update']);
+
+/** The listings paged by cursor, walked to their end (at most MAX_PAGES pages). */
+const PAGED: ReadonlySet<string> = new Set(['subscriptions.list', 'purchases.list', 'entities.list']);
+const MAX_PAGES = 100;
+
+const INSTANT_FIELDS = new Set(['next_reset_at', 'resets_at', 'current_period_end', 'trial_ends_at', 'expires_at']);
+
+/** What a difference looks like whatever answer shows it: the node and how it differs. */
+export function signature(difference: Difference): string {
+  // Seen in a reference-only answer, a cause does not hide the same difference in a documented answer.
+  return `${difference.key}|${difference.kind}|${difference.documented ? 'documented' : 'reference'}`;
+}
+
+/** A control call a side refused: the program cannot build the state it wanted (setup, never a finding). */
+export class ControlRefused extends Error {
+  override readonly name = 'ControlRefused';
+}
+
+function pickQuestion(spec: CallSpec): CallQuestion {
+  return { ...(spec.intent ? { intent: spec.intent } : {}), ...(spec.codeRule ? { codeRule: spec.codeRule } : {}), ...(spec.variant ? { variant: spec.variant } : {}) };
+}

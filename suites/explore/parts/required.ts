@@ -1,0 +1,139 @@
+/**
+ * Refusals built from the program's own requests. First, requests without a field the document marks required (a body table's "yes" or "required"): each
+ * built from what the program holds, valid but for the field left out, so that only that field
+ * decides the refusal. The rule refused is the operation's *-REQUIRED-FIELDS rule (SHOULD: the
+ * document lists the field, the refusal's form is the reference's).
+ */
+import fc from 'fast-check';
+import type { RuleId } from '../../../spec/rules/catalogue.ts';
+import { BOUND_OR_ENUM_KINDS, mutantsOf, requestSchema, type MutationKind } from '../../../fixtures/bodies.ts';
+import { callMutates, type OperationDef } from '../../../spec/operation.ts';
+import { operations, type OperationName } from '../../../spec/operations.ts';
+import { defineCommand, index, pick, type CommandSpec, type RunContext } from '../command.ts';
+
+interface Case {
+  readonly operation: OperationName;
+  readonly rule: RuleId;
+  /** A body valid on the program's world; the fields listed in `required` are each left out in turn. */
+  readonly body: (context: RunContext, at: number) => Record<string, unknown>;
+  readonly required: readonly string[];
+}
+
+function someCustomer(context: RunContext, at: number): string {
+  return pick(context.world.customers, at) ?? context.ns.id('cus');
+}
+
+function somePlan(context: RunContext, at: number): string {
+  return pick(context.world.plans, at)?.id ?? context.ns.id('plan');
+}
+
+const CASES: readonly Case[] = [
+  { operation: 'licenses.list', rule: 'LIC-LIST-REQUIRED-FIELDS', body: (c, at) => ({ customer_id: someCustomer(c, at) }), required: ['customer_id'] },
+  {
+    operation: 'licenses.attach',
+    rule: 'LIC-ATTACH-REQUIRED-FIELDS',
+    body: (c, at) => ({ customer_id: someCustomer(c, at), plan_id: somePlan(c, at), entities: [{ entity_id: c.ns.id('seat'), name: 'Seat' }] }),
+    required: ['customer_id', 'plan_id', 'entities', 'entities.0.name'],
+  },
+  {
+    operation: 'licenses.release',
+    rule: 'LIC-RELEASE-REQUIRED-FIELDS',
+    body: (c, at) => ({ customer_id: someCustomer(c, at), license_plan_id: somePlan(c, at), entity_ids: [pick(c.world.entities, at)?.id ?? c.ns.id('seat')] }),
+    required: ['customer_id', 'license_plan_id', 'entity_ids'],
+  },
+  { operation: 'plans.create', rule: 'PLAN-CREATE-REQUIRED-FIELDS', body: (c) => ({ plan_id: c.ns.id('plan'), name: 'Required' }), required: ['plan_id', 'name'] },
+  { operation: 'plans.get', rule: 'PLAN-GET-REQUIRED-FIELDS', body: (c, at) => ({ plan_id: somePlan(c, at) }), required: ['plan_id'] },
+  {
+    operation: 'balances.check',
+    rule: 'CHECK-REQUIRED-FIELDS',
+    body: (c, at) => ({ customer_id: someCustomer(c, at), feature_id: pick(c.world.features, at)?.id ?? c.ns.id('feat') }),
+    required: ['customer_id', 'feature_id'],
+  },
+  { operation: 'features.create', rule: 'FEAT-CREATE-REQUIRED-FIELDS', body: (c) => ({ feature_id: c.ns.id('feat'), name: 'Required', type: 'boolean' }), required: ['name', 'type'] },
+  {
+    operation: 'billing.preview_multi_update',
+    rule: 'PREV-REQUIRED-FIELDS',
+    body: (c, at) => ({ customer_id: someCustomer(c, at), updates: [{ plan_id: somePlan(c, at), cancel_action: 'cancel_immediately' }] }),
+    required: ['customer_id', 'updates'],
+  },
+  {
+    operation: 'billing.preview_multi_update',
+    rule: 'PREV-UPDATE-FIELDS',
+    body: (c, at) => ({ customer_id: someCustomer(c, at), updates: [{ plan_id: somePlan(c, at), cancel_action: 'cancel_immediately' }] }),
+    required: ['updates.0.plan_id', 'updates.0.cancel_action'],
+  },
+  { operation: 'referral_programs.update', rule: 'REF-UPDATE-REQUIRED-ID', body: (c, at) => ({ referral_program_id: pick(c.world.programs, at)?.id ?? c.ns.id('prog'), received_by: 'all' }), required: ['referral_program_id'] },
+];
+
+function without(body: Record<string, unknown>, path: string): Record<string, unknown> {
+  const [head, ...rest] = path.split('.');
+  if (rest.length === 0) {
+    const { [head!]: _, ...kept } = body;
+    return kept;
+  }
+  const inner = body[head!];
+  if (Array.isArray(inner)) return { ...body, [head!]: inner.map((item, i) => (String(i) === rest[0] ? without(item as Record<string, unknown>, rest.slice(1).join('.')) : item)) };
+  return { ...body, [head!]: without(inner as Record<string, unknown>, rest.join('.')) };
+}
+
+export const requiredCommands: readonly CommandSpec<unknown>[] = [
+  defineCommand({
+    name: 'required-field-missing',
+    part: 'errors',
+    weight: 2,
+    refusal: true,
+    args: fc.record({ case: fc.nat({ max: CASES.length - 1 }), field: fc.nat({ max: 3 }), at: index }),
+    async run(context, args) {
+      const chosen = CASES[args.case]!;
+      const field = chosen.required[args.field % chosen.required.length]!;
+      context.reached('refusal');
+      await context.send({ operation: chosen.operation, body: without(chosen.body(context, args.at), field), intent: chosen.rule });
+    },
+  }),
+];
+
+/** Kinds of one-constraint mutant the mutant command sends: a stated bound or enumeration broken, a required field left out, a wrong type. */
+const MUTANT_KINDS: ReadonlySet<MutationKind> = new Set([...BOUND_OR_ENUM_KINDS, 'missing-required', 'wrong-type', 'not-an-integer']);
+
+/**
+ * Fields whose broken value could reach data outside the program where a lenient target takes it as
+ * it came (IDs, names): never broken in a call that writes (as the generated-body scenarios do).
+ */
+function guarded(path: readonly (string | number)[]): boolean {
+  const key = String(path.at(-1) ?? '');
+  return key === 'id' || key.endsWith('_id') || key.endsWith('_ids') || key === 'code' || key === 'event_names' || key === 'event_name' || key === 'auto_enable';
+}
+
+/**
+ * A request the program made and the model accepted, broken in one constraint (fixtures/bodies.ts
+ * `mutantsOf`): the model refuses it, and so must the target; the rule is the one of the constraint
+ * (its own bound rule, or the umbrella rules of bounds and enumerations), found by compare.ts.
+ */
+export const mutantCommands: readonly CommandSpec<unknown>[] = [
+  defineCommand({
+    name: 'mutant-of-recent',
+    part: 'errors',
+    weight: 5,
+    refusal: true,
+    args: fc.record({ back: fc.nat({ max: 20 }), kind: fc.nat({ max: 20 }), mutant: fc.nat({ max: 200 }) }),
+    applies: (world) => world.customers.length > 0,
+    async run(context, args) {
+      // One operation among those the program made accepted calls of (each alike, whatever their number), its latest call.
+      const accepted = context.lockstep.steps.filter((step) => !step.resolve && !step.operation.startsWith('control:') && step.model.status === 200 && step.variant === undefined);
+      const operationsMade = [...new Set(accepted.map((step) => step.operation))];
+      const chosen = pick(operationsMade, args.back);
+      const source = accepted.findLast((step) => step.operation === chosen);
+      if (source === undefined) return;
+      const operation = source.operation as OperationName;
+      const writes = callMutates(operations[operation] as Pick<OperationDef, 'mutates'>, source.request);
+      const mutants = mutantsOf(requestSchema(operation), source.request).filter((m) => MUTANT_KINDS.has(m.kind) && !(writes && guarded(m.path)));
+      // A kind first, the bounds and enumerations three times as often as a missing field or a wrong type (every field has those).
+      const kinds = [...new Set(mutants.map((m) => m.kind))].flatMap((kind) => (BOUND_OR_ENUM_KINDS.has(kind) ? [kind, kind, kind] : [kind]));
+      const kind = pick(kinds, args.kind);
+      const mutant = pick(mutants.filter((m) => m.kind === kind), args.mutant);
+      if (mutant === undefined) return;
+      context.reached('refusal');
+      await context.send({ operation, body: mutant.body as Record<string, unknown>, ...(source.question?.customerId ? { customerId: source.question.customerId } : {}), tags: [`mutant:${mutant.kind}`] });
+    },
+  }),
+];

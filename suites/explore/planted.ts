@@ -1,0 +1,163 @@
+/**
+ * Measures a batch of bugs planted by hand in the fake (patches kept outside the repository, so
+ * the suite's authors never see them and they keep measuring): for each patch, applied to a scratch
+ * git worktree of this repository, what the conformance scenarios alone catch (a run of the scratch
+ * copy's CLI against its own embedded fake, exploration left out) and what exploration alone catches
+ * (in a child process: the scratch copy's buggy fake as the target, this worktree's fake as the
+ * reference model). The scratch copy is restored after every patch.
+ *
+ *   npx tsx suites/explore/planted.ts --patches <dir of *.patch> --scratch <git worktree>
+ *       [--mode both|scenarios|exploration] [--runs 150] [--seed 424242] [--only <part,…>]
+ *       [--reverse] [--out <results.json>]
+ *
+ * A bug counts as caught by the scenarios when the run fails a rule (MUST, or SHOULD as well), and by
+ * exploration when it reports a finding; the summary prints both, and scenarios and exploration
+ * together. `--reverse` takes the patches from the last, so a second scratch copy can meet the
+ * first half-way; results of several `--out` files are merged with `--summary <file…>`.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { FakeApp, FakeAppOptions } from '../../fake-server/app.ts';
+import { createNamespace } from '../framework/namespace.ts';
+import { explore } from './explorer.ts';
+import { inProcessTarget } from './targets.ts';
+
+const HERE = fileURLToPath(import.meta.url);
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface PlantedResult {
+  readonly patch: string;
+  /** The rules the scenarios failed (`RULE:LEVEL`); undefined when not measured. */
+  readonly scenarios?: { readonly exitCode: number; readonly seconds: number; readonly fail: readonly string[] };
+  /** The rules of exploration's findings (`RULE:LEVEL`). */
+  readonly exploration?: { readonly findings: readonly string[]; readonly programs: number; readonly seconds: number; readonly error?: string };
+}
+
+function run(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = {}): { code: number; stdout: string } {
+  try {
+    return { code: 0, stdout: execFileSync(command, args, { cwd, env: { ...process.env, ...env }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 64 << 20 }) };
+  } catch (error) {
+    const failed = error as { status?: number; stdout?: string };
+    return { code: failed.status ?? -1, stdout: failed.stdout ?? '' };
+  }
+}
+
+function failedRules(reportFile: string): string[] {
+  if (!existsSync(reportFile)) return ['(no report)'];
+  const report = JSON.parse(readFileSync(reportFile, 'utf8')) as { rules: Record<string, { status: string; level: string }> };
+  return Object.entries(report.rules)
+    .filter(([, rule]) => rule.status === 'FAIL')
+    .map(([id, rule]) => `${id}:${rule.level}`);
+}
+
+/** The scenarios alone against the scratch copy's embedded fake (with the bug). */
+function scenarios(scratch: string, seed: number, reportDir: string): NonNullable<PlantedResult['scenarios']> {
+  mkdirSync(reportDir, { recursive: true });
+  const started = Date.now();
+  const { code } = run('npx', ['tsx', 'suites/cli.ts', 'run', '--report-dir', reportDir, '--seed', String(seed)], scratch, { CONFORMANCE_EXPLORE_RUNS: '0' });
+  return { exitCode: code, seconds: Math.round((Date.now() - started) / 1000), fail: failedRules(join(reportDir, 'report.json')) };
+}
+
+/** Exploration alone, in a child process (the scratch copy's modules must load afresh for each patch). */
+function exploration(scratch: string, seed: number, runs: number): NonNullable<PlantedResult['exploration']> {
+  const { stdout } = run('npx', ['tsx', HERE, '--explore-one', scratch, '--seed', String(seed), '--runs', String(runs)], ROOT);
+  const last = stdout.trim().split('\n').at(-1) ?? '';
+  try {
+    return JSON.parse(last) as NonNullable<PlantedResult['exploration']>;
+  } catch {
+    return { findings: [], programs: 0, seconds: 0, error: `no result: ${last.slice(0, 200)}` };
+  }
+}
+
+async function exploreOne(scratch: string, seed: number, runs: number): Promise<void> {
+  const { createFakeApp } = (await import(pathToFileURL(join(scratch, 'fake-server/app.ts')).href)) as { createFakeApp: (options?: FakeAppOptions) => FakeApp };
+  const started = Date.now();
+  // A planted bug may throw: the fake then answers 500, which exploration reports as the target's fault.
+  const target = inProcessTarget(createFakeApp({ onInternalError: () => undefined }), createNamespace({ prefix: 'conf', seed }));
+  const result = await explore(target, { seed, runs, maxSteps: 30, maxFindings: 2, shrinkRuns: 60 });
+  const outcome: NonNullable<PlantedResult['exploration']> = {
+    findings: result.findings.map((f) => `${f.rule}:${f.level}`),
+    programs: result.programs,
+    seconds: Math.round((Date.now() - started) / 1000),
+    ...(result.error ? { error: result.error } : {}),
+  };
+  console.log(JSON.stringify(outcome));
+}
+
+/** Caught counts: by the scenarios (any FAIL, and a MUST FAIL), by exploration, by both together. */
+export function summarise(results: readonly PlantedResult[]): string[] {
+  const byPatch = new Map<string, { scenarios?: PlantedResult['scenarios']; exploration?: PlantedResult['exploration'] }>();
+  for (const r of results) byPatch.set(r.patch, { ...byPatch.get(r.patch), ...(r.scenarios ? { scenarios: r.scenarios } : {}), ...(r.exploration ? { exploration: r.exploration } : {}) });
+  const rows = [...byPatch].sort(([a], [b]) => a.localeCompare(b));
+  const caughtS = (r: { scenarios?: PlantedResult['scenarios'] }) => (r.scenarios?.fail.length ?? 0) > 0;
+  const mustS = (r: { scenarios?: PlantedResult['scenarios'] }) => r.scenarios?.fail.some((f) => f.endsWith(':MUST')) ?? false;
+  const caughtE = (r: { exploration?: PlantedResult['exploration'] }) => (r.exploration?.findings.length ?? 0) > 0;
+  const mustE = (r: { exploration?: PlantedResult['exploration'] }) => r.exploration?.findings.some((f) => f.endsWith(':MUST')) ?? false;
+  const both = rows.filter(([, r]) => r.scenarios && r.exploration);
+  const count = (list: typeof rows, p: (r: (typeof rows)[number][1]) => boolean) => list.filter(([, r]) => p(r)).length;
+  const lines = rows.map(([patch, r]) => `${patch.replace(/\.patch$/, '').padEnd(48)} scenarios ${r.scenarios ? r.scenarios.fail.join(' ') || '-' : '(not run)'} | exploration ${r.exploration ? r.exploration.findings.join(' ') || '-' : '(not run)'}`);
+  const n = both.length;
+  lines.push(
+    `${n} bugs measured both ways: scenarios alone catch ${count(both, caughtS)} (${count(both, mustS)} by a MUST rule); exploration alone ${count(both, caughtE)} (${count(both, mustE)} by MUST); ` +
+      `scenarios and exploration together ${count(both, (r) => caughtS(r) || caughtE(r))} (${count(both, (r) => mustS(r) || mustE(r))} by MUST)`,
+  );
+  return lines;
+}
+
+async function main(): Promise<void> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      patches: { type: 'string' },
+      scratch: { type: 'string' },
+      mode: { type: 'string', default: 'both' },
+      runs: { type: 'string', default: '150' },
+      seed: { type: 'string', default: '424242' },
+      only: { type: 'string' },
+      reverse: { type: 'boolean', default: false },
+      out: { type: 'string' },
+      summary: { type: 'boolean', default: false },
+      'explore-one': { type: 'string' },
+    },
+  });
+  const seed = Number(values.seed);
+  const runs = Number(values.runs);
+  if (values['explore-one'] !== undefined) return exploreOne(resolve(values['explore-one']), seed, runs);
+  if (values.summary) {
+    for (const line of summarise(positionals.flatMap((file) => JSON.parse(readFileSync(file, 'utf8')) as PlantedResult[]))) console.log(line);
+    return;
+  }
+  if (values.patches === undefined || values.scratch === undefined) throw new Error('usage: planted.ts --patches <dir> --scratch <git worktree> [--mode both|scenarios|exploration] [--runs n] [--seed n] [--only a,b] [--reverse] [--out file]  |  --summary <results.json…>');
+  const patchDir = resolve(values.patches);
+  const scratch = resolve(values.scratch);
+  const only = values.only?.split(',');
+  const patches = readdirSync(patchDir)
+    .filter((file) => file.endsWith('.patch') && (only === undefined || only.some((part) => file.includes(part))))
+    .sort();
+  if (values.reverse) patches.reverse();
+  const out = resolve(values.out ?? join(patchDir, `results-${values.mode}.json`));
+  const results: PlantedResult[] = [];
+  for (const patch of patches) {
+    execFileSync('git', ['checkout', '--', '.'], { cwd: scratch });
+    execFileSync('git', ['apply', join(patchDir, patch)], { cwd: scratch });
+    try {
+      const result: PlantedResult = {
+        patch,
+        ...(values.mode !== 'exploration' ? { scenarios: scenarios(scratch, seed, join(tmpdir(), 'planted', patch.replace(/\.patch$/, ''))) } : {}),
+        ...(values.mode !== 'scenarios' ? { exploration: exploration(scratch, seed, runs) } : {}),
+      };
+      results.push(result);
+      console.log(JSON.stringify(result));
+    } finally {
+      execFileSync('git', ['checkout', '--', '.'], { cwd: scratch });
+    }
+    writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+  }
+  for (const line of summarise(results)) console.log(line);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();

@@ -1,0 +1,82 @@
+/**
+ * The two sides of a lockstep run: the target (over HTTP through the suite's validating client, so
+ * every exchange is recorded and redacted like a scenario's), and the reference model, a fake built
+ * in-process for each program (`createFakeApp`, no socket). Both answer the same calls, as
+ * `{status, body}` plus, for the target, the client's findings about the answer's shape.
+ */
+import { CONTROL_PREFIX, type ControlCallName } from '../../spec/control-plane.ts';
+import type { ErrorBody } from '../../spec/common.ts';
+import { operations, type OperationName } from '../../spec/operations.ts';
+import type { FakeApp } from '../../fake-server/app.ts';
+import type { Client } from '../framework/client.ts';
+import { ControlPlaneError, type ControlClient } from '../framework/control-client.ts';
+import type { Exchange } from '../framework/evidence.ts';
+import type { HeaderOverrides } from '../framework/http.ts';
+import type { Answer } from './compare.ts';
+
+export type Headers = HeaderOverrides;
+
+export interface SideAnswer extends Answer {
+  /** The recorded exchange (target only). */
+  readonly exchange?: Exchange;
+}
+
+export interface Side {
+  /** An operation of the interface; `headers` override the standard ones (an envelope variant, another tenant's key). */
+  call(operation: OperationName, body: unknown, options?: { readonly headers?: Headers }): Promise<SideAnswer>;
+  /** A call of the fake's control plane. */
+  control(name: ControlCallName, body: unknown): Promise<{ readonly status: number; readonly body: unknown }>;
+}
+
+/** The key sent as a bearer token, as a header override (an envelope variant may change the scheme's case). */
+export function bearer(key: string, scheme = 'Bearer'): Headers {
+  return { authorization: `${scheme} ${key}` };
+}
+
+/** The reference model: a fake in this process, called without a socket. */
+export function appSide(app: FakeApp, key: string, apiVersion: string): Side {
+  const send = async (path: string, body: unknown, headers: Headers = {}, version: string | null = apiVersion) => {
+    const merged: Record<string, string | null> = { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'x-api-version': version };
+    for (const [name, value] of Object.entries(headers)) {
+      for (const existing of Object.keys(merged)) if (existing.toLowerCase() === name.toLowerCase()) delete merged[existing];
+      merged[name] = value;
+    }
+    const present = Object.fromEntries(Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== null));
+    const response = await app.fetch(new Request(`http://model.invalid${path}`, { method: 'POST', headers: present, body: JSON.stringify(body) }));
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      // Not JSON: kept as text.
+    }
+    return { status: response.status, body: parsed };
+  };
+  return {
+    call: (operation, body, options = {}) => send(operations[operation].path, body, options.headers),
+    // The control plane is not the interface: no version header, so a fault of the envelope leaves it alone.
+    control: (name, body) => send(`${CONTROL_PREFIX}/${name}`, body, {}, null),
+  };
+}
+
+/** The target through the suite's client: answers validated against the spec, exchanges recorded. */
+export function clientSide(client: Client<typeof operations, typeof ErrorBody>, control: ControlClient | undefined, headers: Headers = {}): Side {
+  return {
+    async call(operation, body, options = {}) {
+      const result = await client.call(operation, body as never, { headers: { ...headers, ...options.headers } });
+      if (result.ok) {
+        return { status: 200, body: result.body, schemaIssues: result.schemaIssues, ...(result.exchange.mixedSpellings ? { mixedSpellings: result.exchange.mixedSpellings } : {}), exchange: result.exchange };
+      }
+      return { status: result.status, body: result.body, errorBodyIssues: result.errorBodyIssues, exchange: result.exchange };
+    },
+    async control(name, body) {
+      if (control === undefined) return { status: 404, body: { message: 'the target has no control plane' } };
+      try {
+        return { status: 200, body: await control.call(name, body as never, { headers }) };
+      } catch (error) {
+        if (error instanceof ControlPlaneError) return { status: error.status, body: error.exchange.response?.body };
+        throw error;
+      }
+    },
+  };
+}
