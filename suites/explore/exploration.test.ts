@@ -8,7 +8,7 @@
 import { afterAll, it } from 'vitest';
 import { TargetFault } from '../framework/checks.ts';
 import { discoveringFile } from '../framework/discovery.ts';
-import { summariseCleanup } from '../framework/scenario.ts';
+import { summariseCleanup, type CleanupSummary, type ScenarioMeta } from '../framework/scenario.ts';
 import { conformanceTarget } from '../support.ts';
 import { explore } from './explorer.ts';
 import { explorationMeta, summaryLines, writeFindings } from './findings.ts';
@@ -36,7 +36,8 @@ if (discoveringFile() === undefined) {
     const explored = httpTarget(target, { ns: target.ns });
     const result = await explore(explored, { seed: target.info.seed, runs: budget.runs, maxSteps: 20, timeBudgetMs: budget.seconds * 1000, shrinkRuns: 60, maxFindings: 5 });
     const paths = writeFindings(target.config.reportDir, result, explored.apiVersion, explored.secrets());
-    ctx.task.meta.conformance = explorationMeta(result, target.info, paths, 'besi-conformance explore');
+    // Typed here, not through scenario.ts's TaskMeta augmentation: built for dist/ on the framework's declarations, this file does not see it.
+    (ctx.task.meta as { conformance?: ScenarioMeta }).conformance = explorationMeta(result, target.info, paths, 'besi-conformance explore');
     for (const line of summaryLines(result, paths)) console.log(line);
     if (result.error !== undefined) throw new TargetFault(result.error);
     if (result.findings.length > 0) throw new Error(result.findings.map((f) => `${f.rule} FAIL: ${f.differences[0]?.path || f.differences[0]?.key}`).join('\n'));
@@ -44,6 +45,6 @@ if (discoveringFile() === undefined) {
 
   // vitest 4 requires the hook's first parameter (its fixtures) to be a destructuring pattern.
   afterAll(async ({}, suite) => {
-    suite.file.meta.conformanceCleanup = summariseCleanup(await target.close());
+    (suite.file.meta as { conformanceCleanup?: CleanupSummary }).conformanceCleanup = summariseCleanup(await target.close());
   });
 }
