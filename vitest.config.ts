@@ -10,9 +10,19 @@ import { conformanceProject, EXPLORATION_TEST } from './suites/conformance-proje
 const QUICK_EXCLUDED = [
   // Packs and installs the package into a project of its own.
   'fake-server/packaged.test.ts',
-  // Start the conformance CLI in a child process for every case.
+  // Start the conformance CLI, the fake's or the exploration's in a child process for every case,
+  // or a second fake process (parity), or wait out request timeouts (preflight against hostile targets).
   'suites/hostile/hostile-targets.test.ts',
+  'suites/hostile/preflight-hostile.test.ts',
   'suites/report/cli.test.ts',
+  'fake-server/cli.test.ts',
+  'suites/explore/cli.test.ts',
+  'suites/explore/parity.test.ts',
+  // Two whole conformance runs by URL against one fake, to count what they leave behind.
+  'suites/meta/cleanup.test.ts',
+  // Hundreds of exploration programs: against the healthy model, and against every fault.
+  'suites/explore/self-check.test.ts',
+  'suites/explore/unfound-faults.test.ts',
   // Run every scenario against many fakes; can-fail keeps every fault's own scenarios (PRECISION_RULES=none).
   'suites/meta/shape-faults.test.ts',
   'suites/meta/concurrency.test.ts',
