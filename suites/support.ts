@@ -259,3 +259,18 @@ export async function expectDeleted(t: T, rule: RuleId, deletion: Deletion, id: 
 export function requireGone(t: T, what: string, result: { readonly status: number }): void {
   t.precondition(`${what} is gone after its delete`, () => expect(result.status, `${what} is still read`).toBe(404));
 }
+
+/**
+ * A reward granting units of a metered feature (the reference refuses `included` on a boolean grant:
+ * exchange 155), with one promo code of letters and digits only (the reference refuses others).
+ */
+export async function createReward(t: T, featureId: string): Promise<string> {
+  const id = t.ns.id('reward');
+  t.setup(await t.client.call('rewards.create', { feature_grant: { id, name: `Reward ${id}`, grants: [{ feature_id: featureId, included: 5, expiry: null }], promo_codes: [{ code: t.ns.code('PROMO'), max_uses: null }] } }), ['feature_grant']);
+  return id;
+}
+
+/** A referral program of that reward, redeemed at customer creation by the referrer. */
+export async function createReferralProgram(t: T, rewardId: string): Promise<string> {
+  return t.setup(await t.client.call('referral_programs.create', { id: t.ns.id('refprog'), reward_id: rewardId, redeem_on: 'customer_creation', received_by: 'referrer' }), ['id']).id;
+}

@@ -6,7 +6,7 @@
 import { expect } from 'vitest';
 import { PLAN_DOCUMENTED_SPELLINGS } from '../../../spec/common.ts';
 import { operations } from '../../../spec/operations.ts';
-import { attach, createCustomer, createEntity, createFeature, createLicensePool, createPlan, licenseEntities, scenario, type T } from '../../support.ts';
+import { attach, createCustomer, createEntity, createFeature, createLicensePool, createPlan, createReferralProgram, createReward, licenseEntities, scenario, type T } from '../../support.ts';
 import { isRouteNotServed } from '../../framework/index.ts';
 import { documentedCalls, freshFeature, referralProgramCall } from './support.ts';
 
@@ -199,16 +199,7 @@ export const conventionsScenarios = [
       await attach(t, pool.customerId, plan.id);
       const entity = await createEntity(t, pool.customerId, pool.seatFeature.id);
       t.setup(await t.client.call('licenses.attach', { customer_id: pool.customerId, plan_id: pool.licensePlan.id, entities: licenseEntities(t, pool, 1) }));
-      const reward = t.setup(
-        await t.client.call('rewards.create', {
-          feature_grant: { id: t.ns.id('reward'), name: 'Stamp reward', grants: [{ feature_id: consumable.id, included: 1, expiry: null }], promo_codes: [{ code: t.ns.code('STAMP'), max_uses: 1 }] },
-        }),
-        ['feature_grant'],
-      );
-      const program = t.setup(
-        await t.client.call('referral_programs.create', { id: t.ns.id('refprog'), reward_id: reward.feature_grant.id, redeem_on: 'customer_creation', received_by: 'referrer' }),
-        ['id'],
-      );
+      const programId = await createReferralProgram(t, await createReward(t, consumable.id));
       const customer_id = pool.customerId;
       for (const [operation, body] of [
         ['plans.get', { plan_id: plan.id }],
@@ -219,7 +210,7 @@ export const conventionsScenarios = [
         ['purchases.list', { customer_id }],
         ['licenses.list', { customer_id }],
         ['balances.check', { customer_id, feature_id: consumable.id }],
-        ['referral_programs.get', { referral_program_id: program.id }],
+        ['referral_programs.get', { referral_program_id: programId }],
       ] as const) {
         // A listing the target does not serve has no timestamps to judge: left out.
         const result = await t.client.call(operation, body as never);

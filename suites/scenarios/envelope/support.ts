@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 import { ErrorBody } from '../../../spec/common.ts';
 import { type OperationName, operations } from '../../../spec/operations.ts';
 import { type HeaderOverrides, TargetFault } from '../../framework/index.ts';
-import { attach, createCustomer, createEntity, createFeature, createLicensePool, createPlan, licenseEntities, type T } from '../../support.ts';
+import { attach, createCustomer, createEntity, createFeature, createLicensePool, createPlan, createReferralProgram, createReward, licenseEntities, type T } from '../../support.ts';
 
 export async function createCustomerWithEntity(t: T) {
   const feature = await createFeature(t, 'allocated');
@@ -82,15 +82,6 @@ export async function documentedCalls(t: T): Promise<{ calls: DocumentedCall[]; 
  */
 export async function referralProgramCall(t: T): Promise<DocumentedCall> {
   const units = await createFeature(t, 'consumable');
-  const reward = t.setup(
-    await t.client.call('rewards.create', {
-      feature_grant: { id: t.ns.id('reward'), name: 'Auth reward', grants: [{ feature_id: units.id, included: 1, expiry: null }], promo_codes: [{ code: t.ns.code('AUTH'), max_uses: 1 }] },
-    }),
-    ['feature_grant'],
-  );
-  const program = t.setup(
-    await t.client.call('referral_programs.create', { id: t.ns.id('refprog'), reward_id: reward.feature_grant.id, redeem_on: 'customer_creation', received_by: 'referrer' }),
-    ['id'],
-  );
-  return { operation: 'referral_programs.update', body: { referral_program_id: program.id, max_redemptions: 5 } };
+  const programId = await createReferralProgram(t, await createReward(t, units.id));
+  return { operation: 'referral_programs.update', body: { referral_program_id: programId, max_redemptions: 5 } };
 }

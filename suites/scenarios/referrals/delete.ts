@@ -6,18 +6,7 @@
  * effect, so a target that keeps what it says it deleted blocks these checks, never fails them.
  */
 import { expect } from 'vitest';
-import { type Deletion, type T, createFeature, expectDeleted, requireGone, scenario } from '../../support.ts';
-
-/** A reward granting a feature, with a promo code of letters and digits only (the reference refuses others). */
-async function createReward(t: T, featureId: string): Promise<string> {
-  const id = t.ns.id('reward');
-  t.setup(await t.client.call('rewards.create', { feature_grant: { id, name: `Reward ${id}`, grants: [{ feature_id: featureId, included: 5, expiry: null }], promo_codes: [{ code: t.ns.code('PROMO'), max_uses: null }] } }), ['feature_grant']);
-  return id;
-}
-
-async function createProgram(t: T, rewardId: string): Promise<string> {
-  return t.setup(await t.client.call('referral_programs.create', { id: t.ns.id('refprog'), reward_id: rewardId, redeem_on: 'customer_creation', received_by: 'referrer' }), ['id']).id;
-}
+import { type Deletion, type T, createFeature, createReferralProgram, createReward, expectDeleted, requireGone, scenario } from '../../support.ts';
 
 function deletions(t: T) {
   return {
@@ -40,7 +29,7 @@ export const referralDeleteScenarios = [
     async (t) => {
       const feature = await createFeature(t, 'consumable');
       const rewardId = await createReward(t, feature.id);
-      const [gone, kept] = [await createProgram(t, rewardId), await createProgram(t, rewardId)];
+      const [gone, kept] = [await createReferralProgram(t, rewardId), await createReferralProgram(t, rewardId)];
       await expectDeleted(t, 'REF-PROGRAM-DELETE', deletions(t).program, gone);
       const other = await t.client.call('referral_programs.get', { referral_program_id: kept });
       t.check('REF-PROGRAM-DELETE', () => expect(other.status, 'another program of the same reward stays').toBe(200));
@@ -56,7 +45,7 @@ export const referralDeleteScenarios = [
     async (t) => {
       const feature = await createFeature(t, 'consumable');
       const rewardId = await createReward(t, feature.id);
-      const programId = await createProgram(t, rewardId);
+      const programId = await createReferralProgram(t, rewardId);
       t.expectError(await t.client.call('rewards.delete', { reward_id: rewardId }), { rule: 'REF-REWARD-DELETE-LINKED' });
 
       // The program goes first (REF-PROGRAM-DELETE proves that delete), as a cleanup does.
