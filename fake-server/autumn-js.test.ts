@@ -213,6 +213,8 @@ describe('autumn-js drives the fake in client-compat mode, and accepts every ans
       const body = (await response.json()) as { code: string; message: string };
       expect({ method, status: response.status, code: body.code }).toEqual({ method, status: 404, code: 'route_not_found' });
       expect(body.message, method).toContain(`does not serve ${path.slice('/v1/'.length)}`);
+      // The client's events.list reads what the fake keeps for its control plane: the 404 says where.
+      if (method === 'events.list') expect(body.message).toContain('POST /_fake/events.list');
     }
   });
 });
