@@ -22,7 +22,7 @@ import { KNOWN_CLIENT_DIFFERENCES, type KnownClientDifference } from '../spec/re
 import { ruleById } from '../spec/rules/catalogue.ts';
 import { createFakeServer, type FakeServer, type RequestLogEntry } from './index.ts';
 
-/** How many of the client's methods post to an operation the fake implements (README "For app teams" lists the others). */
+/** How many of the client's methods post to an operation the fake implements (docs/app-teams.md lists the others). */
 const CLIENT_METHODS_SERVED = 29;
 
 let fake: FakeServer;
