@@ -42,6 +42,7 @@ import { replayableCalls, truncate, type EvidenceLog, type Exchange, type Replay
 import type { CleanupReport, ScenarioLedger } from './ledger.ts';
 import { discover, discoveringFile, filesAfter } from './discovery.ts';
 import type { Namespace } from './namespace.ts';
+import { TargetWait, watchOwnTime } from './pace.ts';
 import { inRunOrder, RunPlan, runsAlone, Scheduler } from './schedule.ts';
 import { recordCreated, type Target, type TargetInfo } from './target.ts';
 
@@ -240,7 +241,7 @@ export class ScenarioTimeoutError extends Error {
 }
 
 export interface RunOptions {
-  /** The scenario is abandoned (and its requests aborted) after this long. Default 120 s. */
+  /** The scenario is abandoned (and its requests aborted) after this long of its own time, waits for the target left out (pace.ts). Default 120 s. */
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
   /** What the catalogue says of a rule (level, operations, fields). Default: spec/rules' catalogue. */
@@ -272,13 +273,17 @@ export async function runScenario<Ops extends OperationTable, E extends z.ZodTyp
   const cancel = () => controller.abort(options.signal?.reason);
   if (options.signal?.aborted) cancel();
   else options.signal?.addEventListener('abort', cancel, { once: true });
-  let timer: NodeJS.Timeout | undefined;
+  // The limit is on the scenario's own time: what it waits for the target is left out (pace.ts).
+  const waits = new TargetWait();
+  let stopWatch: (() => void) | undefined;
   const timedOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const error = new ScenarioTimeoutError(`scenario ${scenario.id} did not finish within ${timeoutMs} ms`);
+    stopWatch = watchOwnTime(timeoutMs, waits, ({ ownMs, waitedMs }) => {
+      const error = new ScenarioTimeoutError(
+        `scenario ${scenario.id} ran ${Math.round(ownMs)} ms of its own time, past its limit of ${timeoutMs} ms (it also waited ${Math.round(waitedMs)} ms for the target, which the limit leaves out)`,
+      );
       controller.abort(error);
       reject(error);
-    }, timeoutMs);
+    });
   });
   const operations = target.client.operations;
   const checks = new RuleChecks({
@@ -292,7 +297,7 @@ export async function runScenario<Ops extends OperationTable, E extends z.ZodTyp
   const found = () => (checks.overreachingPreconditions.length > 0 ? { overreachingPreconditions: checks.overreachingPreconditions } : {});
   try {
     try {
-      await Promise.race([scenario.run(context(scenario, target, log, controller.signal, checks)), timedOut]);
+      await Promise.race([scenario.run(context(scenario, target, log, { signal: controller.signal, waits }, checks)), timedOut]);
       const verdicts = log.redact(checks.results(false));
       const failed = scenario.rules.some((rule) => verdicts[rule]?.status === 'FAIL');
       return await settledOnConventions({ status: failed ? 'fail' : 'pass', evidence: log.entries(), verdicts, ...found() }, target);
@@ -311,7 +316,7 @@ export async function runScenario<Ops extends OperationTable, E extends z.ZodTyp
     const verdicts = Object.fromEntries(scenario.rules.map((rule) => [rule, { status: 'ERROR', message } as const]));
     return { status: 'error', error: harness, evidence: log.entries(), verdicts };
   } finally {
-    clearTimeout(timer);
+    stopWatch?.();
     options.signal?.removeEventListener('abort', cancel);
     controller.abort(); // stops whatever the scenario left running
   }
@@ -418,7 +423,7 @@ function context<Ops extends OperationTable, E extends z.ZodType, R extends stri
   scenario: Scenario<Ops, E, R>,
   target: Target<Ops, E>,
   log: EvidenceLog,
-  signal: AbortSignal,
+  { signal, waits }: { readonly signal: AbortSignal; readonly waits: TargetWait },
   checks: RuleChecks,
 ): ScenarioContext<Ops, E, R> {
   const declared = new Set<Capability>([...scenario.needs.flatMap((n): readonly Capability[] => (typeof n === 'string' ? [n] : n)), ...scenario.uses]);
@@ -431,14 +436,14 @@ function context<Ops extends OperationTable, E extends z.ZodType, R extends stri
   const onSuccess = (operation: string, request: unknown) => recordCreated(target.creates, target.ns, ledger, operation, request);
   const wireNames = target.config.profile.wireNames ?? {};
   const wireName = (key: WireNameKey): string => wireNames[key] ?? WIRE_NAMES[key].reference;
-  const client = target.client.with({ evidence: log, signal, readOnly: !scenario.mutates, onSuccess, beforeSend: (operation, request) => checks.refuseRequestBuiltFromMissingField(operation, request) });
+  const client = target.client.with({ evidence: log, signal, waits, readOnly: !scenario.mutates, onSuccess, beforeSend: (operation, request) => checks.refuseRequestBuiltFromMissingField(operation, request) });
   return {
     scenario: { id: scenario.id, title: scenario.title, rules: scenario.rules },
     client: scenarioClient(client, checks, wireNames),
     get control(): ControlClient {
       if (!declared.has('control-plane')) throw new Error(`scenario ${scenario.id} uses the control plane but declares it in neither needs nor uses`);
       if (!target.control) throw new Error(`scenario ${scenario.id}: the control plane is not available here; check t.has('control-plane') first`);
-      return target.control.with({ evidence: log, signal });
+      return target.control.with({ evidence: log, signal, waits });
     },
     get otherTenantKey(): string {
       if (!declared.has('other-tenant')) throw new Error(`scenario ${scenario.id} uses another tenant's key but does not declare needs: ['other-tenant']`);
@@ -624,7 +629,7 @@ const discoveredCleanups = new Map<string, Promise<CleanupReport>[]>();
 const closings = new WeakMap<object, Promise<CleanupReport>>();
 
 export interface RegisterOptions {
-  /** Per scenario, from its start (not from its test's). Default 120 s. */
+  /** Per scenario, from its start (not from its test's), of its own time (pace.ts). Default 120 s. */
   readonly timeoutMs?: number;
 }
 
@@ -688,7 +693,8 @@ export function registerScenarios<Ops extends OperationTable, E extends z.ZodTyp
     const reports = await Promise.all([closeOnce(plan, target), ...(discoveredCleanups.get(file) ?? [])]);
     discoveredCleanups.delete(file);
     suite.file.meta.conformanceCleanup = summariseCleanup(mergeCleanups(reports));
-  }, Math.max(60_000, timeoutMs) + timeoutMs);
+    // The cleanup waits for the target as the scenarios do: the run's deadline bounds it, not a fixed time.
+  }, target.config.runTimeoutMs + timeoutMs);
 }
 
 function jobKey(file: string, scenario: string): string {
