@@ -5,7 +5,8 @@
  * atomic, so a run that is killed leaves valid files marked incomplete (`complete: false`).
  *
  * Scenarios reach the reporter through `task.meta.conformance` (see scenario.ts). A rule is carried
- * by the scenarios that declare it, and its shape rule also by every wire-schema check of a 200.
+ * by the scenarios that declare it, and its shape rule also by every wire-schema check of a 200; a
+ * success rule also by every scenario a server fault was charged to it in (checks.ts, "Server faults").
  * Its verdict per scenario comes from the scenario's rule results where it has them, else from the
  * scenario's outcome; across scenarios the highest wins (see `ruleStatus`).
  *
@@ -104,6 +105,11 @@ export function buildReport(input: ReportInput): ConformanceReport {
       return replay === undefined ? outcome : { ...outcome, replay: redactSecrets(replay, secrets) };
     };
     for (const rule of meta.rules) add(rule, { ...base, via: 'declared', ...withReplay(rule, declaredResult(test, status, rule, evidence, secrets)) });
+    for (const rule of meta.charged ?? []) {
+      if (meta.rules.includes(rule)) continue;
+      const charged = recordedResult(test, rule, evidence, secrets);
+      if (charged !== undefined) add(rule, { ...base, via: 'server-fault', ...withReplay(rule, charged) });
+    }
     for (const [rule, check] of Object.entries(meta.shapeChecks ?? {})) {
       if (meta.rules.includes(rule)) continue;
       // The scenario's rule results hold the shape rule's verdict with its message; shapeChecks says only pass or fail.

@@ -138,6 +138,14 @@ export interface ScenarioContext<Ops extends OperationTable, E extends z.ZodType
    */
   precondition<V>(what: string, assertion: () => V): V;
   /**
+   * Where the scenario can go on past a server fault (the next generated body, the next operation):
+   * true when `result` is a 5xx, which is then charged once to the success rule of its operation
+   * (ERR-SUCCESS-200 for a documented one, ERR-SUCCESS-200-SETUP for the reference's; checks.ts,
+   * "Server faults") as ERROR, declared by the scenario or not; false for any other answer. A 5xx the
+   * scenario does not ask about this way stops it, charged the same way.
+   */
+  serverFault(result: CallSuccess<unknown> | CallFailure<unknown>): boolean;
+  /**
    * A 200 the scenario goes on to read as its schema says (records with ids, …): when it failed its
    * wire schema (its shape rule FAILs), the rules not yet decided are BLOCKED by that shape rule,
    * naming the answer. Returns the body.
@@ -174,6 +182,8 @@ export interface ScenarioOutcome {
   readonly verdicts: Readonly<Record<string, RecordedVerdict>>;
   /** Preconditions that rested on an operation a rule of the scenario owns (each ended the scenario in ERROR). */
   readonly overreachingPreconditions?: readonly PreconditionOverreachFinding[];
+  /** Success rules a server fault was charged to (checks.ts, "Server faults"); their verdicts are in `verdicts`. */
+  readonly charged?: readonly string[];
 }
 
 /** What a scenario's vitest test carries to the reporter (JSON; evidence bounded). */
@@ -188,6 +198,8 @@ export interface ScenarioMeta {
   readonly shapeChecks?: Readonly<Record<string, 'pass' | 'fail'>>;
   /** Rule → its verdict in this scenario (checks.ts); `exchanges` index `evidence`. */
   readonly ruleResults?: Readonly<Record<string, RuleResult>>;
+  /** Success rules a server fault was charged to, declared or not (their results are in `ruleResults`). */
+  readonly charged?: readonly string[];
   /** Scenarios with a verdict other than PASS: the exchanges behind the verdicts and the last ones, bodies truncated. */
   readonly evidence?: readonly Exchange[];
   readonly exchangeCount?: number;
@@ -294,7 +306,10 @@ export async function runScenario<Ops extends OperationTable, E extends z.ZodTyp
     documentedOperation: documentedOperationOf(operations),
     rules: options.rules ?? catalogueFacts,
   });
-  const found = () => (checks.overreachingPreconditions.length > 0 ? { overreachingPreconditions: checks.overreachingPreconditions } : {});
+  const found = () => ({
+    ...(checks.overreachingPreconditions.length > 0 ? { overreachingPreconditions: checks.overreachingPreconditions } : {}),
+    ...(checks.chargedRules.length > 0 ? { charged: checks.chargedRules } : {}),
+  });
   try {
     try {
       await Promise.race([scenario.run(context(scenario, target, log, { signal: controller.signal, waits }, checks)), timedOut]);
@@ -520,6 +535,11 @@ function context<Ops extends OperationTable, E extends z.ZodType, R extends stri
       return result.body;
     },
     precondition: (what, assertion) => checks.precondition(what, assertion),
+    serverFault(result) {
+      if (result.ok || result.status < 500) return false;
+      checks.chargeFault(result.exchange, `${result.exchange.label} (exchange #${result.exchange.seq}) answered ${result.status} ${preview(result.body)}`);
+      return true;
+    },
     requireShape(result) {
       const issues = result.schemaIssues;
       if (issues.length === 0) return result.body;
@@ -576,6 +596,7 @@ export function scenarioMeta(scenario: Pick<Scenario, 'id' | 'title' | 'rules'>,
     ...(outcome.reason === undefined ? {} : { reason: outcome.reason }),
     shapeChecks,
     ruleResults: toRuleResults(outcome.verdicts, reported ?? []),
+    ...(outcome.charged === undefined ? {} : { charged: [...outcome.charged] }),
     exchangeCount: outcome.evidence.length,
     ...(reported ? { evidence: reported, calls: replayableCalls(outcome.evidence) } : {}),
   });

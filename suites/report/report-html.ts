@@ -185,7 +185,7 @@ ${failure.expected !== undefined || failure.actual !== undefined ? `<div class="
 ${exchanges.length > 0 ? `<h5>Replay</h5><pre class="curl">${h(exchanges.at(-1)!.curl)}</pre>` : ''}
 ${failure.replay === undefined ? '' : `<details class="replay"><summary>The scenario from its first call, as a script (<code>API_KEY=… sh replay.sh</code>)</summary><pre class="replay">${h(failure.replay)}</pre></details>`}
 ${exchanges.map(exchangeBlock).join('\n')}`;
-  const title = `${h(failure.title)} <code>${h(failure.scenario)}</code>${failure.via === 'wire-schema' ? ' (wire-schema check)' : ''}`;
+  const title = `${h(failure.title)} <code>${h(failure.scenario)}</code>${failure.via === 'wire-schema' ? ' (wire-schema check)' : failure.via === 'server-fault' ? ' (server fault)' : ''}`;
   return open ? `<div class="scenario">\n<h4>${title}</h4>\n${body}\n</div>` : `<details class="scenario"><summary>${title}</summary>\n${body}\n</details>`;
 }
 

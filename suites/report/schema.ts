@@ -51,8 +51,12 @@ export const RuleScenario = z.object({
   /** The test's full name, as in JUnit. */
   test: z.string(),
   file: z.string(),
-  /** `declared`: the scenario names the rule. `wire-schema`: the rule is the shape rule of a 200 it checked. */
-  via: z.enum(['declared', 'wire-schema']),
+  /**
+   * `declared`: the scenario names the rule. `wire-schema`: the rule is the shape rule of a 200 it
+   * checked. `server-fault`: a 5xx (or a request timed out) outside any check was charged to this
+   * success rule (ERR-SUCCESS-200, ERR-SUCCESS-200-SETUP).
+   */
+  via: z.enum(['declared', 'wire-schema', 'server-fault']),
   /** This rule's verdict in this scenario. */
   status: RuleStatus,
   /** The whole scenario's outcome. */
