@@ -102,6 +102,8 @@ export interface RuleResult {
   readonly actual?: unknown;
   /** Indices into the scenario's reported evidence (`ScenarioMeta.evidence`) of the exchanges behind the verdict. */
   readonly exchanges?: readonly number[];
+  /** PASS: what of the rule this scenario did not ask, and why (`t.notVerified`): the rule is only partly verified here. */
+  readonly unverified?: readonly string[];
 }
 
 /** A verdict as recorded during the run: exchanges by their sequence number in the scenario's log. */
@@ -336,6 +338,8 @@ export class RuleChecks {
   readonly #ownFieldFailures = new Set<string>();
   /** Success rules charged with a server fault (declared by the scenario or not), and how many faults each. */
   readonly #charged = new Map<string, number>();
+  /** Per rule: what of it the scenario went on without asking, and why (`notVerified`). */
+  readonly #unverified = new Map<string, string[]>();
   /** Sequence number of the last exchange already behind a finished check. */
   #mark = 0;
   /** How many missing reads were already behind a finished check. */
@@ -374,6 +378,16 @@ export class RuleChecks {
     this.#verdicts.set(rule, { ...first, message: `${(first.message ?? '').replace(/ \(and \d+ more server fault\(s\) in this scenario\)$/, '')}${more}` });
     this.settled();
     return rule;
+  }
+
+  /**
+   * The scenario goes on without asking part of `rule` (an operation the target does not serve, a
+   * case whose nearest valid request was refused): if the rule ends PASS here, it is only partly
+   * verified, and the report says what was left out.
+   */
+  notVerified(rule: string, what: string): void {
+    if (!this.#declared.includes(rule)) throw new Error(`a scenario notes part of rule ${rule} unverified, which it does not declare (rules: ${this.#declared.join(', ')})`);
+    this.#unverified.set(rule, [...(this.#unverified.get(rule) ?? []), what]);
   }
 
   /** Preconditions of this scenario that rest on an operation one of its rules owns. */
@@ -772,7 +786,9 @@ export class RuleChecks {
     for (const rule of this.#declared) {
       if (this.#shapeRules.has(rule)) continue;
       const relied = this.#reliedOn.get(rule);
-      out[rule] = { ...(this.#verdicts.get(rule) ?? { status: 'PASS' }), ...(relied ? { referenceOperations: [...relied].sort() } : {}) };
+      const verdict = this.#verdicts.get(rule) ?? { status: 'PASS' };
+      const unverified = verdict.status === 'PASS' ? this.#unverified.get(rule) : undefined;
+      out[rule] = { ...verdict, ...(relied ? { referenceOperations: [...relied].sort() } : {}), ...(unverified ? { unverified: [...unverified] } : {}) };
     }
     for (const [rule, verdict] of shapeVerdicts(this.#evidence())) {
       const explicit = this.#verdicts.get(rule);

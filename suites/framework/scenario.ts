@@ -138,6 +138,12 @@ export interface ScenarioContext<Ops extends OperationTable, E extends z.ZodType
    */
   precondition<V>(what: string, assertion: () => V): V;
   /**
+   * The scenario goes on without asking part of `rule` (an operation the target does not serve, a
+   * case whose nearest valid request was refused), saying what and why: a PASS of the rule here is
+   * then reported as partly verified (checks.ts, RuleResult.unverified).
+   */
+  notVerified(rule: R, what: string): void;
+  /**
    * Where the scenario can go on past a server fault (the next generated body, the next operation):
    * true when `result` is a 5xx, which is then charged once to the success rule of its operation
    * (ERR-SUCCESS-200 for a documented one, ERR-SUCCESS-200-SETUP for the reference's; checks.ts,
@@ -535,6 +541,7 @@ function context<Ops extends OperationTable, E extends z.ZodType, R extends stri
       return result.body;
     },
     precondition: (what, assertion) => checks.precondition(what, assertion),
+    notVerified: (rule, what) => checks.notVerified(rule, what),
     serverFault(result) {
       if (result.ok || result.status < 500) return false;
       checks.chargeFault(result.exchange, `${result.exchange.label} (exchange #${result.exchange.seq}) answered ${result.status} ${preview(result.body)}`);
