@@ -70,6 +70,8 @@ export const RuleScenario = z.object({
   actual: z.unknown().optional(),
   /** FAIL or ERROR: the exchanges behind the message, each with its curl. */
   exchanges: z.array(ReportedExchange).optional(),
+  /** PASS: what of the rule this scenario went on without asking, and why (it verified the rule only in part). */
+  unverified: z.array(z.string()).optional(),
   /** How long the scenario ran (ms); JUnit's time of the rules it carries. */
   durationMs: z.number().optional(),
   /**
@@ -104,6 +106,12 @@ export const RuleReport = z.object({
   source: z.string().optional(),
   /** SKIP or BLOCKED: why, from every scenario carrying the rule. */
   reason: z.string().optional(),
+  /**
+   * PASS, but not every scenario carrying it asked all of it (one was BLOCKED, or went on without a
+   * case): how many verified it in full, of how many that apply (SKIP ones left out), and what each
+   * other one did not ask and why. A MUST rule no scenario verified in full makes the run UNDECIDED.
+   */
+  partly: z.object({ verified: z.number(), of: z.number(), gaps: z.array(z.string()) }).optional(),
   scenarios: z.array(RuleScenario),
 });
 export type RuleReport = z.infer<typeof RuleReport>;
