@@ -11,8 +11,8 @@
 import { z } from 'zod';
 import { callMutates, type OperationDef } from '../../spec/operation.ts';
 import { TargetFault } from './checks.ts';
-import type { EvidenceLog, Exchange, Issue, Spelling } from './evidence.ts';
-import { Transport, type ExchangeAnnotations, type HeaderOverrides, type HttpResponse, type TransportOptions } from './http.ts';
+import type { Exchange, Issue, Spelling } from './evidence.ts';
+import { Transport, type ExchangeAnnotations, type HeaderOverrides, type HttpResponse, type TransportOptions, type TransportScope } from './http.ts';
 import type { RetryPolicy } from './retry.ts';
 
 export type OperationTable = Readonly<Record<string, OperationDef>>;
@@ -80,9 +80,7 @@ export class ReadOnlyViolation extends Error {
   override readonly name = 'ReadOnlyViolation';
 }
 
-export interface ClientScope {
-  readonly evidence?: EvidenceLog;
-  readonly signal?: AbortSignal;
+export interface ClientScope extends TransportScope {
   /** Refuse (throw ReadOnlyViolation, send nothing) any call to an operation with `mutates: true`. */
   readonly readOnly?: boolean;
   /** Told of every `call` answered 200 (with the request body sent), whatever the answer's shape, before it returns: the cleanup ledger listens. */

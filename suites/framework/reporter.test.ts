@@ -37,6 +37,26 @@ function ruleResults(results: Record<string, RuleResult>): Partial<ScenarioMeta>
 }
 
 describe('buildReport', () => {
+  it('carries a success rule a server fault was charged to, though the scenario did not declare it (issue 26)', () => {
+    const report = buildReport({
+      ...times,
+      tests: [
+        test(
+          {
+            scenario: 's1',
+            rules: ['R-GEN'],
+            status: 'error',
+            charged: ['ERR-SUCCESS-200-SETUP'],
+            ...ruleResults({ 'R-GEN': { status: 'BLOCKED', blockedBy: 'ERR-SUCCESS-200-SETUP', message: 'not reached' }, 'ERR-SUCCESS-200-SETUP': { status: 'ERROR', message: 'a server fault: entities.delete answered 500' } }),
+          },
+          'failed',
+        ),
+      ],
+    });
+    expect(report.rules['ERR-SUCCESS-200-SETUP']).toMatchObject({ status: 'ERROR', scenarios: [{ scenario: 's1', via: 'server-fault', status: 'ERROR', message: 'a server fault: entities.delete answered 500' }] });
+    expect(report.rules['R-GEN']).toMatchObject({ status: 'BLOCKED', scenarios: [{ blockedBy: 'ERR-SUCCESS-200-SETUP' }] });
+  });
+
   it('gives a rule FAIL over ERROR over PASS over SKIP, across the scenarios that carry it', () => {
     const report = buildReport({
       ...times,

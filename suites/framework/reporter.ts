@@ -5,7 +5,8 @@
  * atomic, so a run that is killed leaves valid files marked incomplete (`complete: false`).
  *
  * Scenarios reach the reporter through `task.meta.conformance` (see scenario.ts). A rule is carried
- * by the scenarios that declare it, and its shape rule also by every wire-schema check of a 200.
+ * by the scenarios that declare it, and its shape rule also by every wire-schema check of a 200; a
+ * success rule also by every scenario a server fault was charged to it in (checks.ts, "Server faults").
  * Its verdict per scenario comes from the scenario's rule results where it has them, else from the
  * scenario's outcome; across scenarios the highest wins (see `ruleStatus`).
  *
@@ -15,7 +16,7 @@ import { relative } from 'node:path';
 import type { Reporter, TestCase, TestModule, TestRunEndReason, Vitest } from 'vitest/node';
 import type { RuleDef } from '../../spec/rules/rule.ts';
 import { applyBaseline } from '../report/baseline.ts';
-import { countOf, failingRules, firstLine, kindCounts, leftBehind, undecidedCauses, undecidedMustRules } from '../report/digest.ts';
+import { countOf, failingRules, firstLine, kindCounts, leftBehind, partlyVerifiedRules, undecidedCauses, undecidedMustRules } from '../report/digest.ts';
 import { curlOf } from '../report/curl.ts';
 import { replayScript } from '../report/replay.ts';
 import { formatProgress, ProgressPrinter } from '../report/progress.ts';
@@ -104,6 +105,11 @@ export function buildReport(input: ReportInput): ConformanceReport {
       return replay === undefined ? outcome : { ...outcome, replay: redactSecrets(replay, secrets) };
     };
     for (const rule of meta.rules) add(rule, { ...base, via: 'declared', ...withReplay(rule, declaredResult(test, status, rule, evidence, secrets)) });
+    for (const rule of meta.charged ?? []) {
+      if (meta.rules.includes(rule)) continue;
+      const charged = recordedResult(test, rule, evidence, secrets);
+      if (charged !== undefined) add(rule, { ...base, via: 'server-fault', ...withReplay(rule, charged) });
+    }
     for (const [rule, check] of Object.entries(meta.shapeChecks ?? {})) {
       if (meta.rules.includes(rule)) continue;
       // The scenario's rule results hold the shape rule's verdict with its message; shapeChecks says only pass or fail.
@@ -143,6 +149,7 @@ export function assembleReport(byRule: ReadonlyMap<string, readonly RuleScenario
       ...(entry ? { known: { reason: entry.reason, ...(entry.expires === undefined ? {} : { expires: entry.expires }) } } : {}),
       ...(def ? { level: def.level, area: def.part, section: def.section, provenance: def.provenance, quote: def.quote, ...(def.source ? { source: def.source } : {}) } : {}),
       ...((status === 'SKIP' || status === 'BLOCKED') && reasons.length > 0 ? { reason: reasons.join('; ') } : {}),
+      ...(status === 'PASS' ? partlyVerified(entries) : {}),
       scenarios: entries,
     };
   }
@@ -194,6 +201,22 @@ export function stoppedReport(
   return redactSecrets({ ...report, run: { ...report.run, stopped } }, input.secrets ?? []);
 }
 
+/**
+ * A PASS rule's `partly`, when a scenario that declares it did not ask all of it: BLOCKED there, or
+ * PASS with parts it went on without (`unverified`). Scenarios that SKIP it do not apply; a wire-schema
+ * PASS verifies a shape rule as a declared one does.
+ */
+function partlyVerified(entries: readonly RuleScenario[]): Pick<RuleReport, 'partly'> {
+  const applicable = entries.filter((e) => e.status !== 'SKIP');
+  const verified = applicable.filter((e) => e.status === 'PASS' && (e.unverified ?? []).length === 0);
+  const partial = applicable.filter((e) => e.via === 'declared' && !verified.includes(e));
+  const gaps = partial.flatMap((e): string[] => {
+    if (e.status === 'BLOCKED') return [`${e.scenario}: BLOCKED by ${e.blockedBy ?? e.reason ?? 'a step it does not name'}${e.message === undefined ? '' : ` (${firstLine({ message: e.message, status: e.status })})`}`];
+    return (e.unverified ?? []).map((what) => `${e.scenario}: ${what}`);
+  });
+  return gaps.length === 0 ? {} : { partly: { verified: verified.length, of: verified.length + partial.length, gaps } };
+}
+
 /** The replay scripts of the first REPLAYS_PER_RULE failing entries are kept; later ones go (report.json stays readable). */
 function withReplaysBounded(entries: readonly RuleScenario[]): RuleScenario[] {
   let kept = 0;
@@ -239,6 +262,7 @@ function recordedResult(test: FinishedTest, rule: string, evidence: readonly Exc
     ...((result.status === 'SKIP' || result.status === 'BLOCKED') && test.meta?.reason !== undefined ? { reason: test.meta.reason } : {}),
     ...(result.blockedBy === undefined ? {} : { blockedBy: result.blockedBy }),
     ...(result.message === undefined ? {} : { message: cut(result.message, secrets) }),
+    ...(result.unverified === undefined ? {} : { unverified: result.unverified.map((what) => cut(what, secrets)) }),
     ...('expected' in result ? { expected: result.expected } : {}),
     ...('actual' in result ? { actual: result.actual } : {}),
     ...(failing ? { exchanges: reported(picked) } : {}),
@@ -458,6 +482,10 @@ export function summaryLines(report: ConformanceReport, dir: string, rerunComman
   if (undecided.length > 0) lines.push(`conformance: undecided: ${undecided.length} MUST rule(s) have no verdict:`);
   for (const rule of undecided.slice(0, CONSOLE_LIST)) lines.push(`  ${rule.id} [${rule.status}] ${rule.cause.slice(0, CONSOLE_CHARS)}`);
   if (undecided.length > CONSOLE_LIST) lines.push(`  … and ${undecided.length - CONSOLE_LIST} more in summary.md`);
+  const partly = partlyVerifiedRules(report);
+  if (partly.length > 0) lines.push(`conformance: ${partly.length} rule(s) PASS, partly verified:`);
+  for (const { id, partly: p } of partly.slice(0, CONSOLE_LIST)) lines.push(`  ${id} [PASS, ${p.verified} of ${p.of} scenarios] ${p.gaps[0]!.slice(0, CONSOLE_CHARS)}${p.gaps.length > 1 ? ` (and ${p.gaps.length - 1} more)` : ''}`);
+  if (partly.length > CONSOLE_LIST) lines.push(`  … and ${partly.length - CONSOLE_LIST} more in summary.md`);
   const causes = undecidedCauses(report);
   if (causes.length > 0) lines.push(`conformance: BLOCKED or SKIP, by cause:`);
   for (const cause of causes.slice(0, CONSOLE_LIST)) lines.push(`  ${cause.status} ${cause.rules.length} rule(s): ${cause.cause.split('\n')[0]!.slice(0, CONSOLE_CHARS)}`);

@@ -51,8 +51,12 @@ export const RuleScenario = z.object({
   /** The test's full name, as in JUnit. */
   test: z.string(),
   file: z.string(),
-  /** `declared`: the scenario names the rule. `wire-schema`: the rule is the shape rule of a 200 it checked. */
-  via: z.enum(['declared', 'wire-schema']),
+  /**
+   * `declared`: the scenario names the rule. `wire-schema`: the rule is the shape rule of a 200 it
+   * checked. `server-fault`: a 5xx (or a request timed out) outside any check was charged to this
+   * success rule (ERR-SUCCESS-200, ERR-SUCCESS-200-SETUP).
+   */
+  via: z.enum(['declared', 'wire-schema', 'server-fault']),
   /** This rule's verdict in this scenario. */
   status: RuleStatus,
   /** The whole scenario's outcome. */
@@ -66,6 +70,8 @@ export const RuleScenario = z.object({
   actual: z.unknown().optional(),
   /** FAIL or ERROR: the exchanges behind the message, each with its curl. */
   exchanges: z.array(ReportedExchange).optional(),
+  /** PASS: what of the rule this scenario went on without asking, and why (it verified the rule only in part). */
+  unverified: z.array(z.string()).optional(),
   /** How long the scenario ran (ms); JUnit's time of the rules it carries. */
   durationMs: z.number().optional(),
   /**
@@ -100,6 +106,12 @@ export const RuleReport = z.object({
   source: z.string().optional(),
   /** SKIP or BLOCKED: why, from every scenario carrying the rule. */
   reason: z.string().optional(),
+  /**
+   * PASS, but not every scenario carrying it asked all of it (one was BLOCKED, or went on without a
+   * case): how many verified it in full, of how many that apply (SKIP ones left out), and what each
+   * other one did not ask and why. A MUST rule no scenario verified in full makes the run UNDECIDED.
+   */
+  partly: z.object({ verified: z.number(), of: z.number(), gaps: z.array(z.string()) }).optional(),
   scenarios: z.array(RuleScenario),
 });
 export type RuleReport = z.infer<typeof RuleReport>;
