@@ -11,7 +11,7 @@ import { countOf, failingRules, firstLine, kindCounts, leftBehind, undecidedCaus
 import { escapeHtmlText as escapeHtml, escapeMarkdown as md, markdownBlock, markdownCellCode, markdownCode, markdownSentence } from './escape.ts';
 import { REPORT_FILES } from './files.ts';
 import { RULE_STATUSES, type ConformanceReport } from './schema.ts';
-import { countStatuses, rulesByArea, targetHosts, verdictOf } from './view.ts';
+import { countStatuses, interruptedScope, rulesByArea, targetHosts, verdictOf } from './view.ts';
 
 const VERDICT_TITLES = { 0: 'passed', 1: 'FAILED', 2: 'UNDECIDED' } as const;
 /** Characters of a message in a table cell; the whole message is in the rule's details and in report.html. */
@@ -24,7 +24,9 @@ export function renderMarkdown(report: ConformanceReport): string {
   const target = report.run.targets[0];
   const html = REPORT_FILES.html;
   const out: string[] = [`# Conformance: ${VERDICT_TITLES[verdict.exitCode]}`, ''];
-  if (!report.complete) out.push(`> **Incomplete report**: the run ${report.run.result === 'running' ? 'is still going on' : 'did not finish'}.`, '');
+  const interrupted = report.run.interrupted;
+  if (interrupted !== undefined) out.push(`> **Interrupted** (${md(interrupted.message)}): ${interruptedScope(interrupted)}; the rules below are those they carried.`, '');
+  else if (!report.complete) out.push(`> **Incomplete report**: the run ${report.run.result === 'running' ? 'is still going on' : 'did not finish'}.`, '');
   out.push(
     [
       `Target ${markdownCode(targetHosts(report))}`,
@@ -63,7 +65,7 @@ export function renderMarkdown(report: ConformanceReport): string {
     for (const e of stale) out.push(`- ${markdownCode(e.rule)} passes now: remove it from the baseline (it said: ${md(e.reason)})`);
     out.push('');
   }
-  // A stopped run's one error is its stop, already said at the top.
+  // A stopped run's one error is its stop, already said at the top; an interruption is there too.
   if (report.errors.length > 0 && stopped === undefined) {
     out.push('## Errors outside scenarios', '');
     for (const e of report.errors) out.push(`- ${e.file ? `${markdownCode(e.file)}: ` : ''}${md(firstLine({ message: e.message, status: 'ERROR' }))}`);
