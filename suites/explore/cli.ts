@@ -25,7 +25,7 @@ import { shownPath, writeAtomically, writeReportFiles } from '../report/write.ts
 import { LEDGER, PROBES } from '../support.ts';
 import { COMMANDS, explore, FOCUSES } from './explorer.ts';
 import { explorationMeta, FINDING_FORMAT, summaryLines, writeFindings, type FindingFile, type FindingTarget } from './findings.ts';
-import { parityReport, writeParity } from './parity.ts';
+import { parityExitCode, parityLines, parityReport, writeParity } from './parity.ts';
 import { replayFinding } from './replay.ts';
 import { readUnfound, sweepFaults, UNFOUND_FILE, type FaultOutcome, type UnfoundFaults } from './sweep.ts';
 import { httpTarget } from './targets.ts';
@@ -141,13 +141,16 @@ export async function exploreCommand(given: ExploreCommandOptions): Promise<numb
       console.log(`explore: stopped after ${result.programs} of ${runs} programs: the run's deadline (CONFORMANCE_RUN_TIMEOUT_MS, ${config.runTimeoutMs / 1000} s) leaves no room for more`);
     }
     const secrets = exploreTarget.secrets();
-    if (options.parity) {
-      const paths = writeParity(dir, parityReport(result, exploreTarget.description, secrets));
-      for (const line of summaryLines(result)) console.log(line);
-      console.log(`explore: parity report in ${shownPath(paths.markdown)} and ${shownPath(paths.json)}`);
-      return result.error === undefined ? 0 : UNDECIDED;
-    }
     const found = findingTarget(config, options.fault);
+    if (options.parity) {
+      const parity = parityReport(result, exploreTarget.description, secrets);
+      const paths = writeParity(dir, parity, { replayCommand: replayInvocation(found), apiVersion: exploreTarget.apiVersion, secrets, target: found });
+      for (const line of summaryLines(result)) console.log(line);
+      for (const line of parityLines(parity.report)) console.log(line);
+      const code = parityExitCode(parity.report);
+      console.log(`explore: parity report in ${shownPath(paths.markdown)} and ${shownPath(paths.json)}; exit ${code} (${['no MUST-level difference', 'a MUST-level difference', 'the run stopped early'][code]})`);
+      return code;
+    }
     const paths = writeFindings(config.reportDir, result, exploreTarget.apiVersion, secrets, found);
     const meta = explorationMeta(result, target.info, paths, replayInvocation(found));
     const cleanup = summariseCleanup(await target.close());
