@@ -166,7 +166,7 @@ export async function exploreCommand(given: ExploreCommandOptions): Promise<numb
     });
     writeReportFiles(dir, report);
     writeAtomically(join(dir, 'explore.json'), `${JSON.stringify({ seed: result.seed, programs: result.programs, calls: result.steps, durationMs: result.durationMs, coverage: result.coverage, commands: result.commands, answers: result.answers, findings: result.findings.map((f) => ({ rule: f.rule, level: f.level })), blocked: result.blocked, knownStops: result.knownStops, ...(result.error ? { error: result.error } : {}) }, null, 2)}\n`);
-    for (const line of summaryLines(result, paths)) console.log(line);
+    for (const line of summaryLines(result, paths, replayInvocation(found))) console.log(line);
     console.log(`explore: reports in ${shownPath(dir)}/ (report.html, summary.md, report.json, junit.xml); reproduce with --seed ${result.seed}`);
     if (result.error !== undefined) return UNDECIDED;
     return verdictOf(report).exitCode;

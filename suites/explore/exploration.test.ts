@@ -49,8 +49,9 @@ if (discoveringFile() === undefined) {
     const found = { ...(target.info.kind === 'deployment' ? { baseUrl: target.info.baseUrl } : {}), apiVersion: target.info.apiVersion, profile: target.info.profile };
     const paths = writeFindings(target.config.reportDir, result, explored.apiVersion, explored.secrets(), found);
     // Typed here, not through scenario.ts's TaskMeta augmentation: built for dist/ on the framework's declarations, this file does not see it.
-    (ctx.task.meta as { conformance?: ScenarioMeta }).conformance = explorationMeta(result, target.info, paths, targetedCommand(found, `${cliInvocation()} explore`));
-    for (const line of summaryLines(result, paths)) console.log(line);
+    const replayCommand = targetedCommand(found, `${cliInvocation()} explore`);
+    (ctx.task.meta as { conformance?: ScenarioMeta }).conformance = explorationMeta(result, target.info, paths, replayCommand);
+    for (const line of summaryLines(result, paths, replayCommand)) console.log(line);
     if (result.error !== undefined) throw new TargetFault(result.error);
     if (result.findings.length > 0) throw new Error(result.findings.map((f) => `${f.rule} FAIL: ${f.differences[0]?.path || f.differences[0]?.key}`).join('\n'));
   });

@@ -169,8 +169,8 @@ export function writeFindings(dir: string, result: ExploreResult, apiVersion: st
   });
 }
 
-/** The closing lines of an exploration: what ran, what it reached, what it found. */
-export function summaryLines(result: ExploreResult, paths: readonly (FindingPaths | undefined)[] = []): string[] {
+/** The closing lines of an exploration: what ran, what it reached, what it found (and, given the command, how to replay each finding). */
+export function summaryLines(result: ExploreResult, paths: readonly (FindingPaths | undefined)[] = [], replayCommand?: string): string[] {
   const reached = (Object.keys(DIMENSIONS) as Dimension[]).map((d) => `${d} ${result.coverage[d]}`);
   const lines = [
     `explore: ${result.programs} programs, ${result.steps} calls in ${(result.durationMs / 1000).toFixed(1)} s (seed ${result.seed})${result.interrupted ? ', stopped by the time budget' : ''}; ${result.findings.length} finding(s), ${result.blocked} program(s) stopped by a finding's knock-on, ${result.knownStops} by a known difference of the reference`,
@@ -181,6 +181,7 @@ export function summaryLines(result: ExploreResult, paths: readonly (FindingPath
   result.findings.forEach((finding, i) => {
     const main = finding.differences[0]!;
     lines.push(`explore: FAIL ${finding.rule} (${finding.level}) at ${finding.steps[finding.at]?.operation} ${main.path || main.key}: model ${show(main.model, 80)}, target ${show(main.target, 80)}${paths[i] ? ` — ${shownPath(paths[i]!.json)}` : ''}`);
+    if (paths[i] && replayCommand !== undefined) lines.push(`  replay: ${replayCommand} --replay ${shownPath(paths[i]!.json)}`);
   });
   if (result.error) lines.push(`explore: ERROR: ${result.error}`);
   return lines;
