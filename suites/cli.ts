@@ -54,6 +54,7 @@ interface RunOptions {
   readonly merge?: boolean;
   readonly baseline?: string;
   readonly reportDir?: string;
+  readonly stateDir?: string;
   readonly seed?: number;
   readonly allowLive?: boolean;
   readonly failOn?: 'must' | 'should';
@@ -73,7 +74,7 @@ function seedOption(value: string): number {
 }
 
 /** Options given on the command line become the configuration's environment variables, so every worker sees them. */
-function applyToEnvironment(options: Pick<RunOptions, 'baseUrl' | 'apiVersion' | 'profile' | 'reportDir' | 'seed' | 'allowLive' | 'failOn' | 'reuseNamespace' | 'concurrency'>): void {
+function applyToEnvironment(options: Pick<RunOptions, 'baseUrl' | 'apiVersion' | 'profile' | 'reportDir' | 'stateDir' | 'seed' | 'allowLive' | 'failOn' | 'reuseNamespace' | 'concurrency'>): void {
   const set = (name: string, value: string | number | undefined) => {
     if (value !== undefined) process.env[name] = String(value);
   };
@@ -81,6 +82,7 @@ function applyToEnvironment(options: Pick<RunOptions, 'baseUrl' | 'apiVersion' |
   set('API_VERSION', options.apiVersion);
   set('CONFORMANCE_PROFILE', options.profile);
   set('REPORT_DIR', options.reportDir);
+  set('CONFORMANCE_STATE_DIR', options.stateDir);
   set('CONFORMANCE_SEED', options.seed);
   set('CONFORMANCE_FAIL_ON', options.failOn);
   set('CONFORMANCE_REUSE_NAMESPACE', options.reuseNamespace === true ? 'nightly' : options.reuseNamespace);
@@ -120,9 +122,12 @@ async function run(options: RunOptions): Promise<number> {
   // re-runs (with its seed), an --only run into only/ of the report directory, unless a directory is given.
   const reportDir =
     options.reportDir ?? (rerunPath !== undefined ? join(dirname(rerunPath), 'rerun') : options.only !== undefined ? join(loadConfig().reportDir, 'only') : undefined);
-  // The journal stays with the full run's report directory: a partial run of a reuse namespace finds it there.
-  if (reportDir !== options.reportDir && !process.env[ENV_VARS.stateDir]) process.env[ENV_VARS.stateDir] = configNaming(options).stateDir;
-  applyToEnvironment({ ...options, reportDir, seed: options.seed ?? previous?.run.seed });
+  applyToEnvironment({ ...options, seed: options.seed ?? previous?.run.seed });
+  if (reportDir !== options.reportDir) {
+    // The journal stays with the full run's report directory: a partial run of a reuse namespace finds it there.
+    process.env[ENV_VARS.stateDir] = configNaming(options).stateDir;
+    process.env[ENV_VARS.reportDir] = reportDir;
+  }
   const config = configNaming(options);
   const baseline = options.baseline === undefined ? undefined : baselineOf(options.baseline);
   ensureWritable(config.reportDir, options.reportDir === undefined ? ENV_VARS.reportDir : '--report-dir');
@@ -480,9 +485,10 @@ function program(exit: (code: number) => void): Command {
     .option('--merge', 'with --rerun-failed: merge the re-run into the report it re-ran')
     .option('--baseline <file>', 'known failures (JSON): listed failures do not fail the run; listed rules that pass do')
     .option('--report-dir <dir>', 'where to write the reports (default: reports)')
+    .option('--state-dir <dir>', 'where the run journal of a target by URL is kept, for the next run and `cleanup` (default: CONFORMANCE_STATE_DIR, the profile\'s stateDir, <report-dir>/state); keep it between nightly runs')
     .option('--seed <n>', 'seed of the run (default 424242; a re-run takes its report’s)', seedOption)
     .option('--allow-live', 'accept a live key (am_sk_live_…) although the profile changes data; think twice')
-    .option('--reuse-namespace [name]', 'reuse mode for nightly runs: the same IDs every run of this name (default nightly), whatever the seed; an earlier run\'s leftovers are removed first')
+    .option('--reuse-namespace [name]', 'reuse mode for nightly runs: the same IDs every run of this name (default nightly), whatever the seed; what earlier runs left (their journal says) is removed first')
     .addOption(new Option('--fail-on <level>', 'the lowest rule level whose failures fail the run (default must; config failOn)').choices(['must', 'should']))
     .option('--concurrency <n>', `scenarios run at once; those that need the target to themselves run alone (default ${DEFAULT_CONCURRENCY}, at most ${MAX_CONCURRENCY}; 1: one after another)`, concurrencyOption)
     .addHelpText(

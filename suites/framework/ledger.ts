@@ -14,7 +14,6 @@
  * - Safety: only IDs of the run's namespace can be recorded or found, so cleanup never touches
  *   anything else. Every outcome is collected, never thrown: one failure cannot stop the rest.
  */
-import type { Journal } from './journal.ts';
 import type { Namespace } from './namespace.ts';
 
 /** What was created: its kind (`plan`, `entity`…), its ID, and the IDs of its parents (`customer_id`…). */
@@ -62,7 +61,12 @@ export interface LedgerOptions {
   /** Removals sent at once within a kind (default 4). */
   readonly concurrency?: number;
   /** The run journal: told of every record (`made`) and of how each removal ended (journal.ts). */
-  readonly journal?: Journal;
+  readonly journal?: JournalSink;
+}
+
+/** What the ledger tells the run journal (journal.ts `Journal`). */
+export interface JournalSink {
+  write(state: 'made' | 'removed' | 'left' | 'failed', entries: readonly LedgerEntry[], note?: string): void;
 }
 
 export interface CleanupReport {

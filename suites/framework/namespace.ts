@@ -106,6 +106,11 @@ export function createNamespace({ prefix, seed, salt = '', reuse }: NamespaceOpt
   return scope('');
 }
 
+/** The run's namespace: the configured prefix, the run's seed and salt (RunInfo), or the reuse name. */
+export function runNamespace(config: { readonly namespacePrefix: string; readonly reuseNamespace?: string | undefined }, run: { readonly seed: number; readonly salt: string }): Namespace {
+  return createNamespace({ prefix: config.namespacePrefix, seed: run.seed, salt: run.salt, reuse: config.reuseNamespace });
+}
+
 /** An ID of a namespace's form, or one derived from it by a suffix of plan-ID characters; group 1 is the scope. */
 function idPattern(root: string): RegExp {
   return new RegExp(`^${root}_([a-z0-9]{5})_[a-zA-Z0-9]+_\\d+[a-zA-Z0-9_-]*$`);

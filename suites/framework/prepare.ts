@@ -17,7 +17,7 @@ import { EvidenceLog } from './evidence.ts';
 import { transportLimits } from './guard.ts';
 import { Journal } from './journal.ts';
 import { type CleanupReport, type KindCleanup, Ledger, type LedgerEntry } from './ledger.ts';
-import { createNamespace, type Namespace } from './namespace.ts';
+import { type Namespace, runNamespace } from './namespace.ts';
 import type { RunInfo, RunPreparation } from './run.ts';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -33,10 +33,6 @@ export type TargetProbes<Ops extends OperationTable, E extends z.ZodType> = Part
 /** The scope every probe's records are made in. */
 export const PROBE_SCOPE = 'capability-probe';
 
-/** The run's namespace: the configured prefix, the run's seed and salt, or the reuse name. */
-export function runNamespace(config: Pick<ConformanceConfig, 'namespacePrefix' | 'reuseNamespace'>, run: Pick<RunInfo, 'seed' | 'salt'>): Namespace {
-  return createNamespace({ prefix: config.namespacePrefix, seed: run.seed, salt: run.salt, reuse: config.reuseNamespace });
-}
 
 /** Binds the probes to a context: what `resolveCapabilities` takes. */
 export function boundProbes<Ops extends OperationTable, E extends z.ZodType>(probes: TargetProbes<Ops, E>, context: ProbeContext<Ops, E>): Partial<Record<ProbedCapability, Probe>> {

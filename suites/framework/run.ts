@@ -12,7 +12,7 @@ import type { CapabilityReport } from './capabilities.ts';
 import type { JournalInfo } from './cleanup.ts';
 import { checkLiveKey, ConfigError, loadConfig, type ConformanceConfig, type LoadConfigOptions } from './config.ts';
 import { journalPath } from './journal.ts';
-import { runNamespace } from './prepare.ts';
+import { runNamespace } from './namespace.ts';
 
 /** Internal: a run against the embedded fake journals what it creates into this file (suites/cleanup-command.ts). */
 export const LEARN_IDS = 'BESI_CONFORMANCE_LEARN_IDS';
