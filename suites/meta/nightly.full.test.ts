@@ -11,7 +11,6 @@
  * - after the last night, `besi-conformance cleanup --namespace nightly` leaves 0 records.
  * TEST_SEED picks the points (printed); each night's figures are printed.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -89,14 +88,10 @@ it(`ten nights of the docs' command line against one fake, four stopped at rando
     }
     previousInterrupted = interrupted;
   }
-  const cleanup = spawnSync(process.execPath, ['--import', 'tsx', 'suites/cli.ts', 'cleanup', '--namespace', 'nightly'], {
-    cwd: ROOT,
-    env: { ...process.env, BASE_URL: fake.url, API_KEY: fake.apiKey, CONFORMANCE_STATE_DIR: join(reportDir, 'state') },
-    encoding: 'utf8',
-    timeout: 10 * 60_000,
-  });
-  console.log(`nightly (seed ${SEED}): cleanup exit ${cleanup.status}: ${cleanup.stdout.trim().split('\n').at(-1)}`);
-  expect(cleanup.status, `${cleanup.stdout}${cleanup.stderr}`).toBe(0);
+  // Run as a person would, in the same place: the journal is in the report directory's state/.
+  const cleanup = await runNight('npx tsx suites/cli.ts cleanup --namespace nightly', { env: { BASE_URL: fake.url, API_KEY: fake.apiKey }, reportDir, journal, stop: { kind: 'none' } });
+  console.log(`nightly (seed ${SEED}): cleanup exit ${cleanup.exitCode}: ${cleanup.console.trim().split('\n').at(-1)}`);
+  expect(cleanup.exitCode, cleanup.console).toBe(0);
   expect(held()).toEqual([]);
   expect(readFileSync(journal, 'utf8')).toBe('{"reuse":"nightly"}\n');
   console.log(['nightly figures:', ...figures].join('\n  '));
