@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createFakeApp, type FakeApp } from '../../fake-server/app.ts';
 import { fail } from '../../fake-server/domain/context.ts';
+import type { HandlerOverrides } from '../../fake-server/faults/fault.ts';
 import { serve } from '../../fake-server/http/node-adapter.ts';
 import { ErrorBody } from '../../spec/common.ts';
 import { operations } from '../../spec/operations.ts';
@@ -55,6 +56,11 @@ describe('the journal file', () => {
   });
 });
 
+/** A fake whose plans.create goes through `wrap` first. */
+function wrappingPlansCreate(breaks: string, wrap: NonNullable<HandlerOverrides['plans.create']>): FakeApp {
+  return createFakeApp({ faults: [{ rule: 'PLAN-SHAPE', breaks, handlers: { 'plans.create': wrap } }] });
+}
+
 async function fakeBy(app: FakeApp) {
   const served = await serve(app);
   return { served, key: app.keys[0]!.key };
@@ -65,19 +71,9 @@ describe('a target with a journal', () => {
     const path = journalFile();
     const seen: string[] = [];
     // The fake reads the journal as each create arrives: the intent must be there already.
-    const app = createFakeApp({
-      faults: [
-        {
-          rule: 'PLAN-SHAPE',
-          breaks: 'reads the journal first (a meta-test probe, not a fault)',
-          handlers: {
-            'plans.create': (real) => (ctx, input) => {
-              seen.push(readJournal(path).find((r) => r.entry.id === (input as { plan_id: string }).plan_id)?.state ?? 'nothing');
-              return real(ctx, input);
-            },
-          },
-        },
-      ],
+    const app = wrappingPlansCreate('reads the journal first (a meta-test probe, not a fault)', (real) => (ctx, input) => {
+      seen.push(readJournal(path).find((r) => r.entry.id === input.plan_id)?.state ?? 'nothing');
+      return real(ctx, input);
     });
     const { served, key } = await fakeBy(app);
     try {
@@ -103,20 +99,10 @@ describe('a target with a journal', () => {
 
 describe('the sweep of a journal', () => {
   it('removes what is there, dependents first; a record never made costs no count; a refused create the target kept is found', async () => {
-    const app = createFakeApp({
-      faults: [
-        {
-          rule: 'PLAN-SHAPE',
-          breaks: 'plans.create refuses but keeps the plan, as the reference does (observed-behaviour §8.4)',
-          handlers: {
-            'plans.create': (real) => (ctx, input) => {
-              if (!(input as { plan_id: string }).plan_id.endsWith('_kept_1')) return real(ctx, input);
-              real(ctx, input);
-              return fail('invalid_inputs', 'refused, the plan kept');
-            },
-          },
-        },
-      ],
+    const app = wrappingPlansCreate('plans.create refuses but keeps the plan, as the reference does (observed-behaviour §8.4)', (real) => (ctx, input) => {
+      if (!input.plan_id.endsWith('_kept_1')) return real(ctx, input);
+      real(ctx, input);
+      return fail('invalid_inputs', 'refused, the plan kept');
     });
     const { served, key } = await fakeBy(app);
     try {
