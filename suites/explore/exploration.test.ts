@@ -12,6 +12,7 @@ import { afterAll, it } from 'vitest';
 import { TargetFault } from '../framework/checks.ts';
 import { discoveringFile } from '../framework/discovery.ts';
 import { summariseCleanup, type CleanupSummary, type ScenarioMeta } from '../framework/scenario.ts';
+import { cliInvocation, targetedCommand } from '../report/commands.ts';
 import { conformanceTarget } from '../support.ts';
 import { explore } from './explorer.ts';
 import { explorationMeta, summaryLines, writeFindings } from './findings.ts';
@@ -44,10 +45,13 @@ if (discoveringFile() === undefined) {
     }
     const explored = httpTarget(target, { ns: target.ns });
     const result = await explore(explored, { seed: target.info.seed, runs: budget.runs, maxSteps: 20, timeBudgetMs: budget.seconds * 1000, shrinkRuns: 60, maxFindings: 5 });
-    const paths = writeFindings(target.config.reportDir, result, explored.apiVersion, explored.secrets());
+    // Where it was found: the finding's file, its script and its replay command point there.
+    const found = { ...(target.info.kind === 'deployment' ? { baseUrl: target.info.baseUrl } : {}), apiVersion: target.info.apiVersion, profile: target.info.profile };
+    const paths = writeFindings(target.config.reportDir, result, explored.apiVersion, explored.secrets(), found);
     // Typed here, not through scenario.ts's TaskMeta augmentation: built for dist/ on the framework's declarations, this file does not see it.
-    (ctx.task.meta as { conformance?: ScenarioMeta }).conformance = explorationMeta(result, target.info, paths, 'besi-conformance explore');
-    for (const line of summaryLines(result, paths)) console.log(line);
+    const replayCommand = targetedCommand(found, `${cliInvocation()} explore`);
+    (ctx.task.meta as { conformance?: ScenarioMeta }).conformance = explorationMeta(result, target.info, paths, replayCommand);
+    for (const line of summaryLines(result, paths, replayCommand)) console.log(line);
     if (result.error !== undefined) throw new TargetFault(result.error);
     if (result.findings.length > 0) throw new Error(result.findings.map((f) => `${f.rule} FAIL: ${f.differences[0]?.path || f.differences[0]?.key}`).join('\n'));
   });

@@ -157,7 +157,7 @@ describe('buildReport', () => {
       'conformance: failing rules:',
       '  M-1 [FAIL MUST] AssertionError: expected 400',
       '    re-run: conformance run --only M-1 --seed 9',
-      'conformance: seed 9 (reproduce with --seed 9)',
+      'conformance: seed 9 (reproduce: conformance run --seed 9)',
     ]);
     expect(summaryLines(buildReport({ ...times, tests: [] }), 'r').at(-1)).toBe('conformance: no scenario ran, so no seed was used');
   });
@@ -314,7 +314,7 @@ describe('ConformanceReporter in a real vitest run', () => {
   it('prints progress by area, the counts, and the seed at the end of the run', () => {
     expect(printed[0]).toMatch(/^scenarios\.fixture +5 scenarios: 1 pass, 2 fail, 1 error, 1 skip$/);
     expect(printed).toContainEqual(expect.stringMatching(/^conformance: 7 rules: 3 PASS, 2 FAIL, 0 BLOCKED, 1 SKIP, 1 ERROR/));
-    expect(printed.at(-1)).toBe('conformance: seed 4242 (reproduce with --seed 4242)');
+    expect(printed.at(-1)).toBe('conformance: seed 4242 (reproduce: npm run conformance -- --seed 4242)');
   });
 
   it('writes the JUnit XML from the report: a test case per rule, its time the time of its scenarios, skip reasons in the message', () => {

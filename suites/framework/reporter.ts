@@ -27,6 +27,9 @@ import { shownPath, writeReportFiles } from '../report/write.ts';
 import { aggregateRuleStatus, type RuleResult } from './checks.ts';
 import { loadConfig } from './config.ts';
 import { redactSecrets, truncate, type Exchange } from './evidence.ts';
+import { readJournal } from './journal.ts';
+import type { CleanupReport } from './ledger.ts';
+import type { RunInfo } from './run.ts';
 import type { CleanupSummary, ScenarioMeta } from './scenario.ts';
 import type { TargetInfo } from './target.ts';
 
@@ -63,6 +66,10 @@ export interface ReportInput {
   readonly rerunOf?: string;
   /** `should`: SHOULD failures fail the run too (recorded in the report for its verdict). */
   readonly failOn?: 'must' | 'should';
+  /** What the run left on its target, from its journal (report.json `leftovers`). */
+  readonly leftovers?: ConformanceReport['leftovers'];
+  /** What stopped the run before it ended on its own. */
+  readonly interrupted?: NonNullable<ConformanceReport['run']['interrupted']>;
 }
 
 /** Exchanges shown with a failure when the scenario does not say which ones it was about. */
@@ -174,6 +181,7 @@ export function assembleReport(byRule: ReadonlyMap<string, readonly RuleScenario
       ...(input.rerunOf === undefined ? {} : { rerunOf: input.rerunOf }),
       ...(input.baseline ? { baseline: input.baseline.path } : {}),
       ...(input.failOn === 'should' ? { failOn: input.failOn } : {}),
+      ...(input.interrupted ? { interrupted: input.interrupted } : {}),
     },
     counts: { rules: ruleCounts, known, scenarios: scenarioCounts, mustFailures },
     rules,
@@ -181,6 +189,7 @@ export function assembleReport(byRule: ReadonlyMap<string, readonly RuleScenario
     ...(uncovered ? { uncovered } : {}),
     errors: input.errors.map((e) => ({ ...e, message: cut(e.message, secrets) })),
     cleanup: input.cleanup.map((c) => ({ ...c, left: [...c.left], failed: [...c.failed] })),
+    ...(input.leftovers ? { leftovers: { ...input.leftovers, records: [...input.leftovers.records] } } : {}),
   };
   return redactSecrets(report, secrets);
 }
@@ -312,6 +321,13 @@ export interface ConformanceReporterOptions {
   readonly colour?: boolean;
   /** How a person re-runs one rule (`npm run conformance -- run`); the summary prints it per failing rule. */
   readonly rerunCommand?: string;
+  /** How many scenarios the run means to run: an interrupted run's report says how many of them ran. */
+  readonly plannedScenarios?: number;
+  /**
+   * The run's last cleanup, of what its journal says may remain (prepare.ts `sweepRun`), made before
+   * the final report on every way a run ends; `signal` stops it (a second signal).
+   */
+  readonly sweep?: (run: RunInfo, signal: AbortSignal) => Promise<CleanupReport | undefined>;
 }
 
 export class ConformanceReporter implements Reporter {
@@ -319,6 +335,7 @@ export class ConformanceReporter implements Reporter {
   readonly #options: ConformanceReporterOptions;
   readonly #secrets: readonly string[];
   readonly #failOn: 'must' | 'should';
+  readonly #runTimeoutMs: number;
   readonly #tests = new Map<string, FinishedTest>();
   readonly #errors: { file?: string; message: string }[] = [];
   readonly #cleanup: ({ file: string } & CleanupSummary)[] = [];
@@ -327,12 +344,17 @@ export class ConformanceReporter implements Reporter {
   #startedAt = new Date();
   #lastWrite = 0;
   #final: ConformanceReport | undefined;
+  #finishing: Promise<ConformanceReport> | undefined;
+  #interrupted: Pick<NonNullable<ConformanceReport['run']['interrupted']>, 'cause' | 'message'> | undefined;
+  #leftovers: ConformanceReport['leftovers'];
+  readonly #stopSweep = new AbortController();
 
   constructor(options: ConformanceReporterOptions = {}) {
     const config = loadConfig();
     this.reportDir = options.reportDir ?? config.reportDir;
     this.#secrets = [config.apiKey, config.otherTenantApiKey].filter((s): s is string => s !== undefined);
     this.#failOn = config.failOn;
+    this.#runTimeoutMs = config.runTimeoutMs;
     this.#options = options;
     this.#progress = new ProgressPrinter({ mode: options.progress ?? 'lines', colour: options.colour ?? false, print: (line) => this.#print(line) });
   }
@@ -374,25 +396,78 @@ export class ConformanceReporter implements Reporter {
     this.#write('running', false);
   }
 
-  onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<{ message: string }>, reason: TestRunEndReason): void {
+  async onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<{ message: string }>, reason: TestRunEndReason): Promise<void> {
     // The modules are the authority at the end (a test whose result event was missed still counts).
     for (const module of testModules) {
       if (!this.#reported(module)) continue;
       for (const test of module.children.allTests()) this.#tests.set(test.id, finished(test, this.#file(module)));
     }
+    // Stopped by a signal or an error: its workers' deaths are no errors of their own.
+    if (this.#interrupted !== undefined) {
+      await this.#finish('interrupted', false);
+      return;
+    }
     for (const e of unhandledErrors) this.#errors.push({ message: `unhandled: ${e.message}` });
-    const report = this.#write(reason, reason !== 'interrupted');
-    this.#final = report;
-    this.#progress.end();
-    for (const line of summaryLines(report, shownPath(this.reportDir), this.#options.rerunCommand, this.#options.colour)) this.#print(line);
+    const run = this.#run();
+    if (run?.deadline !== undefined && Date.now() >= run.deadline) {
+      this.#interrupted = { cause: 'deadline', message: `the run's deadline passed (CONFORMANCE_RUN_TIMEOUT_MS, ${this.#runTimeoutMs / 1000} s): nothing was sent after it but the cleanup` };
+    }
+    await this.#finish(this.#interrupted === undefined ? reason : 'interrupted', this.#interrupted === undefined && reason !== 'interrupted');
   }
 
-  /** After SIGINT/SIGTERM: writes what finished so far, marked incomplete. */
-  interrupt(): ConformanceReport {
-    const report = this.#write('interrupted', false);
+  /**
+   * The run was stopped (a signal, an error of the harness): writes the report of what finished at
+   * once, marked interrupted, then sweeps what the run made (stopCleanup() cuts that short) and writes
+   * it again with what stays. Resolves with the final report.
+   */
+  async interrupt(cause: 'SIGTERM' | 'SIGINT' | 'error', message: string): Promise<ConformanceReport> {
+    this.noteInterruption(cause, message);
     this.#progress.end();
-    this.#print(`conformance: interrupted; the report of what finished (marked incomplete) is in ${shownPath(this.reportDir)}`);
-    return report;
+    this.#print(`conformance: interrupted (${message}); the report of what finished, marked incomplete, is in ${shownPath(this.reportDir)}`);
+    return this.#finish('interrupted', false);
+  }
+
+  /** The run is being stopped: however its vitest run ends now (a killed worker ends it at once), its report says interrupted. */
+  noteInterruption(cause: 'SIGTERM' | 'SIGINT' | 'error', message: string): void {
+    this.#interrupted ??= { cause, message };
+  }
+
+  /** A second signal: the sweep stops where it is; the report lists what it had not checked. */
+  stopCleanup(): void {
+    this.#stopSweep.abort();
+  }
+
+  /** Sweeps the journal (when the run has one), then writes the final report and prints its closing lines. */
+  async #finish(result: ConformanceReport['run']['result'], complete: boolean): Promise<ConformanceReport> {
+    this.#finishing ??= (async () => {
+      const run = this.#run();
+      // A fake the run booted ends with it: nothing of it stays to sweep.
+      if (run?.journal !== undefined && run.kind === 'deployment') {
+        // Written before the sweep: a run killed during it still leaves final files, with what the journal says may remain.
+        this.#leftovers = unchecked(run.journal.path);
+        this.#write(result, complete);
+        const swept = await this.#options.sweep?.(run, this.#stopSweep.signal).catch((error: unknown) => {
+          this.#errors.push({ message: `the run's last cleanup failed: ${error instanceof Error ? error.message : String(error)}` });
+          return undefined;
+        });
+        if (swept !== undefined) this.#leftovers = { ...checked(run.journal.path, swept), checked: !this.#stopSweep.signal.aborted };
+      }
+      const report = this.#write(result, complete);
+      this.#final = report;
+      this.#progress.end();
+      for (const line of summaryLines(report, shownPath(this.reportDir), this.#options.rerunCommand, this.#options.colour)) this.#print(line);
+      return report;
+    })();
+    return this.#finishing;
+  }
+
+  /** The run as its global setup decided it (target, journal), once provided. */
+  #run(): RunInfo | undefined {
+    for (const project of this.#vitest?.projects ?? []) {
+      const run = project.getProvidedContext()['conformance:run'];
+      if (run !== undefined) return run;
+    }
+    return undefined;
   }
 
   #write(result: ConformanceReport['run']['result'], complete: boolean): ConformanceReport {
@@ -407,6 +482,8 @@ export class ConformanceReporter implements Reporter {
       complete,
       secrets: [...this.#secrets, ...this.#providedSecrets()],
       failOn: this.#failOn,
+      ...(this.#leftovers ? { leftovers: this.#leftovers } : {}),
+      ...(this.#interrupted ? { interrupted: { ...this.#interrupted, scenariosRun: this.#scenariosRun(), ...(this.#options.plannedScenarios === undefined ? {} : { scenariosPlanned: this.#options.plannedScenarios }) } } : {}),
       ...(catalogue ? { catalogue } : {}),
       ...(baseline ? { baseline } : {}),
       ...(only ? { only } : {}),
@@ -415,6 +492,11 @@ export class ConformanceReporter implements Reporter {
     writeReportFiles(this.reportDir, report);
     this.#lastWrite = Date.now();
     return report;
+  }
+
+  /** Scenarios that ended (passed, failed, blocked or skipped by their own decision). */
+  #scenariosRun(): number {
+    return [...this.#tests.values()].filter(ran).length;
   }
 
   /** The keys of a fake the run booted (handed to the workers by the global setup), so they are scrubbed too. */
@@ -455,6 +537,23 @@ function finished(test: TestCase, file: string): FinishedTest {
     })),
     meta: test.meta().conformance,
     ...(test.diagnostic()?.duration === undefined ? {} : { durationMs: test.diagnostic()!.duration }),
+  };
+}
+
+/** Leftovers as the journal alone says them: every record it does not know removed, none checked. */
+function unchecked(journal: string): NonNullable<ConformanceReport['leftovers']> {
+  const records = readJournal(journal).filter((r) => r.state !== 'removed');
+  return { journal, checked: false, undone: 0, alreadyGone: 0, records: records.map((r) => ({ kind: r.entry.kind, id: r.entry.id, error: `not checked: the journal says ${r.state}` })) };
+}
+
+/** Leftovers after the sweep: what it could not remove. */
+function checked(journal: string, swept: CleanupReport): NonNullable<ConformanceReport['leftovers']> {
+  return {
+    journal,
+    checked: true,
+    undone: swept.undone.length,
+    alreadyGone: swept.alreadyGone.length,
+    records: [...swept.left.map(({ entry }) => ({ kind: entry.kind, id: entry.id })), ...swept.failed.map(({ entry, error }) => ({ kind: entry.kind, id: entry.id, error }))],
   };
 }
 
@@ -499,6 +598,6 @@ export function summaryLines(report: ConformanceReport, dir: string, rerunComman
     );
   } else if (undone + alreadyGone > 0) lines.push(`${removed}; nothing left on the target`);
   for (const e of report.errors) lines.push(`conformance: error${e.file ? ` in ${e.file}` : ''}: ${e.message.split('\n')[0]}`);
-  lines.push(seed === undefined ? 'conformance: no scenario ran, so no seed was used' : `conformance: seed ${seed} (reproduce with --seed ${seed})`);
+  lines.push(seed === undefined ? 'conformance: no scenario ran, so no seed was used' : `conformance: seed ${seed} (reproduce: ${rerunCommand} --seed ${seed})`);
   return lines;
 }

@@ -236,6 +236,16 @@ describe('a run against a fake with two faults', () => {
     expect(readFileSync(join(dir, 'known', 'summary.md'), 'utf8')).toContain('1 known failure(s) from the baseline do not fail the run.');
   }, 120_000);
 
+  it.concurrent('a baseline file that does not exist yet (night 1) is an empty one: the run goes on, says how to write it, and writes its four files', async () => {
+    const missing = join(dir, 'not-yet-baseline.json');
+    const night1 = await cli('run', '--only', PASSING, '--baseline', missing, '--report-dir', join(dir, 'night1'));
+    expect(night1.code, night1.out).toBe(0);
+    expect(night1.out).toContain(`conformance: baseline ${missing} does not exist yet: the run starts with an empty baseline (no known failures).`);
+    expect(night1.out).toContain(`besi-conformance baseline --from <report-dir>/report.json --out ${missing}`);
+    for (const file of ['report.json', 'report.html', 'summary.md', 'junit.xml']) expect(existsSync(join(dir, 'night1', file)), file).toBe(true);
+    expect(read(join(dir, 'night1', 'report.json')).run.baseline).toBe(missing);
+  });
+
   it.concurrent('a baseline listing a rule that passes makes the run exit 1: remove it from the baseline', async () => {
     const baseline = join(dir, 'stale-baseline.json');
     writeFileSync(baseline, JSON.stringify({ format: BASELINE_FORMAT, entries: [{ rule: PASSING, reason: 'was broken last month' }] }));
@@ -286,7 +296,7 @@ describe('malformed options and URLs', () => {
 });
 
 describe('an interrupted run', () => {
-  it('leaves a valid report.json and junit.xml marked incomplete, and exits 2', async () => {
+  it('leaves four final files marked interrupted (summary.md says so at the top, junit.xml has an error case), and exits 2', async () => {
     const out = join(dir, 'interrupted');
     const child = spawn(CLI[0], [...CLI.slice(1), 'run', '--only', 'plans', '--report-dir', out], { cwd: ROOT, env: cliEnv(), stdio: 'ignore' });
     let done = false;
@@ -301,5 +311,8 @@ describe('an interrupted run', () => {
     const junit = readFileSync(join(out, 'junit.xml'), 'utf8');
     expect(XMLValidator.validate(junit)).toBe(true);
     expect(junit).toContain('<property name="complete" value="false"/>');
+    expect(junit).toMatch(/<testcase classname="run" name="interrupted \(SIGTERM\)"/);
+    expect(readFileSync(join(out, 'summary.md'), 'utf8')).toMatch(/^# Conformance: UNDECIDED\n\n> \*\*Interrupted\*\* \(SIGTERM after [\d.]+ s\): \d+ of \d+ scenario\(s\) ran/);
+    expect(report.run.interrupted).toMatchObject({ cause: 'SIGTERM' });
   }, 120_000);
 });

@@ -149,13 +149,17 @@ export interface LeftBehind {
 export function leftBehind(report: ConformanceReport): LeftBehind {
   const left = new Map<string, string[]>();
   const failed = new Map<string, { id: string; error: string }[]>();
-  let undone = 0;
-  let alreadyGone = 0;
+  let undone = report.leftovers?.undone ?? 0;
+  let alreadyGone = report.leftovers?.alreadyGone ?? 0;
   for (const file of report.cleanup) {
     undone += file.undone;
     alreadyGone += file.alreadyGone;
-    for (const { kind, id } of file.left) left.set(kind, [...(left.get(kind) ?? []), id]);
-    for (const { kind, id, error } of file.failed) failed.set(kind, [...(failed.get(kind) ?? []), { id, error }]);
+  }
+  // The run's journal, swept once at its end, is the authority; without one, each file's cleanup says.
+  const stays: readonly { kind: string; id: string; error?: string }[] = report.leftovers?.records ?? report.cleanup.flatMap((file) => [...file.left, ...file.failed]);
+  for (const record of stays) {
+    if (record.error !== undefined) failed.set(record.kind, [...(failed.get(record.kind) ?? []), { id: record.id, error: record.error }]);
+    else left.set(record.kind, [...(left.get(record.kind) ?? []), record.id]);
   }
   const byCount = <V>(map: Map<string, V[]>) => new Map([...map].sort(([ka, a], [kb, b]) => b.length - a.length || ka.localeCompare(kb)));
   return { undone, alreadyGone, left: byCount(left), failed: byCount(failed) };

@@ -12,7 +12,7 @@
 import { escapeHtml as h } from './escape.ts';
 import { RULE_STATUSES, type ConformanceReport, type ReportedExchange, type RuleReport, type RuleScenario } from './schema.ts';
 import { countOf, failingRules, firstLine, kindCounts, leftBehind, partlyVerifiedRules, undecidedCauses, undecidedMustRules, type FailingRule } from './digest.ts';
-import { countStatuses, failuresOf, rulesByArea, targetHosts, verdictOf, type RuleEntry } from './view.ts';
+import { countStatuses, failuresOf, interruptedScope, rulesByArea, targetHosts, verdictOf, type RuleEntry } from './view.ts';
 
 const VERDICTS = { 0: 'PASSED', 1: 'FAILED', 2: 'UNDECIDED' } as const;
 
@@ -47,7 +47,7 @@ export function renderHtml(report: ConformanceReport): string {
 <body>
 <header>
 <h1>Conformance report <span class="verdict v${verdict.exitCode}" id="verdict">${h(VERDICTS[verdict.exitCode])}</span></h1>
-${report.complete ? '' : `<p class="banner" id="incomplete">Incomplete report: the run ${report.run.result === 'running' ? 'is still going on' : 'did not finish'}; it shows what finished.</p>`}
+${report.complete ? '' : `<p class="banner" id="incomplete">${report.run.interrupted ? `Interrupted (${h(report.run.interrupted.message)}): ${h(interruptedScope(report.run.interrupted))}` : `Incomplete report: the run ${report.run.result === 'running' ? 'is still going on' : 'did not finish'}`}; it shows what finished.</p>`}
 ${stopped === undefined ? '' : `<p class="banner stopped" id="stopped">Stopped at ${h(stopped.stage)} (${h(stopped.kind)}), before any scenario: ${h(stopped.message)}</p>`}
 <dl class="facts">${facts.map(([k, v]) => `<dt>${h(k)}</dt><dd>${h(v)}</dd>`).join('')}</dl>
 ${verdict.reasons.length > 0 ? `<ul class="reasons">${verdict.reasons.map((r) => `<li>${h(r)}</li>`).join('')}</ul>` : ''}

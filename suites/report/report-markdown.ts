@@ -13,7 +13,7 @@ import { countOf, failingRules, firstLine, kindCounts, leftBehind, partlyVerifie
 import { escapeHtmlText as escapeHtml, escapeMarkdown as md, markdownBlock, markdownCellCode, markdownCode } from './escape.ts';
 import { REPORT_FILES } from './files.ts';
 import { RULE_STATUSES, type ConformanceReport } from './schema.ts';
-import { countStatuses, rulesByArea, statusText, targetHosts, verdictOf } from './view.ts';
+import { countStatuses, interruptedScope, rulesByArea, statusText, targetHosts, verdictOf } from './view.ts';
 
 const VERDICT_TITLES = { 0: 'passed', 1: 'FAILED', 2: 'UNDECIDED' } as const;
 /** Characters of a message in a table cell; the whole message is in report.html. */
@@ -69,7 +69,7 @@ export function renderMarkdown(report: ConformanceReport): string {
     for (const e of stale) out.push(`- ${markdownCode(e.rule)} passes now: remove it from the baseline (it said: ${md(e.reason)})`);
     out.push('');
   }
-  // A stopped run's one error is its stop, already said at the top.
+  // A stopped run's one error is its stop, already said at the top; an interruption is there too.
   if (report.errors.length > 0 && stopped === undefined) {
     out.push('## Errors outside scenarios', '');
     for (const e of report.errors) out.push(`- ${e.file ? `${markdownCode(e.file)}: ` : ''}${md(firstLine({ message: e.message, status: 'ERROR' }))}`);
@@ -81,6 +81,8 @@ export function renderMarkdown(report: ConformanceReport): string {
 
 /** The lines above everything else that say the report is not a finished run's. */
 export function bannerLines(report: ConformanceReport): string[] {
+  const interrupted = report.run.interrupted;
+  if (interrupted !== undefined) return [`> **Interrupted** (${md(interrupted.message)}): ${interruptedScope(interrupted)}; the rules below are those they carried.`, ''];
   if (report.complete) return [];
   return [`> **Incomplete report**: the run ${report.run.result === 'running' ? 'is still going on' : 'did not finish'}.`, ''];
 }

@@ -10,6 +10,7 @@ import { closestMatches, didYouMean } from '../framework/closest.ts';
 import { XMLValidator } from 'fast-xml-parser';
 import { applyBaseline, baselineFrom } from './baseline.ts';
 import { curlOf, shellQuote } from './curl.ts';
+import { leftBehind } from './digest.ts';
 import { escapeHtml, escapeMarkdown, escapeXml, markdownBlock, markdownCode } from './escape.ts';
 import { mergeReports } from './merge.ts';
 import { renderHtml } from './report-html.ts';
@@ -441,6 +442,34 @@ describe('a run stopped at preflight', () => {
     expect(XMLValidator.validate(xml)).toBe(true);
     expect(xml).toContain('<testsuites name="besi-conformance" tests="1" failures="0" errors="1"');
     expect(xml).toContain('<testcase classname="run" name="preflight (unreachable)" time="1.000">\n      <error message="Stopped at preflight (unreachable): The target http://t:1 cannot be reached (no answer within 10000 ms)." type="ERROR">');
+  });
+});
+
+describe('an interrupted run', () => {
+  const interrupted = report(
+    { 'M-1': { status: 'PASS', level: 'MUST', area: 'plans', scenarios: [entry('a', 'PASS')] } },
+    {
+      complete: false,
+      run: { ...report({}).run, result: 'interrupted', interrupted: { cause: 'SIGTERM', message: 'SIGTERM after 18.0 s', scenariosRun: 40, scenariosPlanned: 222 } },
+      cleanup: [{ file: 'suites/scenarios/plans.test.ts', undone: 12, alreadyGone: 1, left: [{ kind: 'plan', id: 'conf_a_1' }], failed: [{ kind: 'feature', id: 'conf_f_1', error: 'answered 409' }] }],
+      leftovers: { journal: 'reports/state/journal-conf_abcdef.jsonl', checked: true, undone: 30, alreadyGone: 2, records: [{ kind: 'customer', id: 'conf_c_1', error: 'answered 500' }] },
+    },
+  );
+
+  it('says so at the top of summary.md and report.html, with what ran, and in a JUnit error case naming the interruption', () => {
+    expect(verdictOf(interrupted).exitCode).toBe(2);
+    expect(renderMarkdown(interrupted)).toMatch(/^# Conformance: UNDECIDED\n\n> \*\*Interrupted\*\* \(SIGTERM after 18\.0 s\): 40 of 222 scenario\(s\) ran; the rules below are those they carried\.\n/);
+    expect(renderHtml(interrupted)).toContain('<p class="banner" id="incomplete">Interrupted (SIGTERM after 18.0 s): 40 of 222 scenario(s) ran; it shows what finished.</p>');
+    const xml = renderJunit(interrupted);
+    expect(XMLValidator.validate(xml)).toBe(true);
+    expect(xml).toContain('<testcase classname="run" name="interrupted (SIGTERM)" time="1.000">\n      <error message="interrupted (SIGTERM after 18.0 s): 40 of 222 scenario(s) ran" type="ERROR">');
+  });
+
+  it("counts what was left once, from the run's journal: each file's own left and failed were tried again by the last sweep", () => {
+    const left = leftBehind(interrupted);
+    expect(left).toEqual({ undone: 42, alreadyGone: 3, left: new Map(), failed: new Map([['customer', [{ id: 'conf_c_1', error: 'answered 500' }]]]) });
+    // Without a journal (the embedded fake), the files say.
+    expect(leftBehind({ ...interrupted, leftovers: undefined }).left).toEqual(new Map([['plan', ['conf_a_1']]]));
   });
 });
 

@@ -150,6 +150,13 @@ export const ConformanceReport = z.object({
     stopped: z.object({ stage: z.literal('preflight'), kind: z.string(), message: z.string() }).optional(),
     /** `should`: SHOULD failures fail the run too (`--fail-on should`); absent: `must`. */
     failOn: z.enum(['must', 'should']).optional(),
+    /**
+     * The run did not end on its own: a signal (SIGTERM, SIGINT), its deadline (CONFORMANCE_RUN_TIMEOUT_MS)
+     * or an error of the harness stopped it; how many of its scenarios had run by then.
+     */
+    interrupted: z
+      .object({ cause: z.enum(['SIGTERM', 'SIGINT', 'deadline', 'error']), message: z.string(), scenariosRun: z.number(), scenariosPlanned: z.number().optional() })
+      .optional(),
   }),
   counts: z.object({
     rules: Counts,
@@ -175,6 +182,24 @@ export const ConformanceReport = z.object({
       failed: z.array(z.object({ kind: z.string(), id: z.string(), error: z.string() })),
     }),
   ),
+  /**
+   * What the run left on its target by URL, from its journal (suites/framework/journal.ts) after the
+   * run's last sweep: each record once, of every kind, whatever stopped the run. Present, it is the
+   * authority on what stays (the files' `left` and `failed` were tried again by the sweep).
+   */
+  leftovers: z
+    .object({
+      /** The journal the records come from (`besi-conformance cleanup --journal <it>` removes them later). */
+      journal: z.string(),
+      /** True: the sweep checked each record against the target. False: the journal's word alone (the run was stopped first). */
+      checked: z.boolean(),
+      /** Removed (or found gone) by the sweep, besides each file's own cleanup. */
+      undone: z.number(),
+      alreadyGone: z.number(),
+      /** Records that stay: without `error` the API offers no removal (a plan archived), with it the removal failed, or was not tried. */
+      records: z.array(z.object({ kind: z.string(), id: z.string(), error: z.string().optional() })),
+    })
+    .optional(),
 });
 export type ConformanceReport = z.infer<typeof ConformanceReport>;
 

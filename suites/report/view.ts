@@ -110,6 +110,11 @@ export function verdictOf(report: ConformanceReport, options: { readonly failOn?
   return undecided.length > 0 ? { ...base, result: 'UNDECIDED', exitCode: 2, reasons: undecided } : { ...base, result: 'PASSED', exitCode: 0, reasons: [] };
 }
 
+/** `40 of 222 scenarios ran`. */
+export function interruptedScope(interrupted: NonNullable<ConformanceReport['run']['interrupted']>): string {
+  return `${interrupted.scenariosRun}${interrupted.scenariosPlanned === undefined ? '' : ` of ${interrupted.scenariosPlanned}`} scenario(s) ran`;
+}
+
 /** The target's host, for run properties and headings. */
 export function targetHosts(report: ConformanceReport): string {
   const hosts = report.run.targets.map((t) => {
