@@ -124,7 +124,7 @@ export async function exploreCommand(given: ExploreCommandOptions): Promise<numb
   const exploreTarget = httpTarget(target, { ns: target.ns });
   try {
     if (finding !== undefined) return await replay(options.replay!, finding, exploreTarget);
-    const where = config.baseUrl ?? `the embedded fake${options.fault ? ` broken at ${options.fault.join(', ')}` : ''}`;
+    const where = config.baseUrl ?? `the embedded fake${options.fault?.length ? ` broken at ${options.fault.join(', ')}` : ''}`;
     console.log(`explore: ${runs} programs of at most ${maxSteps} calls against ${where}, seed ${config.seed}${options.timeBudget ? `, at most ${options.timeBudget} s` : ''}${options.parity ? ', parity report' : ''}`);
     const startedAt = new Date();
     const result = await explore(exploreTarget, {
@@ -184,7 +184,7 @@ function readFinding(path: string): FindingFile {
 
 /** Where this exploration runs, as its findings record it (the key never). */
 function findingTarget(config: ConformanceConfig, faults: readonly string[] | undefined): FindingTarget {
-  return { ...(config.baseUrl === undefined ? {} : { baseUrl: config.baseUrl }), apiVersion: config.apiVersion, profile: config.profile.name, ...(config.baseUrl === undefined && faults ? { faults } : {}) };
+  return { ...(config.baseUrl === undefined ? {} : { baseUrl: config.baseUrl }), apiVersion: config.apiVersion, profile: config.profile.name, ...(config.baseUrl === undefined && faults?.length ? { faults } : {}) };
 }
 
 /** The command that replays a finding of this exploration against its target (`… --replay <file>` follows). */

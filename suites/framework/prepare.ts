@@ -70,8 +70,8 @@ function mainClient<Ops extends OperationTable, E extends z.ZodType>(config: Con
     operations: options.operations,
     errorBody: options.errorBody,
     evidence: new EvidenceLog({ secrets: [apiKey, ...(otherTenantApiKey === undefined ? [] : [otherTenantApiKey])], capacity: 100 }),
-    // A sweep after the run's deadline still removes what the run made: its own fail-fast count bounds it.
-    ...transportLimits(config, guarded ? run : { deadline: Number.MAX_SAFE_INTEGER }, undefined),
+    // A sweep after the run's deadline still removes what the run made; a target the run found dead (the fail-fast count) is not asked again.
+    ...transportLimits(config, guarded ? run : { deadline: Number.MAX_SAFE_INTEGER, ...(run.guardFile === undefined ? {} : { guardFile: run.guardFile }) }, undefined),
   });
   return { client, apiKey, otherTenantApiKey };
 }
