@@ -271,6 +271,17 @@ const attachFaults: readonly Fault[] = [
     },
   },
   {
+    rule: 'ERR-PRECEDENCE',
+    breaks: 'licenses.attach refuses duplicate entity IDs before it looks the customer up: an unknown customer with a duplicated entity answers 400 invalid_request, not 404 customer_not_found',
+    handlers: {
+      'licenses.attach': (real) => (ctx, input) => {
+        const ids = input.entities.map((entity) => entity.entity_id);
+        if (new Set(ids).size !== ids.length) fail('invalid_request', 'An entity appears twice in entities.');
+        return real(ctx, input);
+      },
+    },
+  },
+  {
     rule: 'ERR-CAPACITY-CODE',
     breaks: 'insufficient capacity is refused with code invalid_inputs instead of invalid_request',
     handlers: {
