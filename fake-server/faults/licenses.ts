@@ -1,7 +1,7 @@
 /** Broken variants of the license rules (pools, attach, release, assignments) and of the States and Errors rules about licenses. */
 import type { OperationName } from '../../spec/operations.ts';
 import { endRecord, holdPlan, planOfRecord } from '../domain/billing.ts';
-import { fail, type OutputOf } from '../domain/context.ts';
+import { DomainError, fail, type OutputOf } from '../domain/context.ts';
 import {
   activeAssignmentOf,
   assignEntities,
@@ -263,10 +263,14 @@ const attachFaults: readonly Fault[] = [
     rule: 'ERR-DUPLICATE-ENTITY-CODE',
     breaks: 'duplicate entity IDs in a batch are refused with 409 entity_already_exists instead of 400 invalid_request',
     handlers: {
+      // The refusal the real handler makes, where it makes it (after the customer and pool checks), answered with another code.
       'licenses.attach': (real) => (ctx, input) => {
-        const ids = input.entities.map((entity) => entity.entity_id);
-        if (new Set(ids).size !== ids.length) fail('entity_already_exists', 'An entity appears twice in entities.');
-        return real(ctx, input);
+        try {
+          return real(ctx, input);
+        } catch (error) {
+          if (error instanceof DomainError && error.message.startsWith('Duplicate entity')) fail('entity_already_exists', error.message);
+          throw error;
+        }
       },
     },
   },
