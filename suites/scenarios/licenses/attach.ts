@@ -330,4 +330,19 @@ export const attachScenarios = [
       await expectPool(t, setup, 'LIC-RELEASE-FREES-SEAT', { usage: 50, remaining: 150 }, 'one release of 150 entities frees 150 seats');
     },
   ),
+  scenario(
+    {
+      id: 'licenses.entity-ids-differing-in-case',
+      title: 'two entity IDs of one licenses.attach batch that differ only in case are two entities, not a duplicate: both are created and assigned',
+      rules: ['LIC-ATTACH-BATCH'],
+    },
+    async (t) => {
+      const setup = await createLicensePool(t, 2);
+      const entityBase = t.ns.id('seat');
+      const items = ['_X', '_x'].map((suffix) => ({ entity_id: `${entityBase}${suffix}`, name: `Seat${suffix}`, feature_id: setup.seatFeature.id }));
+      t.expectOk(await t.client.call('licenses.attach', { customer_id: setup.customerId, plan_id: setup.licensePlan.id, entities: items }), 'LIC-ATTACH-BATCH');
+      const held = await holders(t, setup);
+      t.check('LIC-ATTACH-BATCH', () => expect(held, 'two entity IDs differing only in case are two entities, each assigned').toEqual(items.map((item) => item.entity_id).sort()));
+    },
+  ),
 ];
