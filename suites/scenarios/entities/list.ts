@@ -4,7 +4,7 @@
  */
 import { expect } from 'vitest';
 import { inBatches } from '../../framework/index.ts';
-import { createCustomer, createEntity, createFeature, createLicensePool, licenseEntities, requireNotRead, scenario, SETUP_WIDTH, type T } from '../../support.ts';
+import { createCustomer, createEntity, createFeature, createLicensePool, licenseEntities, requireNotRead, scenario, SETUP_WIDTH, type T, withFrozenClock } from '../../support.ts';
 import { checkAs, type ListBody, type ListedEntity, listIds, listPage, namedEntity, requireSearch } from './support.ts';
 
 interface WalkOptions {
@@ -154,15 +154,10 @@ export const listScenarios = [
     async (t) => {
       const seat = await createFeature(t, 'allocated');
       const customer = await createCustomer(t);
-      const before = await t.control.call('clock.get', {});
-      await t.control.call('clock.set', { frozen: true });
       const created: { id: string; created_at: number }[] = [];
-      try {
+      await withFrozenClock(t, async () => {
         for (let n = 0; n < 4; n++) created.push(await createEntity(t, customer.id, seat.id));
-      } finally {
-        // The clock is the target's: give it back as it was found.
-        if (!before.frozen) await t.control.call('clock.set', { frozen: false });
-      }
+      });
       // Under the frozen clock all four share created_at (unless another run moved the clock meanwhile); ties go by id descending.
       const expected = newestFirstIds(created);
       const page = await listPage(t, { customer_id: customer.id });

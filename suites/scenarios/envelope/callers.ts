@@ -1,13 +1,24 @@
 /**
  * Scenarios of callers that differ: requests of the published client (autumn-js, known by its
- * User-Agent) mixed with plain ones. interface.md does not tell callers apart, so what either
- * changes, and what plain callers read after it, is the document's.
+ * User-Agent) mixed with plain ones, and requests pipelined on one connection. interface.md does
+ * not tell callers apart, so what either changes, and what plain callers read after it, is the
+ * document's.
  */
+import { Client as UndiciClient } from 'undici';
 import { expect } from 'vitest';
+import { operations } from '../../../spec/operations.ts';
+import { SetupNotServed } from '../../framework/index.ts';
 import { attach, createLicensePool, createPlan, createFeature, licenseEntities, scenario } from '../../support.ts';
 import { expectPool } from '../licenses/support.ts';
 import { expectEmbeddedFieldsOnly } from '../entities/support.ts';
 import { balanceNow, spend, SPEND_RULES } from '../balances/support.ts';
+import { parsedJson } from './support.ts';
+
+/** Whether a connection could not be made at all (no such host, nothing listening). */
+function isUnreachable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'ENOTFOUND' || code === 'ECONNREFUSED' || code === 'EAI_AGAIN';
+}
 
 /** The User-Agent autumn-js 1.3.13 sends outside browsers. */
 const PUBLISHED_CLIENT = { 'user-agent': 'speakeasy-sdk/typescript 0.10.18 2.882.0 2.4.0 @useautumn/sdk' } as const;
@@ -49,6 +60,42 @@ export const callersScenarios = [
       await expectPool(t, setup, 'LIC-ATTACH-BATCH', { usage: 2, remaining: 1 }, "the client's attach of one entity takes one seat");
       t.setup(await t.client.call('licenses.release', { customer_id: setup.customerId, license_plan_id: setup.licensePlan.id, entity_ids: [first!.entity_id] }, { headers: PUBLISHED_CLIENT }));
       await expectPool(t, setup, 'LIC-RELEASE-FREES-SEAT', { usage: 1, remaining: 2 }, "the client's release of one entity frees one seat");
+    },
+  ),
+  scenario(
+    {
+      id: 'envelope.pipelined-requests',
+      title: 'two requests pipelined on one connection are each answered with their own JSON, in the order sent',
+      rules: ['CONV-POST-JSON'],
+    },
+    async (t) => {
+      const flag = await createFeature(t, 'boolean');
+      const plan = await createPlan(t, { items: [{ feature_id: flag.id }] });
+      // A read through the client first: its exchange says where the target answers and with which version.
+      const sent = t.setup(await t.client.call('plans.get', { plan_id: plan.id }), ['id']);
+      const exchange = t.evidence.at(-1)!;
+      const url = new URL(exchange.request.url);
+      const prefix = url.pathname.slice(0, url.pathname.length - operations['plans.get'].path.length);
+      const headers = { authorization: `Bearer ${t.apiKey}`, 'content-type': 'application/json', 'x-api-version': exchange.request.headers['x-api-version'] ?? '' };
+      const connection = new UndiciClient(url.origin, { pipelining: 2 });
+      const answers: { status: number; text: string }[] = [];
+      try {
+        // Reads are safe to pipeline (idempotent) and answered at once (not blocking): both are on the socket before the first answer comes back.
+        const send = (operation: 'plans.get' | 'features.get', body: unknown) =>
+          connection.request({ method: 'POST', path: `${prefix}${operations[operation].path}`, headers, body: JSON.stringify(body), idempotent: true, blocking: false, signal: t.signal });
+        const pending = [send('plans.get', { plan_id: sent.id }), send('features.get', { feature_id: flag.id })];
+        for (const response of await Promise.all(pending)) answers.push({ status: response.statusCode, text: await response.body.text() });
+      } catch (error) {
+        // A target reached without a socket of its own (in-process) cannot be asked; anything else is the target's.
+        if (isUnreachable(error)) throw new SetupNotServed(`the target at ${url.origin} is not reached by a connection of this suite's own, so requests cannot be pipelined to it`);
+        throw error;
+      } finally {
+        await connection.close();
+      }
+      t.check('CONV-POST-JSON', () => {
+        expect(answers.map((answer) => answer.status), 'both pipelined requests answered 200').toEqual([200, 200]);
+        expect(answers.map((answer) => (parsedJson(answer.text) as { id?: unknown } | undefined)?.id), 'each with its own JSON answer, in the order sent').toEqual([plan.id, flag.id]);
+      });
     },
   ),
 ];

@@ -7,6 +7,7 @@ import { expect } from 'vitest';
 import { operations } from '../../../spec/operations.ts';
 import { createFeature, createPlan, newCustomerBody, scenario, type T } from '../../support.ts';
 import { requireSearch } from '../entities/support.ts';
+import { parsedJson } from './support.ts';
 
 /** Media types a JSON body may be sent as: HTTP media types are case-insensitive and take parameters. */
 const JSON_MEDIA_TYPES = ['Application/JSON', 'application/json; charset=utf-8', 'APPLICATION/JSON;charset=UTF-8'];
@@ -17,15 +18,6 @@ const NON_ASCII = 'Zoë’s 東京 café 🚀';
 /** A POST of `body` to an operation with a Content-Type of our choosing; the raw answer, parsed or not. */
 function postAs(t: T, operation: keyof typeof operations, body: unknown, contentType: string) {
   return t.client.raw({ path: operations[operation].path, headers: { 'content-type': contentType }, body: JSON.stringify(body) });
-}
-
-/** The raw answer's text as JSON, or undefined when it is not JSON. */
-function parsed(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 export const variantsScenarios = [
@@ -40,18 +32,18 @@ export const variantsScenarios = [
       const plan = await createPlan(t, { items: [{ feature_id: flag.id }] });
       const body = { plan_id: plan.id };
       const plain = await postAs(t, 'plans.get', body, 'application/json');
-      t.precondition('plans.get with Content-Type application/json answers the plan', () => expect(plain.status).toBe(200));
+      t.precondition('plans.get with Content-Type application/json answers the plan', () => expect((parsedJson(plain.text) as { id?: unknown } | undefined)?.id).toBe(plan.id));
       for (const contentType of JSON_MEDIA_TYPES) {
         const variant = await postAs(t, 'plans.get', body, contentType);
         t.check('CONV-POST-JSON', () => {
-          expect(variant.status, `Content-Type ${contentType}: ${variant.text.slice(0, 200)}`).toBe(200);
-          expect((parsed(variant.text) as { id?: unknown } | undefined)?.id, `Content-Type ${contentType}: the body was read as JSON`).toBe(plan.id);
+          expect(variant.status, `Content-Type ${contentType}, answered as application/json is: ${variant.text.slice(0, 200)}`).toBe(plain.status);
+          expect((parsedJson(variant.text) as { id?: unknown } | undefined)?.id, `Content-Type ${contentType}: the body was read as JSON`).toBe(plan.id);
         });
       }
       // A create, too: the fields of a body sent so take effect.
       const featureId = t.ns.id('feat');
       const created = await postAs(t, 'features.create', { feature_id: featureId, name: `Flag ${featureId}`, type: 'boolean' }, JSON_MEDIA_TYPES[1]!);
-      t.check('CONV-POST-JSON', () => expect((parsed(created.text) as { id?: unknown } | undefined)?.id, `features.create sent as ${JSON_MEDIA_TYPES[1]}`).toBe(featureId));
+      t.check('CONV-POST-JSON', () => expect((parsedJson(created.text) as { id?: unknown } | undefined)?.id, `features.create sent as ${JSON_MEDIA_TYPES[1]}`).toBe(featureId));
     },
   ),
   scenario(
@@ -63,10 +55,9 @@ export const variantsScenarios = [
     async (t) => {
       const featureId = t.ns.id('feat');
       const feature = await postAs(t, 'features.create', { feature_id: featureId, name: NON_ASCII, type: 'metered', consumable: false }, 'application/json');
-      t.check('CONV-POST-JSON', () => {
-        expect(parsed(feature.text), `features.create answers JSON for a name outside ASCII: ${feature.text.slice(0, 200)}`).toBeDefined();
-        expect(feature.status).toBe(200);
-      });
+      // Its being a success at all is a premise; answering exactly 200 is ERR-SUCCESS-200's.
+      t.precondition('features.create of a name outside ASCII succeeds', () => expect(feature.status >= 200 && feature.status < 300, `${feature.status} ${feature.text.slice(0, 200)}`).toBe(true));
+      t.check('CONV-POST-JSON', () => expect(parsedJson(feature.text), `features.create answers JSON for a name outside ASCII: ${feature.text.slice(0, 200)}`).toBeDefined());
       const readFeature = t.expectOk(await t.client.call('features.get', { feature_id: featureId }), 'FEAT-GET');
       t.check('FEAT-GET', () => expect(readFeature.name, 'the name reads back as sent').toBe(NON_ASCII));
 

@@ -8,7 +8,7 @@ import { inBatches } from '../../framework/index.ts';
 import { attach, createCustomer, createEntity, createFeature, createPlan, type Ops, readBalance, scenario, SETUP_WIDTH, type T, withFrozenClock } from '../../support.ts';
 import type { z } from 'zod';
 import type { ListBody } from '../entities/support.ts';
-import { DAY_MS, monthly, track } from './support.ts';
+import { advancePast, DAY_MS, monthly, track } from './support.ts';
 
 type ListPage = z.output<Ops['entities.list']['response']>;
 
@@ -30,13 +30,6 @@ async function entityBalances(t: T, customerId: string, featureId: string) {
     cursor = page.next_cursor;
   }
   return balances;
-}
-
-/** Moves the target's clock just past `at`. */
-async function advancePast(t: T, at: number): Promise<void> {
-  const { now } = await t.control.call('clock.get', {});
-  t.precondition('the reset time lies ahead of the clock', () => expect(at).toBeGreaterThan(now));
-  await t.control.call('clock.advance', { ms: at - now + 1_000 });
 }
 
 /** The next instant at or after `from` that is noon (UTC) on the 31st of a month followed by a shorter month. */
