@@ -345,4 +345,20 @@ export const attachScenarios = [
       t.check('LIC-ATTACH-BATCH', () => expect(held, 'two entity IDs differing only in case are two entities, each assigned').toEqual(items.map((item) => item.entity_id).sort()));
     },
   ),
+  scenario(
+    {
+      id: 'licenses.attach-wrong-two-ways',
+      title: 'a batch both duplicating an entity and needing more seats than are left is refused (for either), and assigns and creates nothing; the nearest valid batch is accepted',
+      rules: ['LIC-ATTACH-DUPLICATE-IDS', 'LIC-ATTACH-ALL-OR-NOTHING'],
+    },
+    async (t) => {
+      const setup = await createLicensePool(t, 1);
+      const [a, b] = licenseEntities(t, setup, 2) as [AttachItem, AttachItem];
+      // Which of the two errors wins is recorded nowhere (both are 400 invalid_request on the reference): either is the document's.
+      t.expectError(await attachLicenses(t, setup, [a, a, b]), { rule: 'LIC-ATTACH-DUPLICATE-IDS' });
+      await expectPool(t, setup, 'LIC-ATTACH-ALL-OR-NOTHING', { usage: 0, remaining: 1 }, 'the refused batch took no seat');
+      for (const item of [a, b]) await expectNoEntity(t, setup, item.entity_id, 'LIC-ATTACH-ALL-OR-NOTHING');
+      t.setup(await attachLicenses(t, setup, [a]));
+    },
+  ),
 ];
