@@ -299,11 +299,11 @@ export const listScenarios = [
   scenario(
     {
       id: 'entities.list-past-200',
-      title: 'entities.list of a customer with 250 entities: limit 5000 lists them all on one page, the default page holds 50, and a walk with limit 200 lists each once',
+      title: 'entities.list of a customer with 210 entities: limit 5000 lists them all on one page, the default page holds 50, and a walk with limit 200 lists each once',
       rules: ['ENT-LIMIT-BOUNDS', 'ENT-LIMIT-DEFAULT', 'ENT-CURSOR-WALK', 'ENT-CUSTOMER-FILTER'],
     },
     async (t) => {
-      const count = 250;
+      const count = 210;
       // One batch makes them all: licenses.attach creates the entities it names with a feature_id (LIC-ATTACH-CREATES-ENTITY).
       const setup = await createLicensePool(t, count);
       const items = licenseEntities(t, setup, count);

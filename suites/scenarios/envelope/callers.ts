@@ -14,12 +14,6 @@ import { expectEmbeddedFieldsOnly } from '../entities/support.ts';
 import { balanceNow, spend, SPEND_RULES } from '../balances/support.ts';
 import { parsedJson } from './support.ts';
 
-/** Whether a connection could not be made at all (no such host, nothing listening). */
-function isUnreachable(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === 'ENOTFOUND' || code === 'ECONNREFUSED' || code === 'EAI_AGAIN';
-}
-
 /** The User-Agent autumn-js 1.3.13 sends outside browsers. */
 const PUBLISHED_CLIENT = { 'user-agent': 'speakeasy-sdk/typescript 0.10.18 2.882.0 2.4.0 @useautumn/sdk' } as const;
 
@@ -76,6 +70,8 @@ export const callersScenarios = [
       const exchange = t.evidence.at(-1)!;
       const url = new URL(exchange.request.url);
       const prefix = url.pathname.slice(0, url.pathname.length - operations['plans.get'].path.length);
+      // A host under .invalid never resolves (RFC 2606): the requests went to a target in this process, with no socket to pipeline on.
+      if (url.hostname.endsWith('.invalid')) throw new SetupNotServed(`the target at ${url.origin} is reached in-process, without a connection requests could be pipelined on`);
       const headers = { authorization: `Bearer ${t.apiKey}`, 'content-type': 'application/json', 'x-api-version': exchange.request.headers['x-api-version'] ?? '' };
       const connection = new UndiciClient(url.origin, { pipelining: 2 });
       const answers: { status: number; text: string }[] = [];
@@ -85,10 +81,6 @@ export const callersScenarios = [
           connection.request({ method: 'POST', path: `${prefix}${operations[operation].path}`, headers, body: JSON.stringify(body), idempotent: true, blocking: false, signal: t.signal });
         const pending = [send('plans.get', { plan_id: sent.id }), send('features.get', { feature_id: flag.id })];
         for (const response of await Promise.all(pending)) answers.push({ status: response.statusCode, text: await response.body.text() });
-      } catch (error) {
-        // A target reached without a socket of its own (in-process) cannot be asked; anything else is the target's.
-        if (isUnreachable(error)) throw new SetupNotServed(`the target at ${url.origin} is not reached by a connection of this suite's own, so requests cannot be pipelined to it`);
-        throw error;
       } finally {
         await connection.close();
       }

@@ -200,11 +200,11 @@ export const pagesScenarios = [
     {
       id: 'listings.walk-across-customer-delete',
       title:
-        'a plan_id walk over the records of 120 customers, with two customers deleted between two page calls (one whose record the page before listed, one not listed yet), lists each remaining record once and none of a deleted customer after its delete',
+        'a plan_id walk over the records of 100 customers, with two customers deleted between two page calls (one whose record the page before listed, one not listed yet), lists each remaining record once and none of a deleted customer after its delete',
       rules: [...WALK_RULES, 'LIST-PLAN-FILTER', 'CUS-DELETE-CASCADES'],
     },
     async (t) => {
-      const count = 120;
+      const count = 100;
       const plan = await createPlan(t, { group: t.ns.id('grp') });
       // Asked first, so that a target not serving the listing is SKIP before the customers are made.
       await listPage(t, 'subscriptions.list', { plan_id: plan.id }, 'LIST-PLAN-FILTER');

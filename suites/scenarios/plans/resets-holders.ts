@@ -13,7 +13,7 @@ import { advancePast, DAY_MS, monthly, track } from './support.ts';
 type ListPage = z.output<Ops['entities.list']['response']>;
 
 const CUSTOMERS = 100;
-const ENTITIES = 150;
+const ENTITIES = 120;
 
 /** A balance by what a reset changes. */
 function usageOf(balance: { usage?: number; remaining?: number } | null | undefined) {
