@@ -1,6 +1,8 @@
 /**
  * Conformance scenarios of customers.delete (a setup operation of the reference the interface does
- * not document, which a run's cleanup uses). It removes the customer it names and no other.
+ * not document, which a run's cleanup uses). It removes the customer it names and no other, with
+ * what it holds: afterwards no documented read shows its entities, balances or pools, and a customer
+ * created again under the ID starts new.
  * Deletes that only build state are setup, with a precondition that they took effect, so a target
  * that keeps what it says it deleted blocks these checks, never fails them.
  */

@@ -1,6 +1,7 @@
 /**
- * Scenarios of entities.list across the organisation and by customer: walks, order (newest first,
- * ties by id), limits and cursors, and search.
+ * Scenarios of entities.list across the organisation and by customer: walks (also across deletes
+ * between two page calls), order (newest first, ties by id), limits and cursors (past 200 entities),
+ * and search.
  */
 import { expect } from 'vitest';
 import { inBatches } from '../../framework/index.ts';

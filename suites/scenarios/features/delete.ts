@@ -1,7 +1,8 @@
 /**
  * Conformance scenarios of features.delete (a setup operation of the reference the interface does
  * not document, which a run's cleanup uses). It refuses a feature a plan uses, until that plan is
- * deleted first (the order a cleanup follows). Deletes that only build state are setup, with a
+ * deleted first (the order a cleanup follows); a deleted feature is listed and accepted nowhere
+ * afterwards. Deletes that only build state are setup, with a
  * precondition that they took effect, so a target that keeps what it says it deleted blocks these
  * checks, never fails them.
  */

@@ -1,6 +1,8 @@
 /**
  * Conformance scenarios of plans.delete (a setup operation of the reference the interface does not
- * document, which a run's cleanup uses). It removes a plan no customer holds any more. Deletes
+ * document, which a run's cleanup uses). It removes a plan no customer holds any more, its latest
+ * version only unless all_versions is sent, and plans.get, plans.list and billing.attach then answer
+ * as for a plan that never was. Deletes
  * that only build state are setup, with a precondition that they took effect, so a target that
  * keeps what it says it deleted blocks these checks, never fails them.
  */

@@ -2,7 +2,8 @@
  * Conformance scenarios of referral_programs.delete and rewards.delete (a setup operation of the
  * reference the interface does not document, which a run's cleanup uses). They remove what they
  * name; a reward a program links is refused until the program is deleted first (the order a
- * cleanup follows). Deletes that only build state are setup, with a precondition that they took
+ * cleanup follows); a deleted program can no longer be updated, and one created again under its ID
+ * is new. Deletes that only build state are setup, with a precondition that they took
  * effect, so a target that keeps what it says it deleted blocks these checks, never fails them.
  */
 import { expect } from 'vitest';
