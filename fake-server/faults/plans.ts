@@ -503,6 +503,11 @@ export const plansFaults: readonly Fault[] = [
     handlers: deleteThatKeeps('plans.delete', (ctx, input) => requireActivePlan(ctx.store, input.plan_id)),
   },
   {
+    rule: 'PLAN-DELETE-LATEST-VERSION',
+    breaks: 'plans.delete without all_versions deletes every version of the plan, not only the latest',
+    handlers: { 'plans.delete': (real) => (ctx, input) => real(ctx, { ...input, all_versions: true }) },
+  },
+  {
     rule: 'PLAN-DELETE-SHAPE',
     breaks: 'plans.delete answers {deleted: true} instead of {success: true}',
     output: rewriteOutput('plans.delete', () => ({ deleted: true })),

@@ -15,6 +15,7 @@
  *   anything else. Every outcome is collected, never thrown: one failure cannot stop the rest.
  */
 import type { Namespace } from './namespace.ts';
+import { inBatches } from './batches.ts';
 
 /** What was created: its kind (`plan`, `entity`…), its ID, and the IDs of its parents (`customer_id`…). */
 export interface LedgerEntry {
@@ -230,10 +231,6 @@ async function attempt(call: () => ReturnType<CleanupAction<unknown>>): Promise<
   } catch (error) {
     return { ok: false, status: undefined, error: error instanceof Error ? error.message : String(error) };
   }
-}
-
-async function inBatches<T>(items: readonly T[], size: number, run: (item: T) => Promise<void>): Promise<void> {
-  for (let at = 0; at < items.length; at += size) await Promise.all(items.slice(at, at + size).map(run));
 }
 
 function describeBody(body: unknown): string {

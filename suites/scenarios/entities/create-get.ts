@@ -4,24 +4,8 @@
  * another customer not found.
  */
 import { expect } from 'vitest';
-import { EmbeddedSubscription } from '../../../spec/listings.ts';
-import type { Exchange } from '../../framework/evidence.ts';
-import { attach, createCustomer, createEntity, createFeature, createPlan, MONTHLY, readBalance, scenario, type T } from '../../support.ts';
-import { entitiesById, entityCatalogue, listIds, namedEntity, planIds } from './support.ts';
-
-/** Exactly the documented fields of the embedded subscriptions of a listing, read from its raw JSON (the client's parse drops unknown keys). */
-function expectEmbeddedFieldsOnly(t: T, listing: Exchange | undefined): void {
-  const documented = Object.keys(EmbeddedSubscription.shape).sort();
-  const body = listing?.response?.body as { list?: { id: string; subscriptions: Record<string, unknown>[] }[] } | undefined;
-  t.precondition('the raw entities.list answer is at hand (not truncated)', () => expect(Array.isArray(body?.list)).toBe(true));
-  t.check('ENT-EMBEDDED-SUBSCRIPTION-FIELDS', () => {
-    for (const entity of body!.list!) {
-      for (const subscription of entity.subscriptions ?? []) {
-        expect(Object.keys(subscription).sort(), `a subscription embedded in entity ${entity.id} carries ${documented.join(', ')} only`).toEqual(documented);
-      }
-    }
-  });
-}
+import { attach, createCustomer, createEntity, createFeature, createPlan, MONTHLY, readBalance, scenario } from '../../support.ts';
+import { entitiesById, entityCatalogue, expectEmbeddedFieldsOnly, listIds, namedEntity, planIds } from './support.ts';
 
 export const createGetScenarios = [
   scenario(

@@ -88,3 +88,12 @@ export async function referralProgramCall(t: T): Promise<DocumentedCall> {
   const programId = await createReferralProgram(t, await createReward(t, units.id));
   return { operation: 'referral_programs.update', body: { referral_program_id: programId, max_redemptions: 5 } };
 }
+
+/** A raw answer's text as JSON, or undefined when it is not JSON (the answer is then judged as text). */
+export function parsedJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
