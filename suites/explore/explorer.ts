@@ -31,6 +31,7 @@ import { planCommands } from './parts/plans.ts';
 import { referralCommands } from './parts/referrals.ts';
 import { mutantCommands, requiredCommands } from './parts/required.ts';
 import { entityWorldCommands, focusWorldCommands, worldCommands } from './parts/worlds.ts';
+import { localise, type Attribution } from './attribution.ts';
 import { LEEWAY } from './leeway.ts';
 import { ownedOnly } from './owned.ts';
 import { idPrefixOf, replaySteps } from './replay.ts';
@@ -74,6 +75,9 @@ export interface ExploreOptions {
   readonly minimize?: boolean;
   /** Parity mode: every difference is kept, programs are never stopped or shrunk. */
   readonly parity?: boolean;
+  /** Name each finding's rule by the fault of the catalogue that reproduces it (attribution.ts; default true), within this many ms per finding (default 30 s). */
+  readonly localise?: boolean;
+  readonly localiseBudgetMs?: number;
   /** Faults of the model (never: the model is the reference); for the meta-tests of the harness itself. */
   readonly modelFaults?: readonly Fault[];
   readonly log?: (line: string) => void;
@@ -99,6 +103,8 @@ export interface Finding {
   readonly idPrefix: string;
   /** A convention the whole target breaks, which every difference rests on: the finding is its rule's. */
   readonly convention?: string;
+  /** How the rule was named (attribution.ts): by a fault of the catalogue that reproduces the difference, or by the owners. */
+  readonly attribution?: Attribution;
   readonly shrinkRuns: number;
 }
 
@@ -429,9 +435,11 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
     if (failure === undefined) break;
     const shrunk = toFinding(failure, seed, round, shrinkRuns, details.counterexamplePath ?? undefined);
     const minimal = error === undefined && options.minimize !== false && !shrinkStopped() ? await minimize(shrunk, target, Math.max(0, shrinkBudget - shrinkRuns) + shrunk.steps.length, shrinkStopped) : shrunk;
-    const finding = await onConvention(minimal, target);
+    const named = options.localise === false || error !== undefined ? minimal : await localised(minimal, target, options.localiseBudgetMs);
+    const finding = await onConvention(named, target);
     findings.push(finding);
     for (const d of failure.divergence.differences) found.add(d.rule).add(signature(d));
+    found.add(finding.rule);
     log(`explore: ${finding.rule} (${finding.level}) at ${finding.differences[0]?.path || finding.differences[0]?.key}; program shrunk to ${finding.steps.filter((s) => !s.resolve).length} calls in ${shrinkRuns} re-runs`);
     if (interrupted) break;
   }
@@ -478,6 +486,13 @@ async function minimize(finding: Finding, target: ExploreTarget, budget: number,
     i = Math.min(i, steps.length - 1);
   }
   return { ...current, shrinkRuns: finding.shrinkRuns + runs };
+}
+
+/** The finding under the rule its localisation names (attribution.ts); the owners' rule, when another, BLOCKED by it. */
+async function localised(finding: Finding, target: ExploreTarget, budgetMs: number | undefined): Promise<Finding> {
+  const attribution = await localise({ ...finding, apiVersion: target.apiVersion }, budgetMs);
+  if (attribution.rule === finding.rule) return { ...finding, attribution };
+  return { ...finding, rule: attribution.rule, level: ruleById.get(attribution.rule)?.level ?? 'SHOULD', blocked: [...new Set([finding.rule, ...finding.blocked])].filter((r) => r !== attribution.rule), attribution };
 }
 
 /** A finding on a target that breaks a convention every call rests on is that convention's (checks.ts, as for scenarios). */

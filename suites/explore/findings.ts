@@ -34,6 +34,8 @@ export interface FindingFile {
   readonly apiVersion: string;
   readonly at: number;
   readonly steps: readonly Omit<Finding['steps'][number], 'exchange'>[];
+  /** How the rule was named (attribution.ts). */
+  readonly attribution?: Finding['attribution'];
 }
 
 export function findingFile(finding: Finding, apiVersion: string, secrets: readonly string[]): FindingFile {
@@ -52,6 +54,7 @@ export function findingFile(finding: Finding, apiVersion: string, secrets: reado
       apiVersion,
       at: finding.at,
       steps: finding.steps.map(({ exchange: _exchange, ...step }) => step),
+      ...(finding.attribution ? { attribution: finding.attribution } : {}),
     },
     [...secrets],
   );
@@ -86,6 +89,7 @@ export function findingMessage(finding: Finding, paths: FindingPaths | undefined
     `${finding.rule}: ${step.operation} differs from the reference model at ${main.path || main.key} (${main.kind}; field ${main.key}), call ${finding.steps.filter((s) => !s.resolve && s.index <= finding.at).length} of a ${calls}-call program (exploration seed ${finding.seed}, shrunk in ${finding.shrinkRuns} re-runs).`,
     `  model:  ${show(main.model, 400)}`,
     `  target: ${show(main.target, 400)}`,
+    ...(finding.attribution ? [`  Rule: ${finding.attribution.note}.`] : []),
     ...(finding.convention ? [`  The whole target breaks a convention every call rests on, so the finding is its rule's: ${finding.convention}`] : []),
     ...(finding.differences.length > 1 ? [`  also differing there: ${finding.differences.slice(1, 6).map((d) => `${d.path || d.key} (${d.rule})`).join(', ')}`] : []),
     'Program (as sent to the target):',
@@ -167,6 +171,9 @@ export function summaryLines(result: ExploreResult, paths: readonly (FindingPath
   ];
   const unreached = (Object.keys(DIMENSIONS) as Dimension[]).filter((d) => result.coverage[d] === 0);
   if (unreached.length > 0) lines.push(`explore: not reached: ${unreached.join(', ')}`);
+  if (result.unserved.length > 0) lines.push(`explore: not served by the target, not explored: ${result.unserved.join(', ')}`);
+  const open = Object.entries(result.leeway);
+  if (open.length > 0) lines.push(`explore: answers that differ where interface.md leaves them open, not compared (leeway.ts): ${open.map(([call, n]) => `${call} ${n}`).join(', ')}`);
   result.findings.forEach((finding, i) => {
     const main = finding.differences[0]!;
     lines.push(`explore: FAIL ${finding.rule} (${finding.level}) at ${finding.steps[finding.at]?.operation} ${main.path || main.key}: model ${show(main.model, 80)}, target ${show(main.target, 80)}${paths[i] ? ` — ${shownPath(paths[i]!.json)}` : ''}`);

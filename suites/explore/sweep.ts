@@ -35,6 +35,8 @@ export interface FaultOutcome {
   readonly found: boolean;
   /** The rule the first finding charged. */
   readonly rule?: string;
+  /** How that rule was named (attribution.ts): by a fault of the catalogue that reproduces the difference, or by the owners. */
+  readonly named?: 'fault' | 'owner';
   readonly programs: number;
   readonly ms: number;
 }
@@ -47,6 +49,9 @@ export interface SweepOptions {
   readonly onOutcome?: (outcome: FaultOutcome) => void;
 }
 
+/** Re-runs to shrink the finding of each fault (a run's exploration allows 60). */
+const SWEEP_SHRINK_RUNS = 30;
+
 /**
  * Explores a fake with one fault; found when any difference shows (the first is enough). Each fault
  * gets programs of its own (the seed and the fault's ID), so the figure measures the generators, not
@@ -57,9 +62,10 @@ export async function exploreFault(fault: string, options: Omit<SweepOptions, 'f
   const seed = hashSeed(options.seed, fault);
   const app = createFakeApp({ faults: faultsFor([fault]) });
   const target = inProcessTarget(app, createNamespace({ prefix: 'conf', seed }));
-  const result = await explore(target, { seed, runs: options.runs, maxSteps: options.maxSteps, maxFindings: 1, shrinkRuns: 0, minimize: false });
+  // Shrunk and minimised as in a conformance run, so the rule is named from the program a run would report.
+  const result = await explore(target, { seed, runs: options.runs, maxSteps: options.maxSteps, maxFindings: 1, shrinkRuns: SWEEP_SHRINK_RUNS });
   const finding = result.findings[0];
-  return { fault, found: finding !== undefined, ...(finding ? { rule: finding.rule } : {}), programs: result.programs, ms: Date.now() - started };
+  return { fault, found: finding !== undefined, ...(finding ? { rule: finding.rule } : {}), ...(finding?.attribution ? { named: finding.attribution.how } : {}), programs: result.programs, ms: Date.now() - started };
 }
 
 export async function sweepFaults(options: SweepOptions): Promise<FaultOutcome[]> {
