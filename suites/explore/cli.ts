@@ -23,7 +23,7 @@ import { verdictOf } from '../report/view.ts';
 import { shownPath, writeAtomically, writeReportFiles } from '../report/write.ts';
 import { LEDGER, PROBES } from '../support.ts';
 import { COMMANDS, explore, FOCUSES } from './explorer.ts';
-import { explorationMeta, FINDING_FORMAT, summaryLines, writeFindings, type FindingFile } from './findings.ts';
+import { explorationMeta, explorationRecord, FINDING_FORMAT, summaryLines, writeFindings, type FindingFile } from './findings.ts';
 import { parityReport, writeParity } from './parity.ts';
 import { replayFinding } from './replay.ts';
 import { readUnfound, sweepFaults, UNFOUND_FILE, type FaultOutcome, type UnfoundFaults } from './sweep.ts';
@@ -151,7 +151,7 @@ export async function exploreCommand(options: ExploreCommandOptions): Promise<nu
       secrets,
     });
     writeReportFiles(dir, report);
-    writeAtomically(join(dir, 'explore.json'), `${JSON.stringify({ seed: result.seed, programs: result.programs, calls: result.steps, durationMs: result.durationMs, coverage: result.coverage, commands: result.commands, answers: result.answers, findings: result.findings.map((f) => ({ rule: f.rule, level: f.level })), blocked: result.blocked, knownStops: result.knownStops, ...(result.error ? { error: result.error } : {}) }, null, 2)}\n`);
+    writeAtomically(join(dir, 'explore.json'), explorationRecord(result));
     for (const line of summaryLines(result, paths)) console.log(line);
     console.log(`explore: reports in ${shownPath(dir)}/ (report.html, summary.md, report.json, junit.xml); reproduce with --seed ${result.seed}`);
     if (result.error !== undefined) return UNDECIDED;

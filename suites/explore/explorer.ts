@@ -67,6 +67,8 @@ export interface ExploreOptions {
   readonly stop?: AbortSignal;
   /** Aborted: no more re-runs to shrink a finding (what is found is reported as far as it was shrunk). */
   readonly stopShrinking?: AbortSignal;
+  /** Awaited before each call (pace.ts: beside the scenarios, the time they leave). */
+  readonly pace?: () => Promise<void>;
   /** Re-runs allowed to shrink one finding. */
   readonly shrinkRuns?: number;
   /** Stop after this many findings. */
@@ -242,11 +244,13 @@ class Run implements ProgramRun {
   readonly #model: ReturnType<typeof modelFor>;
   readonly #ns: ReturnType<ExploreTarget['ns']['scope']>;
   readonly #learnt: Learnt;
+  readonly #pace: (() => Promise<void>) | undefined;
   /** Plans that had a price in any version the model showed (an older version may be attached). */
   readonly #priced = new Set<string>();
 
-  constructor(target: ExploreTarget, program: ProgramTarget, model: ReturnType<typeof modelFor>, start: CalendarStart, scope: string, learnt: Learnt, parity: boolean) {
+  constructor(target: ExploreTarget, program: ProgramTarget, model: ReturnType<typeof modelFor>, start: CalendarStart, scope: string, learnt: Learnt, parity: boolean, pace?: () => Promise<void>) {
     this.#learnt = learnt;
+    this.#pace = pace;
     this.#target = target;
     this.#program = program;
     this.#model = model;
@@ -286,6 +290,7 @@ class Run implements ProgramRun {
       reached: (dimension) => this.reached.add(dimension),
       send: async ({ variant: chosen, observe, ...spec }) => {
         if (!this.#sendable(spec.operation, spec.body)) return { model: NOT_SENT, target: NOT_SENT };
+        await this.#pace?.();
         const variant = chosen === undefined || chosen === 'plain' || this.#learnt.refusedVariants.has(chosen) ? undefined : chosen;
         const definition = variant === undefined ? undefined : VARIANTS[variant];
         const otherTenant = variant === 'other-tenant';
@@ -385,7 +390,7 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
         return true;
       }
       const model = modelFor(opened, target.apiVersion, options.modelFaults);
-      const run = new Run(target, opened, model, program.start, scope, { found, unserved, refusedVariants }, options.parity === true);
+      const run = new Run(target, opened, model, program.start, scope, { found, unserved, refusedVariants }, options.parity === true, options.pace);
       try {
         await fc.asyncModelRun(() => ({ model: run.world, real: run }), [...program.prelude, ...program.steps]);
         return true;
