@@ -23,6 +23,7 @@ import { createNamespace } from '../framework/namespace.ts';
 import type { Difference } from './compare.ts';
 import { operations, type OperationName } from '../../spec/operations.ts';
 import { ControlRefused, type Step } from './lockstep.ts';
+import type { ExploreTarget } from './targets.ts';
 import { answerShape, nodesOf } from './fields.ts';
 import { replaySteps, type Replayable } from './replay.ts';
 import { inProcessTarget } from './targets.ts';
@@ -35,6 +36,12 @@ export interface Attribution {
   readonly note: string;
   /** Every fault that reproduces the difference (those of MUST rules included where the answer is reference-only, which may not name it). */
   readonly reproducing: readonly string[];
+  /**
+   * A MUST rule's fault reproduced a difference in an answer only the reference shows: the program
+   * was run again on the target with a documented read after it, which differs as that fault makes
+   * it differ. The finding's evidence is then this run: its calls, the read's index, its differences.
+   */
+  readonly evidence?: { readonly steps: readonly Step[]; readonly at: number; readonly differences: readonly Difference[]; readonly idPrefix: string; readonly start: number };
 }
 
 /** A finding as localisation reads it. */
@@ -51,16 +58,9 @@ interface Candidate {
   readonly touches: number;
 }
 
-/** One fake per fault, made once (replays open a tenant of their own in it). */
-const faultedApps = new Map<string, FakeApp>();
-
+/** A fresh fake with the fault (about a millisecond): nothing of an earlier replay is in it, even for a fault that puts every key in one tenant. */
 function faultedApp(fault: Fault): FakeApp {
-  let app = faultedApps.get(fault.rule);
-  if (app === undefined) {
-    app = createFakeApp({ faults: [fault], onInternalError: () => undefined });
-    faultedApps.set(fault.rule, app);
-  }
-  return app;
+  return createFakeApp({ faults: [fault], onInternalError: () => undefined });
 }
 
 /**
@@ -115,14 +115,73 @@ async function reproduces(finding: Localisable, fault: Fault): Promise<Candidate
   return { fault, mismatches, touches: touched?.size ?? Number.POSITIVE_INFINITY };
 }
 
-/** The rule of the fault that reproduces the finding's difference, if one does (see the module's comment for the order). */
-export async function localise(finding: Localisable, budgetMs = 30_000): Promise<Attribution> {
+/** The documented reads that show what a program made: each customer's records, entities and pools, its balance of each feature, each plan. */
+function documentedReads(steps: readonly Pick<Step, 'operation' | 'request' | 'resolve'>[]): { operation: OperationName; body: Record<string, unknown> }[] {
+  const ids = (field: string, operations?: readonly string[]) => [
+    ...new Set(steps.flatMap((step) => (step.resolve || (operations && !operations.includes(step.operation)) ? [] : [(step.request as Record<string, unknown> | null)?.[field]]).filter((id): id is string => typeof id === 'string'))),
+  ];
+  const customers = ids('customer_id');
+  const features = ids('feature_id', ['features.create']);
+  const reads = [
+    ...customers.flatMap((customer_id) => (['subscriptions.list', 'purchases.list', 'entities.list', 'licenses.list'] as const).map((operation) => ({ operation, body: { customer_id } }))),
+    ...customers.flatMap((customer_id) => features.map((feature_id) => ({ operation: 'balances.check' as const, body: { customer_id, feature_id, required_balance: 0 } }))),
+    ...ids('plan_id', ['plans.create', 'plans.update']).map((plan_id) => ({ operation: 'plans.get' as const, body: { plan_id } })),
+  ];
+  return reads.slice(0, MAX_READS);
+}
+
+/** Documented reads tried after a program, at most. */
+const MAX_READS = 40;
+
+/** A documented read as a step of a program to replay. */
+function readStep(read: { operation: OperationName; body: Record<string, unknown> }, index: number): Step {
+  return { index, command: 'confirm (documented read)', operation: read.operation, request: read.body, model: { status: 0, body: null }, target: { status: 0, body: null }, differences: [] };
+}
+
+/** Whether a step shows a difference in what interface.md shows, like `like` (same node, same kind) when given. */
+function documentedDifference(step: Step | undefined, like?: Difference): Difference | undefined {
+  return step?.differences.find((d) => shownByDocument(step.operation, d.key) && (like === undefined || (d.key === like.key && d.kind === like.kind)));
+}
+
+/**
+ * Confirms a fault of a MUST rule through what interface.md shows: a documented read after the
+ * program where the model broken by the fault differs, run after the program again on the target,
+ * differs there too, the same way. Costs one run of the program (and the read) on the target.
+ */
+async function confirm(finding: Localisable, fault: Fault, target: ExploreTarget): Promise<Attribution['evidence']> {
+  const program = finding.steps.filter((step) => !step.resolve && step.index <= finding.at);
+  const first = 1 + Math.max(...finding.steps.map((step) => step.index));
+  const reads = documentedReads(program).map((read, i) => readStep(read, first + i));
+  try {
+    const faulted = await replaySteps({ ...finding, steps: [...program, ...reads] }, inProcessTarget(faultedApp(fault), createNamespace({ prefix: 'conf', seed: 1, salt: fault.rule }), finding.apiVersion));
+    const read = reads.find((step) => documentedDifference(faulted.lockstep.steps[faulted.replayed.get(step.index) ?? -1]));
+    if (read === undefined) return undefined;
+    const expected = documentedDifference(faulted.lockstep.steps[faulted.replayed.get(read.index)!])!;
+    const again = await replaySteps({ ...finding, steps: [...program, read] }, target);
+    const at = again.replayed.get(read.index);
+    const shown = at === undefined ? undefined : documentedDifference(again.lockstep.steps[at], expected);
+    if (at === undefined || shown === undefined) return undefined;
+    return { steps: again.lockstep.steps, at, differences: [shown, ...again.lockstep.steps[at]!.differences.filter((d) => d !== shown)], idPrefix: again.prefix, start: again.start };
+  } catch {
+    // The target or the model refused to go on (a known difference, a control call): not confirmed.
+    return undefined;
+  }
+}
+
+/**
+ * The rule of the fault that reproduces the finding's difference, if one does (see the module's
+ * comment for the order). With `target`, a MUST rule's fault seen only in a reference-only answer is
+ * confirmed through a documented read on it (`confirm`).
+ */
+export async function localise(finding: Localisable, options: { readonly budgetMs?: number; readonly pace?: () => Promise<void>; readonly target?: ExploreTarget } = {}): Promise<Attribution> {
+  const { budgetMs = 30_000, pace, target } = options;
   const deadline = Date.now() + budgetMs;
   const found: Candidate[] = [];
   const steps = finding.steps.filter((step) => step.index <= finding.at);
   for (const fault of FAULTS.values()) {
     if (Date.now() > deadline) break;
     if (!mayChange(fault, steps)) continue;
+    await pace?.();
     const candidate = await reproduces(finding, fault).catch(() => undefined);
     if (candidate !== undefined) found.push(candidate);
     // Nothing ranks above a fault of the owners' own rule reproducing the target's answer exactly.
@@ -133,8 +192,17 @@ export async function localise(finding: Localisable, budgetMs = 30_000): Promise
   const documented = shownByDocument(finding.steps.find((step) => step.index === finding.at)?.operation ?? '', main.key);
   const allowed = found.filter((c) => documented || ruleById.get(c.fault.rule)?.level !== 'MUST');
   const rank = (c: Candidate) => [c.mismatches, c.fault.rule === finding.rule ? 0 : 1, c.touches] as const;
-  const best = [...allowed].sort((a, b) => compareTuples(rank(a), rank(b)))[0];
+  const byRank = (list: readonly Candidate[]) => [...list].sort((a, b) => compareTuples(rank(a), rank(b)));
+  const best = byRank(allowed)[0];
   const reproducing = found.map((c) => c.fault.rule);
+  const first = byRank(found)[0];
+  if (first !== undefined && first !== best && target !== undefined) {
+    const evidence = await confirm(finding, first.fault, target);
+    if (evidence !== undefined) {
+      const read = evidence.steps[evidence.at]!.operation;
+      return { rule: first.fault.rule, how: 'fault', reproducing, evidence, note: `the fault of the catalogue that breaks ${first.fault.rule} (${first.fault.breaks}) reproduces this difference, and ${read} after the same calls shows it on the target as that fault does` };
+    }
+  }
   if (best === undefined) {
     return { rule: finding.rule, how: 'owner', reproducing, note: `no fault of the catalogue reproduces it${found.length > 0 ? ' in what interface.md shows' : ''}; ${finding.rule} owns ${main.path || main.key} where it differs (after a write, the rule of the write whose effect it shows)` };
   }

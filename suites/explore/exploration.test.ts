@@ -74,7 +74,7 @@ registerBeside<Explored>(
       stop: stop.signal,
       stopShrinking: stopShrinking.signal,
       pace: leftoverPacer(scenariosDone),
-      shrinkRuns: 60,
+      shrinkRuns: 30,
       maxFindings: 5,
     });
     const paths = writeFindings(target.config.reportDir, result, explored.apiVersion, explored.secrets());

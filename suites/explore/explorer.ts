@@ -440,7 +440,7 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
     if (failure === undefined) break;
     const shrunk = toFinding(failure, seed, round, shrinkRuns, details.counterexamplePath ?? undefined);
     const minimal = error === undefined && options.minimize !== false && !shrinkStopped() ? await minimize(shrunk, target, Math.max(0, shrinkBudget - shrinkRuns) + shrunk.steps.length, shrinkStopped) : shrunk;
-    const named = options.localise === false || error !== undefined ? minimal : await localised(minimal, target, options.localiseBudgetMs);
+    const named = options.localise === false || error !== undefined ? minimal : await localised(minimal, target, options.localiseBudgetMs, options.pace);
     const finding = await onConvention(named, target);
     findings.push(finding);
     for (const d of failure.divergence.differences) found.add(d.rule).add(signature(d));
@@ -494,10 +494,14 @@ async function minimize(finding: Finding, target: ExploreTarget, budget: number,
 }
 
 /** The finding under the rule its localisation names (attribution.ts); the owners' rule, when another, BLOCKED by it. */
-async function localised(finding: Finding, target: ExploreTarget, budgetMs: number | undefined): Promise<Finding> {
-  const attribution = await localise({ ...finding, apiVersion: target.apiVersion }, budgetMs);
-  if (attribution.rule === finding.rule) return { ...finding, attribution };
-  return { ...finding, rule: attribution.rule, level: ruleById.get(attribution.rule)?.level ?? 'SHOULD', blocked: [...new Set([finding.rule, ...finding.blocked])].filter((r) => r !== attribution.rule), attribution };
+async function localised(finding: Finding, target: ExploreTarget, budgetMs: number | undefined, pace: (() => Promise<void>) | undefined): Promise<Finding> {
+  const attribution = await localise({ ...finding, apiVersion: target.apiVersion }, { ...(budgetMs !== undefined ? { budgetMs } : {}), ...(pace ? { pace } : {}), target });
+  const { evidence } = attribution;
+  // Confirmed through a documented read: that run is the finding's evidence.
+  const shown = evidence === undefined ? finding : { ...finding, steps: evidence.steps, at: evidence.at, differences: evidence.differences, idPrefix: evidence.idPrefix, start: { ...finding.start, at: evidence.start } };
+  if (attribution.rule === finding.rule) return { ...shown, attribution };
+  const blocked = [...new Set([finding.rule, ...finding.blocked, ...shown.differences.map((d) => d.rule)])].filter((r) => r !== attribution.rule);
+  return { ...shown, rule: attribution.rule, level: ruleById.get(attribution.rule)?.level ?? 'SHOULD', blocked, attribution };
 }
 
 /** A finding on a target that breaks a convention every call rests on is that convention's (checks.ts, as for scenarios). */

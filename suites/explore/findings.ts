@@ -35,7 +35,7 @@ export interface FindingFile {
   readonly at: number;
   readonly steps: readonly Omit<Finding['steps'][number], 'exchange'>[];
   /** How the rule was named (attribution.ts). */
-  readonly attribution?: Finding['attribution'];
+  readonly attribution?: Omit<NonNullable<Finding['attribution']>, 'evidence'>;
 }
 
 export function findingFile(finding: Finding, apiVersion: string, secrets: readonly string[]): FindingFile {
@@ -54,7 +54,8 @@ export function findingFile(finding: Finding, apiVersion: string, secrets: reado
       apiVersion,
       at: finding.at,
       steps: finding.steps.map(({ exchange: _exchange, ...step }) => step),
-      ...(finding.attribution ? { attribution: finding.attribution } : {}),
+      // The evidence of a confirmation is the steps above already.
+      ...(finding.attribution ? { attribution: { rule: finding.attribution.rule, how: finding.attribution.how, note: finding.attribution.note, reproducing: finding.attribution.reproducing } } : {}),
     },
     [...secrets],
   );
