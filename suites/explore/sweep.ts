@@ -1,9 +1,11 @@
 /**
- * Can exploration fail? For each fault of the fake (fake-server/faults/, one rule broken on
- * purpose), exploration alone, no scenario, runs against a fake with only that fault, and records
- * whether it finds a difference and under which rule. The faults it does not find are listed in
- * `unfound-faults.json`, each with the reason, and a test keeps that list current (the can-fail
- * test of the scenarios and the mutation triage's equivalent mutants are the models).
+ * Can exploration fail, and does it name the rule a scenario would? For each fault of the fake
+ * (fake-server/faults/, one rule broken on purpose), exploration alone, no scenario, runs against a
+ * fake with only that fault, and records whether it finds a difference and under which rule. The
+ * faults it does not find are listed in `unfound-faults.json`, each with the reason, and so are
+ * those it finds under another rule than their own (`misnamed`, with that rule); tests keep the
+ * list current (the can-fail test of the scenarios and the mutation triage's equivalent mutants are
+ * the models).
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +25,8 @@ export const UnfoundFaults = z.strictObject({
   maxSteps: z.int().positive(),
   seed: z.int(),
   entries: z.array(z.strictObject({ rule: z.string(), reason: z.string().min(10) })),
+  /** Faults exploration finds, but names under another rule (attribution.ts), with that rule and why. */
+  misnamed: z.array(z.strictObject({ rule: z.string(), named: z.string(), reason: z.string().min(10) })),
 });
 export type UnfoundFaults = z.infer<typeof UnfoundFaults>;
 
