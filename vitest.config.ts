@@ -29,6 +29,14 @@ const QUICK_EXCLUDED = [
 ];
 const quick = process.env['TEST_QUICK'] === '1';
 
+/**
+ * Files named `*.full.test.ts` are the long sweeps a nightly job or a release runs
+ * (`npm run test:full`, `TEST_FULL=1`); `npm test` and `test:quick` leave them out. One file alone:
+ * `TEST_FULL=1 npx vitest run <file>`. A conformance run (suites/cli.ts) does not read this file.
+ */
+const full = process.env['TEST_FULL'] === '1';
+const FULL_ONLY = full ? [] : ['**/*.full.test.ts'];
+
 // Reports (report.json, report.html, summary.md, junit.xml) come from conformance runs only
 // (`npm run conformance`, suites/cli.ts); `npm test` writes none of them.
 export default defineConfig({
@@ -40,7 +48,7 @@ export default defineConfig({
           name: 'unit',
           include: ['spec/**/*.test.ts', 'fake-server/**/*.test.ts', 'fixtures/**/*.test.ts', 'suites/framework/**/*.test.ts', 'suites/meta/**/*.test.ts', 'suites/report/**/*.test.ts', 'suites/hostile/**/*.test.ts', 'suites/explore/**/*.test.ts', 'scripts/**/*.test.ts'],
           // The exploration inside the conformance run is a conformance test, not a unit test.
-          exclude: [...configDefaults.exclude, EXPLORATION_TEST, ...(quick ? QUICK_EXCLUDED : [])],
+          exclude: [...configDefaults.exclude, EXPLORATION_TEST, ...FULL_ONLY, ...(quick ? QUICK_EXCLUDED : [])],
           // A worker per core: vitest's default keeps one core for its main process, which mostly
           // waits, so a 2-core machine ran one test file at a time.
           maxWorkers: Math.max(2, availableParallelism() - 1),
@@ -51,7 +59,7 @@ export default defineConfig({
         },
       },
       // Its one worker (conformance-project.ts) runs first, alone.
-      { extends: true, test: conformanceProject },
+      { extends: true, test: { ...conformanceProject, exclude: [...configDefaults.exclude, ...FULL_ONLY] } },
     ],
   },
 });
