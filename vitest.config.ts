@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { ProgressReporter } from './scripts/progress-reporter.ts';
 import { conformanceProject, EXPLORATION_TEST } from './suites/conformance-project.ts';
 
 /**
@@ -41,6 +42,8 @@ const FULL_ONLY = full ? [] : ['**/*.full.test.ts'];
 // (`npm run conformance`, suites/cli.ts); `npm test` writes none of them.
 export default defineConfig({
   test: {
+    // A log (CI, a pipe) otherwise shows a file only when it ends: a line whenever it goes 20 s silent.
+    reporters: ['default', new ProgressReporter()],
     projects: [
       {
         extends: true,
