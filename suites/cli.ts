@@ -17,7 +17,6 @@
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { createVitest } from 'vitest/node';
 import { RULES } from '../spec/rules/catalogue.ts';
 import { CONFORMANCE_PROJECT, conformanceProject, PROJECT_ROOT } from './conformance-project.ts';
 import { didYouMean } from './framework/closest.ts';
@@ -182,6 +181,8 @@ async function run(options: RunOptions): Promise<number> {
   );
 
   const files = selected === undefined ? undefined : await filesOf(selected);
+  // Loaded here, not at the top: a usage error, `list` or `--help` is told without vitest's start-up (seconds of CPU).
+  const { createVitest } = await import('vitest/node');
   const vitest = await createVitest(
     'test',
     {
