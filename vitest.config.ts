@@ -44,6 +44,10 @@ export default defineConfig({
   test: {
     // A log (CI, a pipe) otherwise shows a file only when it ends: a line whenever it goes 20 s silent.
     reporters: ['default', new ProgressReporter()],
+    // Room for a machine shared with other work: vitest's 5 s default failed tests that take 1 s
+    // alone. A test that needs more says so; these catch a hang, they are no speed target.
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
     projects: [
       {
         extends: true,
@@ -55,6 +59,11 @@ export default defineConfig({
           // A worker per core: vitest's default keeps one core for its main process, which mostly
           // waits, so a 2-core machine ran one test file at a time.
           maxWorkers: Math.max(2, availableParallelism() - 1),
+          // Each worker loads a module once for all the files it runs: a fresh module environment
+          // per file (the default) was 40% of the CPU time of the files test:quick runs, mostly
+          // loading zod, the spec and the fake again. A file that changes what others share (the
+          // environment, a module's state) puts it back before it ends.
+          isolate: false,
           // After the conformance project: projects of one group must share a worker count, and the
           // run's deadline (CONFORMANCE_RUN_TIMEOUT_MS) starts at its global setup, so the scenarios
           // go first rather than after however long the unit files take on a loaded machine.
