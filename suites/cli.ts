@@ -18,7 +18,7 @@
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { createVitest, type Vitest } from 'vitest/node';
+import type { Vitest } from 'vitest/node';
 import { RULES } from '../spec/rules/catalogue.ts';
 import { CONFORMANCE_PROJECT, conformanceProject, PROJECT_ROOT } from './conformance-project.ts';
 import { didYouMean } from './framework/closest.ts';
@@ -201,6 +201,8 @@ async function run(options: RunOptions): Promise<number> {
     );
 
     const files = selected === undefined ? undefined : await filesOf(selected);
+    // Loaded here, not at the top: a usage error, `list` or `--help` is told without vitest's start-up (seconds of CPU).
+    const { createVitest } = await import('vitest/node');
     const vitest = await createVitest(
       'test',
       {
