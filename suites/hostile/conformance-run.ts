@@ -51,7 +51,8 @@ export async function runConformance(options: ConformanceRunOptions): Promise<Co
   const exitCode = await new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   clearTimeout(killer);
   try {
-    const files = Object.fromEntries(readdirSync(reportDir).map((name) => [name, readFileSync(join(reportDir, name), 'utf8')]));
+    // The report files only: the run may also leave folders there (the journal's state/, the exploration's explore/).
+    const files = Object.fromEntries(readdirSync(reportDir, { withFileTypes: true }).filter((entry) => entry.isFile()).map(({ name }) => [name, readFileSync(join(reportDir, name), 'utf8')]));
     const reportText = files['report.json'];
     return { exitCode, console: output, report: reportText === undefined ? undefined : (JSON.parse(reportText) as ConformanceReport), files };
   } finally {
