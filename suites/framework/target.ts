@@ -107,6 +107,8 @@ export async function createTarget<Ops extends OperationTable, E extends z.ZodTy
   const ns = runNamespace(config, { seed, salt });
   const ledger = new Ledger<Client<Ops, E>>(ns, options.cleanup ?? {}, { order: options.order ?? [], unserved: new Set(run?.unserved ?? []) });
   const creates = options.creates ?? {};
+  // One limiter for every test file's target of the run: a 429 slows the whole run (rate-limit.ts); its latency stretches a default deadline (guard.ts).
+  const limiter = limiterFor(baseUrl, config.concurrency);
   const base = createClient({
     baseUrl,
     apiKey,
@@ -115,9 +117,8 @@ export async function createTarget<Ops extends OperationTable, E extends z.ZodTy
     operations: options.operations,
     errorBody: options.errorBody,
     evidence,
-    ...transportLimits(config, run, options.retry),
-    // One limiter for every test file's target of the run: a 429 slows the whole run (rate-limit.ts).
-    limiter: limiterFor(baseUrl, config.concurrency),
+    ...transportLimits(config, run, options.retry, () => limiter.latencyMs),
+    limiter,
     ...(options.dispatcher && { dispatcher: options.dispatcher }),
   });
   // The root client records every answer; scenarios' clients are made from it and keep that.
