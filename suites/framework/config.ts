@@ -218,8 +218,13 @@ export interface ConformanceConfig {
   readonly profile: ResolvedProfile;
   /** The config file that was read, if any. */
   readonly configFile: string | undefined;
-  /** Nothing is sent after this long from the start of the run. */
+  /**
+   * Nothing is sent after this long from the start of the run; left at its default, the deadline
+   * stretches with the target's latency (guard.ts).
+   */
   readonly runTimeoutMs: number;
+  /** Where runTimeoutMs came from: only the default stretches. */
+  readonly runTimeoutSource: 'env' | 'file' | 'default';
   /** After this many requests in a row the target left unserved, the run sends nothing more. */
   readonly maxNetworkFailures: number;
   /** Response bodies longer than this are cut at it and the request ends in an ERROR. */
@@ -264,6 +269,7 @@ export function loadConfig({ env = process.env, cwd = process.cwd() }: LoadConfi
   // A profile path from the file is relative to the file; from the environment, to the working directory.
   const profileBase = fromEnv.profile === undefined && file.values.profile !== undefined && file.path ? dirname(file.path) : cwd;
   const seedSource = fromEnv.seed !== undefined ? 'env' : file.values.seed !== undefined ? 'file' : 'default';
+  const runTimeoutSource = fromEnv.runTimeoutMs !== undefined ? 'env' : file.values.runTimeoutMs !== undefined ? 'file' : 'default';
   const baseUrl = merged.baseUrl?.replace(/\/+$/, '');
   const loaded = loadProfile(merged.profile, profileBase);
   const live = isLiveKey(merged.apiKey);
@@ -283,6 +289,7 @@ export function loadConfig({ env = process.env, cwd = process.cwd() }: LoadConfi
     profile,
     configFile: file.path,
     runTimeoutMs: merged.runTimeoutMs,
+    runTimeoutSource,
     maxNetworkFailures: merged.maxNetworkFailures,
     maxBodyBytes: merged.maxBodyBytes,
     retryBudgetMs: merged.retryBudgetMs,

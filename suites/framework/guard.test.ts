@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { RunGuard, transportLimits } from './guard.ts';
+import { DEADLINE_ROUND_TRIP_MS, longestRunMs, MAX_DEADLINE_STRETCH, RunGuard, transportLimits } from './guard.ts';
 
-const config = { runTimeoutMs: 60_000, maxNetworkFailures: 2, maxBodyBytes: 4096, retryBudgetMs: 90_000 };
+const config = { runTimeoutMs: 60_000, runTimeoutSource: 'env', maxNetworkFailures: 2, maxBodyBytes: 4096, retryBudgetMs: 90_000 } as const;
 
 describe('RunGuard', () => {
   it('refuses after the deadline, and after maxNetworkFailures unserved requests until one is served', () => {
@@ -17,6 +17,30 @@ describe('RunGuard', () => {
     now = 2_000;
     expect(guard.remainingMs()).toBe(0);
     expect(guard.refusal()).toMatchObject({ kind: 'deadline', message: expect.stringMatching(/^not sent: the run's deadline has passed/) });
+  });
+});
+
+describe("the default deadline follows the target's latency (issue 26)", () => {
+  it('stretches by the smoothed latency over the round trip it was sized for, never shrinks, and stops at its cap', () => {
+    let latency: number | undefined;
+    const guard = new RunGuard({ deadline: 1_000_000 + 60_000, maxNetworkFailures: 3, now: () => 1_000_000 + 61_000, stretch: { runTimeoutMs: 60_000, latencyMs: () => latency } });
+    expect(guard.deadline).toBe(1_060_000);
+    expect(guard.refusal()?.kind).toBe('deadline');
+    latency = DEADLINE_ROUND_TRIP_MS * 8; // 400 ms
+    expect(guard.deadline).toBe(1_000_000 + 8 * 60_000);
+    expect(guard.refusal()).toBeUndefined();
+    latency = 10;
+    expect(guard.deadline).toBe(1_000_000 + 8 * 60_000);
+    latency = 1_000_000;
+    expect(guard.deadline).toBe(1_000_000 + MAX_DEADLINE_STRETCH * 60_000);
+  });
+
+  it('keeps a deadline the user set, and tells vitest how long a run may last', () => {
+    const set = transportLimits(config, { deadline: 123 }, undefined, () => 10_000);
+    expect(set.guard.deadline).toBe(123);
+    const byDefault = transportLimits({ ...config, runTimeoutSource: 'default' }, { deadline: 123 }, undefined, () => DEADLINE_ROUND_TRIP_MS * 2);
+    expect(byDefault.guard.deadline).toBe(123 + 60_000);
+    expect([longestRunMs(config), longestRunMs({ ...config, runTimeoutSource: 'default' })]).toEqual([60_000, MAX_DEADLINE_STRETCH * 60_000]);
   });
 });
 

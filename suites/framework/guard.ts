@@ -2,7 +2,8 @@
  * The run guard: what keeps a run against a dead, stalled or throttling target from going on for
  * ever. Every request of the run asks it first; it refuses (without touching the network) once
  *
- * - the run's deadline has passed (CONFORMANCE_RUN_TIMEOUT_MS after the run began), or
+ * - the run's deadline has passed (CONFORMANCE_RUN_TIMEOUT_MS after the run began; left at its
+ *   default, it stretches with the target's latency: DEADLINE_ROUND_TRIP_MS), or
  * - the target has left `maxNetworkFailures` requests in a row unserved: no answer, a timeout, or a
  *   429/503 still there when the retry budget ran out. Any served request resets the count.
  *
@@ -20,9 +21,27 @@ export interface GuardState {
   readonly lastFailure?: string;
 }
 
+/**
+ * The round trip the default run deadline (20 min) is sized for: the suite at a 50 ms round trip,
+ * concurrency 8, took 111.6 s on an idle machine and 14 min under a load of 24 at 400 ms (issue 26).
+ * A target answering slower stretches the default deadline by as much (its smoothed latency over
+ * this), never shrinks it, and at most MAX_DEADLINE_STRETCH times: a correct but slow target is not
+ * cut short for the suite's own length. A deadline the user set (CONFORMANCE_RUN_TIMEOUT_MS,
+ * `runTimeoutMs`) is kept as it is.
+ */
+export const DEADLINE_ROUND_TRIP_MS = 50;
+export const MAX_DEADLINE_STRETCH = 12;
+
+/** How long a run may last at most, its deadline stretched as far as it may be. */
+export function longestRunMs(config: Pick<ConformanceConfig, 'runTimeoutMs' | 'runTimeoutSource'>): number {
+  return config.runTimeoutSource === 'default' ? config.runTimeoutMs * MAX_DEADLINE_STRETCH : config.runTimeoutMs;
+}
+
 export interface RunGuardOptions {
-  /** Epoch milliseconds after which nothing more is sent. */
+  /** Epoch milliseconds after which nothing more is sent (before any stretch). */
   readonly deadline: number;
+  /** The default deadline stretches with the target's latency: how long the run was given, and the latency measured so far. */
+  readonly stretch?: { readonly runTimeoutMs: number; readonly latencyMs: () => number | undefined };
   readonly maxNetworkFailures: number;
   /** Where the count is shared across test files; in memory when absent. */
   readonly stateFile?: string | undefined;
@@ -39,25 +58,33 @@ export class RunGuard {
   readonly #options: RunGuardOptions;
   readonly #now: () => number;
   #memory: GuardState = { consecutiveFailures: 0 };
+  /** How many times the deadline's time is stretched (1: not at all); it only grows. */
+  #stretch = 1;
 
   constructor(options: RunGuardOptions) {
     this.#options = options;
     this.#now = options.now ?? Date.now;
   }
 
+  /** The deadline, stretched for the target's latency as measured so far. */
   get deadline(): number {
-    return this.#options.deadline;
+    const stretch = this.#options.stretch;
+    if (stretch === undefined) return this.#options.deadline;
+    const latency = stretch.latencyMs();
+    if (latency !== undefined) this.#stretch = Math.min(MAX_DEADLINE_STRETCH, Math.max(this.#stretch, latency / DEADLINE_ROUND_TRIP_MS));
+    return this.#options.deadline + Math.round(stretch.runTimeoutMs * (this.#stretch - 1));
   }
 
   /** Milliseconds left before the deadline (0 when it has passed). */
   remainingMs(): number {
-    return Math.max(0, this.#options.deadline - this.#now());
+    return Math.max(0, this.deadline - this.#now());
   }
 
   /** Undefined when a request may be sent; else why not. */
   refusal(): GuardRefusal | undefined {
     if (this.remainingMs() === 0) {
-      return { kind: 'deadline', message: `not sent: the run's deadline has passed (CONFORMANCE_RUN_TIMEOUT_MS; it ended at ${new Date(this.#options.deadline).toISOString()})` };
+      const stretched = this.#stretch > 1 ? `, stretched ${this.#stretch.toFixed(1)} times for the target's latency` : '';
+      return { kind: 'deadline', message: `not sent: the run's deadline has passed (CONFORMANCE_RUN_TIMEOUT_MS${stretched}; it ended at ${new Date(this.deadline).toISOString()})` };
     }
     const state = this.state();
     if (state.consecutiveFailures >= this.#options.maxNetworkFailures) {
@@ -106,13 +133,15 @@ export interface GuardedRun {
 
 /**
  * The guard of a target: the run's (from the global setup, shared by every test file), or, for a
- * target built outside a run, one of its own whose deadline starts now.
+ * target built outside a run, one of its own whose deadline starts now. With `latencyMs` (the run's
+ * measured latency, rate-limit.ts) a default deadline stretches with it.
  */
-export function runGuardFor(config: Pick<ConformanceConfig, 'runTimeoutMs' | 'maxNetworkFailures'>, run: GuardedRun | undefined): RunGuard {
+export function runGuardFor(config: Pick<ConformanceConfig, 'runTimeoutMs' | 'runTimeoutSource' | 'maxNetworkFailures'>, run: GuardedRun | undefined, latencyMs?: () => number | undefined): RunGuard {
   return new RunGuard({
     deadline: run?.deadline ?? Date.now() + config.runTimeoutMs,
     maxNetworkFailures: config.maxNetworkFailures,
     stateFile: run?.guardFile,
+    ...(latencyMs !== undefined && config.runTimeoutSource === 'default' && { stretch: { runTimeoutMs: config.runTimeoutMs, latencyMs } }),
   });
 }
 
@@ -130,13 +159,14 @@ export interface TransportLimits {
  * budget (a caller's own retry settings win; `false` disables retries).
  */
 export function transportLimits(
-  config: Pick<ConformanceConfig, 'runTimeoutMs' | 'maxNetworkFailures' | 'maxBodyBytes' | 'retryBudgetMs'>,
+  config: Pick<ConformanceConfig, 'runTimeoutMs' | 'runTimeoutSource' | 'maxNetworkFailures' | 'maxBodyBytes' | 'retryBudgetMs'>,
   run: GuardedRun | undefined,
   retry?: Partial<RetryPolicy> | false,
+  latencyMs?: () => number | undefined,
 ): TransportLimits {
   return {
     maxBodyBytes: config.maxBodyBytes,
-    guard: runGuardFor(config, run),
+    guard: runGuardFor(config, run, latencyMs),
     retry: retry === false ? false : { maxTotalMs: config.retryBudgetMs, ...retry },
   };
 }

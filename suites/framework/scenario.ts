@@ -42,6 +42,7 @@ import { replayableCalls, truncate, type EvidenceLog, type Exchange, type Replay
 import type { CleanupReport, ScenarioLedger } from './ledger.ts';
 import { discover, discoveringFile, filesAfter } from './discovery.ts';
 import type { Namespace } from './namespace.ts';
+import { longestRunMs } from './guard.ts';
 import { TargetWait, watchOwnTime } from './pace.ts';
 import { inRunOrder, RunPlan, runsAlone, Scheduler, type BesideJob } from './schedule.ts';
 import { recordCreated, type Target, type TargetInfo } from './target.ts';
@@ -700,7 +701,7 @@ export function registerScenarios<Ops extends OperationTable, E extends z.ZodTyp
     let test: { readonly mode: string } | undefined;
     const job = plan.get(jobKey(file, scenario.id)) ?? plan.add(jobKey(file, scenario.id), { alone: runsAlone(scenario, target.capabilities), willRun: () => test?.mode === 'run', start: start(scenario) });
     // The test may wait for the scenarios queued before its own: the run's deadline bounds it, not the scenario's timeout.
-    it(testName(scenario), { meta: { conformance: meta }, timeout: target.config.runTimeoutMs + timeoutMs }, async (ctx) => {
+    it(testName(scenario), { meta: { conformance: meta }, timeout: longestRunMs(target.config) + timeoutMs }, async (ctx) => {
       const outcome = await plan.result(job, ctx.signal);
       ctx.task.meta.conformance = scenarioMeta(scenario, target.info, outcome);
       if (outcome.status === 'skip' || outcome.status === 'blocked') ctx.skip(outcome.reason);
@@ -717,7 +718,7 @@ export function registerScenarios<Ops extends OperationTable, E extends z.ZodTyp
     // The file's own target, and those its discovered scenarios ran on (their cleanup began when they were done).
     suite.file.meta.conformanceCleanup = await closeFile(plan, target, file);
     // The cleanup waits for the target as the scenarios do: the run's deadline bounds it, not a fixed time.
-  }, target.config.runTimeoutMs + timeoutMs);
+  }, longestRunMs(target.config) + timeoutMs);
 }
 
 /**

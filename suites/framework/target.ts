@@ -112,6 +112,8 @@ export async function createTarget<Ops extends OperationTable, E extends z.ZodTy
   const unserved = new Set(run?.unserved ?? []);
   const ledger = new Ledger<Client<Ops, E>>(ns, options.cleanup ?? {}, { order: options.order ?? [], unserved, ...(journal ? { journal } : {}) });
   const creates = options.creates ?? {};
+  // One limiter for every test file's target of the run: a 429 slows the whole run (rate-limit.ts); its latency stretches a default deadline (guard.ts).
+  const limiter = limiterFor(baseUrl, config.concurrency);
   const base = createClient({
     baseUrl,
     apiKey,
@@ -120,9 +122,8 @@ export async function createTarget<Ops extends OperationTable, E extends z.ZodTy
     operations: options.operations,
     errorBody: options.errorBody,
     evidence,
-    ...transportLimits(config, run, options.retry),
-    // One limiter for every test file's target of the run: a 429 slows the whole run (rate-limit.ts).
-    limiter: limiterFor(baseUrl, config.concurrency),
+    ...transportLimits(config, run, options.retry, () => limiter.latencyMs),
+    limiter,
     ...(options.dispatcher && { dispatcher: options.dispatcher }),
   });
   const plan = { cleanup: options.cleanup ?? {}, order: options.order ?? [], creates };
