@@ -51,7 +51,8 @@ export async function runConformance(options: ConformanceRunOptions): Promise<Co
   const exitCode = await new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   clearTimeout(killer);
   try {
-    const files = Object.fromEntries(readdirSync(reportDir).map((name) => [name, readFileSync(join(reportDir, name), 'utf8')]));
+    // The report files (state/ beside them holds the run journal).
+    const files = Object.fromEntries(readdirSync(reportDir, { withFileTypes: true }).filter((e) => e.isFile()).map((e) => [e.name, readFileSync(join(reportDir, e.name), 'utf8')]));
     const reportText = files['report.json'];
     return { exitCode, console: output, report: reportText === undefined ? undefined : (JSON.parse(reportText) as ConformanceReport), files };
   } finally {
