@@ -29,7 +29,7 @@ import { inProcessTarget } from '../support.ts';
 import { PREPARE } from '../target-setup.ts';
 import { recordsOf } from './fake-records.ts';
 
-/** Most records a full run may leave on a fake that serves every delete (README, "Cleanup"). */
+/** Most records a full run may leave on a fake that serves every delete (docs/vendors.md, "What a run leaves behind"). */
 const MOST_LEFT = 10;
 
 const dir = mkdtempSync(join(tmpdir(), 'conformance-cleanup-'));
