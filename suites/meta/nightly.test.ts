@@ -34,12 +34,21 @@ afterAll(async () => {
 const held = () => [...recordsOf(fake, fake.apiKey), ...recordsOf(fake, fake.otherTenantApiKey!)].sort();
 const leftovers = (night: Night) => (night.report?.leftovers?.records ?? []).map(({ kind, id }) => `${kind} ${id}`).sort();
 
+/** The docs' CI command lines (GitHub's, GitLab's): the nights take them in turn. */
+const lines = ciBlocks().flatMap((block) => conformanceLines(block.text));
+let nights = 0;
+
 function night(stop: Stop): Promise<Night> {
-  const [line] = ciBlocks().flatMap((block) => conformanceLines(block.text));
-  return runNight(`${forTarget(line!, fake.url)} --only referrals`, { env: { API_KEY: fake.apiKey }, reportDir: join(dir, 'reports'), journal, stop });
+  const line = lines[nights++ % lines.length]!;
+  return runNight(`${forTarget(line, fake.url)} --only referrals`, { env: { API_KEY: fake.apiKey }, reportDir: join(dir, 'reports'), journal, stop });
 }
 
-describe('nightly runs of the docs’ command line, interrupted and not', () => {
+describe('nightly runs of the docs’ command lines, interrupted and not', () => {
+  it('the docs give the CI command lines in ```yaml ci-nightly blocks', () => {
+    expect(lines.length).toBeGreaterThanOrEqual(2);
+    for (const line of lines) expect(line).toMatch(/--reuse-namespace nightly --baseline conformance-baseline\.json/);
+  });
+
   it('a night stopped by SIGTERM to its process group writes final reports whose leftovers are what the fake holds, and the next night PASSES', { timeout: 600_000 }, async () => {
     const stopped = await night({ kind: 'sigterm-group', afterMade: 40 });
     expect(stopped.stopped, stopped.console).toBe(true);
