@@ -14,7 +14,7 @@ import { answerRecorder, type CleanupPlan, type JournalInfo, journalHooks, keepP
 import { type Client, createClient, type OperationTable } from './client.ts';
 import type { ConformanceConfig } from './config.ts';
 import { EvidenceLog } from './evidence.ts';
-import { transportLimits } from './guard.ts';
+import { runGuardFor, transportLimits } from './guard.ts';
 import { Journal } from './journal.ts';
 import { type CleanupReport, type KindCleanup, Ledger, type LedgerEntry } from './ledger.ts';
 import { type Namespace, runNamespace } from './namespace.ts';
@@ -70,10 +70,19 @@ function mainClient<Ops extends OperationTable, E extends z.ZodType>(config: Con
     operations: options.operations,
     errorBody: options.errorBody,
     evidence: new EvidenceLog({ secrets: [apiKey, ...(otherTenantApiKey === undefined ? [] : [otherTenantApiKey])], capacity: 100 }),
-    // A sweep after the run's deadline still removes what the run made; a target the run found dead (the fail-fast count) is not asked again.
-    ...transportLimits(config, guarded ? run : { deadline: Number.MAX_SAFE_INTEGER, ...(run.guardFile === undefined ? {} : { guardFile: run.guardFile }) }, undefined),
+    ...(guarded ? transportLimits(config, run, undefined) : sweepLimits(config, run)),
   });
   return { client, apiKey, otherTenantApiKey };
+}
+
+/**
+ * The limits of the run's last sweep: it goes on after the run's deadline (what the run made must
+ * go), with a fail-fast count of its own; where the run found the target dead (its count reached),
+ * one unanswered request ends the sweep, and one answered shows the target back.
+ */
+function sweepLimits(config: ConformanceConfig, run: RunInfo): ReturnType<typeof transportLimits> {
+  const dead = run.guardFile !== undefined && runGuardFor(config, run).state().consecutiveFailures >= config.maxNetworkFailures;
+  return transportLimits({ ...config, maxNetworkFailures: dead ? 1 : config.maxNetworkFailures }, { deadline: Number.MAX_SAFE_INTEGER }, undefined);
 }
 
 /**

@@ -7,6 +7,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { blocksOf, DOCS } from '../../scripts/docs.ts';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { journalPath, readJournal } from '../framework/journal.ts';
@@ -15,16 +16,12 @@ import type { ConformanceReport } from '../report/schema.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** The info string that marks a CI example whose command lines the tests run. */
-export const CI_MARKER = 'yaml ci-nightly';
+/** The flag of a fenced YAML block that marks a CI example whose command lines the tests run (```yaml ci-nightly). */
+export const CI_FLAG = 'ci-nightly';
 
-/** Every fenced ```yaml ci-nightly block of README.md and docs/*.md: where it is, and its text. */
-export function ciBlocks(root = ROOT): { readonly file: string; readonly text: string }[] {
-  const docs = existsSync(join(root, 'docs')) ? readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join('docs', f)) : [];
-  return ['README.md', ...docs].flatMap((file) => {
-    const text = readFileSync(join(root, file), 'utf8');
-    return [...text.matchAll(/^```yaml ci-nightly\n([\s\S]*?)^```$/gm)].map((m) => ({ file, text: m[1]! }));
-  });
+/** Every ```yaml ci-nightly block of README.md and docs/*.md: where it is, and its text. */
+export function ciBlocks(): { readonly file: string; readonly text: string }[] {
+  return DOCS.flatMap((file) => blocksOf(file).flatMap((block) => (block.lang === 'yaml' && block.flags.has(CI_FLAG) ? [{ file, text: block.code }] : [])));
 }
 
 /** The conformance command lines of a CI block (a `run:` step or a `script:` item), as written. */

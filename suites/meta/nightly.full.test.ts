@@ -77,7 +77,8 @@ it(`ten nights of the docs' command line against one fake, four stopped at rando
       expect(outstanding(journal)).toEqual(expect.arrayContaining(now));
     } else {
       expect(result.files['junit.xml'], result.console.slice(-2000)).toMatch(/^<\?xml/);
-      expect(reported, `night ${night}: ${result.console.slice(-2000)}`).toEqual(now);
+      const why = result.report?.leftovers?.records.slice(0, 3).map((r) => `${r.kind} ${r.id}: ${r.error ?? 'left'}`).join('; ');
+      expect(reported, `night ${night}: ${why ?? ''}\n${result.console.slice(-2000)}`).toEqual(now);
       expect(result.report?.leftovers?.checked).toBe(true);
     }
     if (stop.kind === 'none') {

@@ -34,12 +34,18 @@ afterAll(async () => {
 const held = () => [...recordsOf(fake, fake.apiKey), ...recordsOf(fake, fake.otherTenantApiKey!)].sort();
 const leftovers = (night: Night) => (night.report?.leftovers?.records ?? []).map(({ kind, id }) => `${kind} ${id}`).sort();
 
+/** The docs' CI command line. */
+const [line] = ciBlocks().flatMap((block) => conformanceLines(block.text));
+
 function night(stop: Stop): Promise<Night> {
-  const [line] = ciBlocks().flatMap((block) => conformanceLines(block.text));
   return runNight(`${forTarget(line!, fake.url)} --only referrals`, { env: { API_KEY: fake.apiKey }, reportDir: join(dir, 'reports'), journal, stop });
 }
 
 describe('nightly runs of the docs’ command line, interrupted and not', () => {
+  it('the docs give the CI command line in a ```yaml ci-nightly block', () => {
+    expect(line).toMatch(/^npm run conformance -- .*--reuse-namespace nightly --baseline conformance-baseline\.json/);
+  });
+
   it('a night stopped by SIGTERM to its process group writes final reports whose leftovers are what the fake holds, and the next night PASSES', { timeout: 600_000 }, async () => {
     const stopped = await night({ kind: 'sigterm-group', afterMade: 40 });
     expect(stopped.stopped, stopped.console).toBe(true);
