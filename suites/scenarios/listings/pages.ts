@@ -220,12 +220,17 @@ export const pagesScenarios = [
         return customer.id;
       });
       const body: ListBody = { plan_id: plan.id, limit: 25 };
-      // Pages until one lists some of them (other scenarios may have added newer records meanwhile).
-      const before: Row<'subscriptions.list'>[] = [];
+      // At least one page asked by its cursor, and more until some of them are listed (other scenarios may have
+      // added newer records meanwhile); each such page moves on from the one before (LIST-CURSOR-CONTINUES first).
       let page = await listPage(t, 'subscriptions.list', body, 'LIST-WALK-EVERY-MATCH-ONCE');
-      for (before.push(...page.rows); before.length === 0 && page.hasMore; before.push(...page.rows)) {
-        page = await listPage(t, 'subscriptions.list', { ...body, start_cursor: page.nextCursor ?? '' }, 'LIST-WALK-EVERY-MATCH-ONCE');
-      }
+      const before: Row<'subscriptions.list'>[] = [...page.rows];
+      do {
+        if (!page.hasMore) break;
+        const previous = page;
+        page = await listPage(t, 'subscriptions.list', { ...body, start_cursor: previous.nextCursor ?? '' }, 'LIST-CURSOR-CONTINUES');
+        t.check('LIST-CURSOR-CONTINUES', () => expect(page.nextCursor, 'the page asked with a next_cursor moves on: its own next_cursor is another').not.toBe(previous.nextCursor));
+        before.push(...page.rows);
+      } while (before.length === 0);
       const seen = new Set(before.map((row) => row.customer_id));
       t.check('LIST-WALK-EVERY-MATCH-ONCE', () => {
         expect(before.length, 'the first pages list records of the plan').toBeGreaterThan(0);
