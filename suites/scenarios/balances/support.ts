@@ -28,6 +28,11 @@ export async function read(t: T, customerId: string, featureId: string, entityId
   return t.setup(await t.client.call('balances.check', body));
 }
 
+/** A balance by what use and resets change: its usage and what is left (undefined where no balance is shown). */
+export function usageAndRemaining(balance: { usage?: number; remaining?: number } | null | undefined) {
+  return { usage: balance?.usage, remaining: balance?.remaining };
+}
+
 /** The balance a reading check shows (null when it shows none: the check of the rule judges that). */
 export async function balanceNow(t: T, customerId: string, featureId: string, entityId?: string): Promise<BalanceView | null> {
   return (await read(t, customerId, featureId, entityId)).balance;

@@ -8,7 +8,7 @@ import { Client as UndiciClient } from 'undici';
 import { expect } from 'vitest';
 import { operations } from '../../../spec/operations.ts';
 import { SetupNotServed } from '../../framework/index.ts';
-import { attach, createLicensePool, createPlan, createFeature, licenseEntities, scenario } from '../../support.ts';
+import { attach, createCustomer, createEntity, createFeature, createLicensePool, createPlan, licenseEntities, scenario } from '../../support.ts';
 import { expectPool } from '../licenses/support.ts';
 import { expectEmbeddedFieldsOnly } from '../entities/support.ts';
 import { balanceNow, spend, SPEND_RULES } from '../balances/support.ts';
@@ -22,8 +22,8 @@ export const callersScenarios = [
     {
       id: 'envelope.published-client-mixed',
       title:
-        "calls with the published client's User-Agent, mixed with plain ones, change what plain ones do: a check with send_event, a license attach and release; and entities.list read plainly after one read by the client still embeds the documented fields only",
-      rules: ['ENT-EMBEDDED-SUBSCRIPTION-FIELDS', 'EVT-AMOUNT-IS-REQUIRED-BALANCE', 'LIC-ATTACH-BATCH', 'LIC-RELEASE-FREES-SEAT', ...SPEND_RULES],
+        "calls with the published client's User-Agent, mixed with plain ones, change what plain ones do: a check with send_event, a license attach and release",
+      rules: ['EVT-AMOUNT-IS-REQUIRED-BALANCE', 'LIC-ATTACH-BATCH', 'LIC-RELEASE-FREES-SEAT', ...SPEND_RULES],
     },
     async (t) => {
       const setup = await createLicensePool(t, 3);
@@ -37,15 +37,6 @@ export const callersScenarios = [
       await expectPool(t, setup, 'LIC-ATTACH-BATCH', { usage: 1, remaining: 2 }, 'a plain attach of one entity takes one seat');
       await spend(t, setup.customerId, messages.id, 2, true);
 
-      const listing = () => t.client.call('entities.list', { customer_id: setup.customerId });
-      const plainBefore = await listing();
-      t.expectOk(plainBefore, 'ENT-EMBEDDED-SUBSCRIPTION-FIELDS');
-      expectEmbeddedFieldsOnly(t, plainBefore.exchange);
-      t.setup(await t.client.call('entities.list', { customer_id: setup.customerId }, { headers: PUBLISHED_CLIENT }));
-      const plainAfter = await listing();
-      t.expectOk(plainAfter, 'ENT-EMBEDDED-SUBSCRIPTION-FIELDS');
-      expectEmbeddedFieldsOnly(t, plainAfter.exchange);
-
       t.setup(await t.client.call('balances.check', { customer_id: setup.customerId, feature_id: messages.id, required_balance: 3, send_event: true }, { headers: PUBLISHED_CLIENT }));
       const used = (await balanceNow(t, setup.customerId, messages.id))?.usage;
       t.check('EVT-AMOUNT-IS-REQUIRED-BALANCE', () => expect(used, "the client's send_event of 3 units records 3, after a plain one of 2").toBe(5));
@@ -54,6 +45,30 @@ export const callersScenarios = [
       await expectPool(t, setup, 'LIC-ATTACH-BATCH', { usage: 2, remaining: 1 }, "the client's attach of one entity takes one seat");
       t.setup(await t.client.call('licenses.release', { customer_id: setup.customerId, license_plan_id: setup.licensePlan.id, entity_ids: [first!.entity_id] }, { headers: PUBLISHED_CLIENT }));
       await expectPool(t, setup, 'LIC-RELEASE-FREES-SEAT', { usage: 1, remaining: 2 }, "the client's release of one entity frees one seat");
+    },
+  ),
+  scenario(
+    {
+      id: 'envelope.published-client-listing',
+      title: "entities.list read plainly before and after the same read by the published client embeds the documented subscription fields only, both times",
+      rules: ['ENT-EMBEDDED-SUBSCRIPTION-FIELDS'],
+    },
+    async (t) => {
+      // An entity with a plan embedded: its customer's, which it inherits.
+      const [seat, flag] = [await createFeature(t, 'allocated'), await createFeature(t, 'boolean')];
+      const plan = await createPlan(t, { items: [{ feature_id: flag.id }] });
+      const customer = await createCustomer(t);
+      await attach(t, customer.id, plan.id);
+      await createEntity(t, customer.id, seat.id);
+      const listing = (headers = {}) => t.client.call('entities.list', { customer_id: customer.id }, { headers });
+      const plainBefore = await listing();
+      t.expectOk(plainBefore, 'ENT-EMBEDDED-SUBSCRIPTION-FIELDS');
+      expectEmbeddedFieldsOnly(t, plainBefore.exchange);
+      // What the client is answered is not judged here: only that it leaves the plain answers as they were.
+      t.setup(await listing(PUBLISHED_CLIENT));
+      const plainAfter = await listing();
+      t.expectOk(plainAfter, 'ENT-EMBEDDED-SUBSCRIPTION-FIELDS');
+      expectEmbeddedFieldsOnly(t, plainAfter.exchange);
     },
   ),
   scenario(

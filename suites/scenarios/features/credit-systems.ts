@@ -6,17 +6,12 @@
 import { expect } from 'vitest';
 import type { Feature } from '../../../spec/features.ts';
 import { attach, createCustomer, createEntity, createFeature, createPlan, MONTHLY, readBalance, scenario, type T } from '../../support.ts';
-import { requireLockSettings, spend, SPEND_DENIED_RULES, SPEND_RULES } from '../balances/support.ts';
+import { requireLockSettings, spend, SPEND_DENIED_RULES, SPEND_RULES, usageAndRemaining } from '../balances/support.ts';
 import { consumableFeature, create, expectRefusedAndAbsent, readFeature, requireCreditSchema } from './support.ts';
 
 /** Whether balances.check allows `required` units (a read here; the caller's check inspects it). */
 async function allowed(t: T, customerId: string, featureId: string, required: number): Promise<boolean> {
   return t.setup(await t.client.call('balances.check', { customer_id: customerId, feature_id: featureId, required_balance: required })).allowed;
-}
-
-/** A balance by its usage and what is left (undefined fields where no balance is shown). */
-function usageAndRemaining(balance: { usage?: number; remaining?: number } | null | undefined) {
-  return { usage: balance?.usage, remaining: balance?.remaining };
 }
 
 /** Markups of an AI credit system, per provider and per model. */

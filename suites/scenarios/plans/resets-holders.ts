@@ -7,6 +7,7 @@ import { expect } from 'vitest';
 import { inBatches } from '../../framework/index.ts';
 import { attach, createCustomer, createEntity, createFeature, createPlan, type Ops, readBalance, scenario, SETUP_WIDTH, type T, withFrozenClock } from '../../support.ts';
 import type { z } from 'zod';
+import { usageAndRemaining } from '../balances/support.ts';
 import type { ListBody } from '../entities/support.ts';
 import { advancePast, DAY_MS, monthly, track } from './support.ts';
 
@@ -15,18 +16,13 @@ type ListPage = z.output<Ops['entities.list']['response']>;
 const CUSTOMERS = 100;
 const ENTITIES = 120;
 
-/** A balance by what a reset changes. */
-function usageOf(balance: { usage?: number; remaining?: number } | null | undefined) {
-  return { usage: balance?.usage, remaining: balance?.remaining };
-}
-
 /** Every entity of a customer with its balance of `featureId`, walking entities.list (a setup read). */
 async function entityBalances(t: T, customerId: string, featureId: string) {
   const balances = new Map<string, { usage?: number; remaining?: number; next_reset_at?: number | null }>();
   for (let pages = 0, cursor: string | null = ''; cursor !== null && pages < 10; pages++) {
     const body: ListBody = { customer_id: customerId, limit: 5000, start_cursor: cursor };
     const page: ListPage = t.setup(await t.client.call('entities.list', body), ['list', 'next_cursor']);
-    for (const entity of page.list) if (entity.customer_id === customerId) balances.set(entity.id, { ...usageOf(entity.balances?.[featureId]), next_reset_at: entity.balances?.[featureId]?.next_reset_at });
+    for (const entity of page.list) if (entity.customer_id === customerId) balances.set(entity.id, { ...usageAndRemaining(entity.balances?.[featureId]), next_reset_at: entity.balances?.[featureId]?.next_reset_at });
     cursor = page.next_cursor;
   }
   return balances;
@@ -85,23 +81,23 @@ export const resetHoldersScenarios = [
           return t.setup(await t.client.call('balances.check', body), ['balance']).balance;
         });
         t.check('BAL-TRACK-DEDUCTS', () =>
-          expect(read.map(usageOf), 'five customers and five entities show the 7 units tracked, the sixth of each none').toEqual(holders.map((_, i) => (i % 6 === 5 ? { usage: 0, remaining: 10 } : { usage: 7, remaining: 3 }))),
+          expect(read.map(usageAndRemaining), 'five customers and five entities show the 7 units tracked, the sixth of each none').toEqual(holders.map((_, i) => (i % 6 === 5 ? { usage: 0, remaining: 10 } : { usage: 7, remaining: 3 }))),
         );
         const seats = await entityBalances(t, owner.id, messages.id);
         t.precondition(`entities.list shows the ${ENTITIES} entities with their seat's balance`, () => {
           expect(seats.size).toBe(ENTITIES);
-          expect(entities.slice(0, 6).map((id) => usageOf(seats.get(id)))).toEqual(read.slice(6).map(usageOf));
+          expect(entities.slice(0, 6).map((id) => usageAndRemaining(seats.get(id)))).toEqual(read.slice(6).map(usageAndRemaining));
         });
 
         const due = Math.max(...read.map((balance) => balance?.next_reset_at ?? 0), ...[...seats.values()].map((balance) => balance.next_reset_at ?? 0));
         await advancePast(t, due);
-        const customersAfter = await inBatches(customers, SETUP_WIDTH, async (id) => [id, usageOf(await readBalance(t, id, messages.id))] as const);
+        const customersAfter = await inBatches(customers, SETUP_WIDTH, async (id) => [id, usageAndRemaining(await readBalance(t, id, messages.id))] as const);
         const seatsAfter = await entityBalances(t, owner.id, messages.id);
         const back = { usage: 0, remaining: 10 };
         t.check('PLAN-CONSUMABLE-RESET', () => {
           expect(customersAfter.filter(([, balance]) => balance.usage !== 0 || balance.remaining !== 10), `after the reset every one of the ${CUSTOMERS} customers is back at 10 units`).toEqual([]);
           expect(
-            entities.filter((id) => JSON.stringify(usageOf(seatsAfter.get(id))) !== JSON.stringify(back)).map((id) => [id, seatsAfter.get(id)]),
+            entities.filter((id) => JSON.stringify(usageAndRemaining(seatsAfter.get(id))) !== JSON.stringify(back)).map((id) => [id, seatsAfter.get(id)]),
             `and every one of the ${ENTITIES} entities`,
           ).toEqual([]);
           expect([...seatsAfter.values()].filter((balance) => !(balance.next_reset_at! > due)), 'each with its next reset ahead').toEqual([]);
@@ -123,7 +119,7 @@ export const resetHoldersScenarios = [
       const daily = await createPlan(t, { add_on: true, items: [{ feature_id: messages.id, included: 5, reset: { interval: 'day' } }] });
       const customer = await createCustomer(t);
       const entity = await createEntity(t, customer.id, seat.id);
-      const entityBalance = async () => usageOf(t.setup(await t.client.call('balances.check', { customer_id: customer.id, entity_id: entity.id, feature_id: messages.id, required_balance: 0 }), ['balance']).balance);
+      const entityBalance = async () => usageAndRemaining(t.setup(await t.client.call('balances.check', { customer_id: customer.id, entity_id: entity.id, feature_id: messages.id, required_balance: 0 }), ['balance']).balance);
       await withFrozenClock(t, async () => {
         for (const plan of [main, daily]) await attach(t, customer.id, plan.id, { entity_id: entity.id });
         t.setup(await t.client.call('balances.track', { customer_id: customer.id, entity_id: entity.id, feature_id: messages.id, value: 25 }));
@@ -161,7 +157,7 @@ export const resetHoldersScenarios = [
           await track(t, customer.id, messages.id, 4);
           const before = await readBalance(t, customer.id, messages.id);
           const { now: at } = await t.control.call('clock.get', {});
-          t.check('BAL-TRACK-DEDUCTS', () => expect(usageOf(before), `month ${cycle}: before its reset the 4 units tracked are used`).toEqual({ usage: 4, remaining: 6 }));
+          t.check('BAL-TRACK-DEDUCTS', () => expect(usageAndRemaining(before), `month ${cycle}: before its reset the 4 units tracked are used`).toEqual({ usage: 4, remaining: 6 }));
           t.check('PLAN-CONSUMABLE-RESET', () => {
             expect(before?.next_reset_at, `month ${cycle}: the next reset lies ahead`).toBeGreaterThan(at);
             expect(before!.next_reset_at! - previous, `month ${cycle}: the next reset is a month after the last (28 to 31 days)`).toBeGreaterThanOrEqual(28 * DAY_MS);
@@ -169,7 +165,7 @@ export const resetHoldersScenarios = [
           });
           await advancePast(t, before!.next_reset_at!);
           const after = await readBalance(t, customer.id, messages.id);
-          t.check('PLAN-CONSUMABLE-RESET', () => expect(usageOf(after), `month ${cycle}: after its reset the balance is back at 10`).toEqual({ usage: 0, remaining: 10 }));
+          t.check('PLAN-CONSUMABLE-RESET', () => expect(usageAndRemaining(after), `month ${cycle}: after its reset the balance is back at 10`).toEqual({ usage: 0, remaining: 10 }));
           previous = before!.next_reset_at!;
         }
       });
