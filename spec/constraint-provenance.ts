@@ -4,7 +4,7 @@
  * the reference (or chosen by the project). The suite counts a refused bound or enumeration against
  * the document only when it is documented; the rest is a reference behaviour (SHOULD).
  */
-import type { OperationName } from './operations.ts';
+import { operations, type OperationName } from './operations.ts';
 import type { RuleId } from './rules/catalogue.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 
@@ -107,4 +107,10 @@ const STATED_BOUNDS: Partial<Record<OperationName, Readonly<Record<string, State
 /** The bound interface.md states on the value at `path` of `operation`'s request and no rule of its own part proves, if any. */
 export function statedBound(operation: OperationName, path: readonly PropertyKey[]): StatedBound | undefined {
   return STATED_BOUNDS[operation]?.[fieldKey(path)];
+}
+
+/** Whether interface.md states the bound or enumeration at `path` outright: a rule of its own, or a stated bound of a documented field of a documented operation. */
+export function boundIsStated(operation: OperationName, path: readonly (string | number)[]): boolean {
+  if (ownBoundRule(operation, path) !== undefined) return true;
+  return statedBound(operation, path) !== undefined && operations[operation].provenance === 'documented' && constraintProvenance(operation, path) === 'documented';
 }

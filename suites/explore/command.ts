@@ -54,6 +54,11 @@ export interface Abilities {
   readonly readOnly: boolean;
   /** Prices in several currencies are accepted (a probed capability of a deployment). */
   readonly multiCurrency: boolean;
+  /**
+   * A paid plan attaches at once (the run's probe, capability paid-attach). Without it a paid attach
+   * answers with a checkout, which the document leaves open: the exploration sends none.
+   */
+  readonly paidAttach: boolean;
 }
 
 /** Envelope variants of a call: the same request, sent as the conventions allow or as they refuse. */
@@ -74,8 +79,11 @@ export type VariantName = keyof typeof VARIANTS;
 /** A well-formed key no target issues. */
 export const UNKNOWN_KEY = 'am_sk_test_explore0unknown0key000000000000000000000000';
 
-/** The header overrides of a variant on one side (its own key, and the other tenant's for `other-tenant`). */
-export function variantHeaders(variant: VariantName, key: string, otherKey: string | undefined): Headers | undefined {
+/**
+ * The header overrides of a variant on one side (its own key, and the other tenant's for
+ * `other-tenant`); a variant that spells the version header anew sends the run's API version.
+ */
+export function variantHeaders(variant: VariantName, key: string, otherKey: string | undefined, apiVersion: string): Headers | undefined {
   switch (variant) {
     case 'plain':
       return undefined;
@@ -84,7 +92,7 @@ export function variantHeaders(variant: VariantName, key: string, otherKey: stri
     case 'scheme-case':
       return bearer(key, 'bearer');
     case 'header-case':
-      return { Authorization: `Bearer ${key}`, 'X-Api-Version': '2.4.0', 'Content-Type': 'application/json' };
+      return { Authorization: `Bearer ${key}`, 'X-Api-Version': apiVersion, 'Content-Type': 'application/json' };
     case 'no-version':
       return { 'x-api-version': null };
     case 'bad-version':

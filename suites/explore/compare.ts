@@ -14,9 +14,9 @@
  *   field they list is passed over, and a refusal they explain stops the program without a finding.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { constraintProvenance, ownBoundRule } from '../../spec/constraint-provenance.ts';
+import { boundIsStated, ownBoundRule } from '../../spec/constraint-provenance.ts';
 import { operations, type OperationName } from '../../spec/operations.ts';
-import { KNOWN_DIFFERENCES, type KnownDifference } from '../../spec/reference/differences.ts';
+import { KNOWN_CLIENT_DIFFERENCES, KNOWN_DIFFERENCES, type KnownDifference } from '../../spec/reference/differences.ts';
 import { ruleById, type RuleId } from '../../spec/rules/catalogue.ts';
 import { answerShape, controlAnswerShape, type FieldNode } from './fields.ts';
 import { filterRule } from './filters.ts';
@@ -114,12 +114,16 @@ function fitsOperation(rule: RuleId, operation: OperationName): boolean {
   return (ruleById.get(rule)?.operations as readonly string[] | undefined)?.includes(operation) ?? false;
 }
 
-/** The rule of the bound or enumeration the model's validation refused, if the request breaks one. */
+/**
+ * The rule of the bound or enumeration the model's validation refused, if the request breaks one:
+ * its own rule, ERR-OUT-OF-BOUNDS-OR-ENUM where interface.md states it outright on a documented
+ * operation, else ERR-OUT-OF-BOUNDS-REFERENCE (as the generated-bounds scenarios decide).
+ */
 export function validationRule(operation: OperationName, request: unknown): RuleId | undefined {
   const parsed = operations[operation].request.safeParse(request);
   if (parsed.success) return undefined;
-  const path = parsed.error.issues[0]?.path ?? [];
-  return ownBoundRule(operation, path) ?? (constraintProvenance(operation, path as (string | number)[]) === 'documented' ? 'ERR-OUT-OF-BOUNDS-OR-ENUM' : 'ERR-OUT-OF-BOUNDS-REFERENCE');
+  const path = (parsed.error.issues[0]?.path ?? []) as (string | number)[];
+  return ownBoundRule(operation, path) ?? (boundIsStated(operation, path) ? 'ERR-OUT-OF-BOUNDS-OR-ENUM' : 'ERR-OUT-OF-BOUNDS-REFERENCE');
 }
 
 function statusRule(context: CompareContext, model: Answer): RuleId {
@@ -137,9 +141,10 @@ function knownRefusal(context: CompareContext, model: Answer, target: Answer): K
     if (known.direction !== 'request') return false;
     const rule = ruleById.get(known.rule);
     if (!(rule?.operations as readonly string[] | undefined)?.includes(context.operation)) return false;
-    // Path '' names the whole body: a request holding a null anywhere; otherwise a request without a value there.
-    const applies = known.path === '' ? holdsNull(context.request) : valueAt(context.request, known.path) == null;
-    return applies && isSuccess(model.status) !== isSuccess(target.status);
+    // Path '' names the whole body: a request holding a null anywhere; otherwise a request without a value there (`*`: in some item).
+    const applies = known.path === '' ? holdsNull(context.request) : lacksValueAt(context.request, known.path.split('.'));
+    // The reference refuses (or takes) what the model does not, or refuses it for its own reason before the model's.
+    return applies && (isSuccess(model.status) !== isSuccess(target.status) || (!isSuccess(model.status) && (model.status !== target.status || codeOf(model.body) !== codeOf(target.body))));
   });
 }
 
@@ -148,13 +153,13 @@ function holdsNull(value: unknown): boolean {
   return typeof value === 'object' && Object.values(value as object).some(holdsNull);
 }
 
-function valueAt(body: unknown, path: string): unknown {
-  let value = body;
-  for (const step of path.split('.')) {
-    if (value === null || typeof value !== 'object') return undefined;
-    value = (value as Record<string, unknown>)[step];
-  }
-  return value;
+/** Whether the body has no value (or null) at the path; `*` stands for the items of an array, any one of which may lack it. */
+function lacksValueAt(value: unknown, path: readonly string[]): boolean {
+  if (path.length === 0) return value == null;
+  if (value === null || typeof value !== 'object') return false;
+  const [step, ...rest] = path;
+  if (step === '*') return Array.isArray(value) && value.some((item) => lacksValueAt(item, rest));
+  return lacksValueAt((value as Record<string, unknown>)[step!], rest);
 }
 
 /** Compares the target's answer with the model's. */
@@ -168,6 +173,8 @@ export function compareAnswers(context: CompareContext, model: Answer, target: A
     return { differences: [difference(statusRule(context, model), 'status', 'status', summary(model), summary(target))] };
   }
   if (!isSuccess(model.status)) {
+    const known = knownRefusal(context, model, target);
+    if (known) return { differences: [], known };
     const differences: Difference[] = [];
     if ((target.errorBodyIssues?.length ?? 0) > 0) differences.push(difference('ERR-BODY-SHAPE', 'error-body', 'error', model.body, target.body));
     const [m, t] = [codeOf(model.body), codeOf(target.body)];
@@ -207,20 +214,31 @@ function summary(answer: Answer): string {
 type Obj = Readonly<Record<string, unknown>>;
 const isObj = (value: unknown): value is Obj => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Response paths of the known differences, by operation (array levels as `*`). */
-const KNOWN_MISSING: ReadonlyMap<OperationName, ReadonlySet<string>> = (() => {
-  const byOp = new Map<OperationName, Set<string>>();
-  for (const known of KNOWN_DIFFERENCES) {
-    if (known.direction !== 'response') continue;
-    for (const op of Object.values(operations)) {
-      if (op.shapeRule !== known.rule) continue;
-      const set = byOp.get(op.name as OperationName) ?? new Set<string>();
-      set.add(known.path);
-      byOp.set(op.name as OperationName, set);
-    }
-  }
-  return byOp;
-})();
+/**
+ * The nodes (fields.ts keys) the known differences of the reference leave out of its answers: the
+ * path of each, in every answer of its shape rule, named by its node, so the same field is passed over
+ * wherever the resource shows (a plan's `version_slug` in plans.get and in plans.list alike).
+ */
+const KNOWN_MISSING: ReadonlySet<string> = new Set(
+  KNOWN_DIFFERENCES.filter((known) => known.direction === 'response').flatMap((known) =>
+    Object.values(operations)
+      .filter((op) => op.shapeRule === known.rule)
+      .flatMap((op) => {
+        let node: FieldNode | undefined = answerShape(op.name as OperationName);
+        for (const step of known.path.split('.')) node = step === '*' ? node?.element : node?.fields?.[step];
+        return node === undefined ? [] : [node.key];
+      }),
+  ),
+);
+
+/**
+ * Keys beyond a closed object's fields that the reference and the published client's mode of the
+ * fake add (KNOWN_CLIENT_DIFFERENCES, kind `response`), by operation, as starred paths: passed over,
+ * the scenarios decide their rules.
+ */
+const KNOWN_EXTRA: ReadonlyMap<OperationName, ReadonlySet<string>> = new Map(
+  KNOWN_CLIENT_DIFFERENCES.filter((known) => known.kind === 'response').map((known) => [known.operation, new Set(known.paths ?? [])]),
+);
 
 function starred(path: string): string {
   return path.replaceAll(/\[\d+\]/g, '.*');
@@ -243,13 +261,11 @@ class Walk {
   readonly #context: CompareContext;
   readonly #documentedOp: boolean;
   readonly #issues: readonly string[];
-  readonly #known: ReadonlySet<string>;
 
   constructor(context: CompareContext, target: Answer) {
     this.#context = context;
     this.#documentedOp = operations[context.operation].provenance === 'documented';
     this.#issues = (target.schemaIssues ?? []).map((issue) => dotted(issue.path));
-    this.#known = KNOWN_MISSING.get(context.operation) ?? new Set();
   }
 
   node(node: FieldNode, m: unknown, t: unknown, path: string, mParent: Obj | undefined, tParent: Obj | undefined, out: Difference[]): void {
@@ -258,7 +274,7 @@ class Walk {
     const owner = ownership as FieldOwner | undefined;
     if (m === undefined && t === undefined) return;
     if (t === undefined) {
-      if (this.#known.has(starred(path))) return;
+      if (KNOWN_MISSING.has(node.key)) return;
       const name = path.split('.').at(-1)?.replace(/\[\d+\]$/, '') ?? '';
       if (tParent !== undefined && name !== '' && tParent[camelCase(name)] !== undefined) return void out.push(this.#difference('CONV-RESPONSE-SNAKE-CASE', 'missing', node, path, m, t));
       if (!node.optional) return void out.push(this.#difference(operations[this.#context.operation].shapeRule as RuleId, 'missing', node, path, m, t));
@@ -271,7 +287,8 @@ class Walk {
     if (node.kind === 'object') {
       if (!isObj(m) || !isObj(t)) return void out.push(this.#difference(this.#shapeOr(owner, path), 'shape', node, path, m, t));
       for (const [name, child] of Object.entries(node.fields ?? {})) this.node(child, m[name], t[name], join(path, name), m, t, out);
-      const beyond = owner?.closed ? Object.keys(t).filter((key) => !(key in (node.fields ?? {}))) : [];
+      const knownExtra = KNOWN_EXTRA.get(this.#context.operation);
+      const beyond = owner?.closed ? Object.keys(t).filter((key) => !(key in (node.fields ?? {})) && !knownExtra?.has(starred(join(path, key)))) : [];
       if (beyond.length > 0) out.push(this.#difference(owner!.rule, 'extra', node, path, Object.keys(m).sort(), beyond.sort()));
       return;
     }

@@ -10,7 +10,7 @@
 import fc from 'fast-check';
 import { hashSeed } from '../../fixtures/random.ts';
 import { callMutates, type OperationDef } from '../../spec/operation.ts';
-import { operations } from '../../spec/operations.ts';
+import { operations, type OperationName } from '../../spec/operations.ts';
 import type { Fault } from '../../fake-server/faults/fault.ts';
 import { ruleById, type RuleId } from '../../spec/rules/catalogue.ts';
 import type { RuleLevel } from '../../spec/rules/rule.ts';
@@ -19,7 +19,7 @@ import { TransportError } from '../framework/http.ts';
 import { calendarStartArb, type CalendarStart } from './calendar.ts';
 import { commandArbitrary, DIMENSIONS, StepCommand, variantHeaders, VARIANTS, type CommandSpec, type Dimension, type ProgramRun, type Observation, type RunContext } from './command.ts';
 import type { Difference } from './compare.ts';
-import { ControlRefused, Divergence, KnockOn, KnownStop, Lockstep, signature, WorldState, type Step } from './lockstep.ts';
+import { ControlRefused, Divergence, KnockOn, KnownStop, Lockstep, NotServed, signature, WorldState, type Step } from './lockstep.ts';
 import { balanceCommands } from './parts/balances.ts';
 import { billingCommands } from './parts/billing.ts';
 import { controlCommands } from './parts/control.ts';
@@ -31,6 +31,7 @@ import { planCommands } from './parts/plans.ts';
 import { referralCommands } from './parts/referrals.ts';
 import { mutantCommands, requiredCommands } from './parts/required.ts';
 import { entityWorldCommands, focusWorldCommands, worldCommands } from './parts/worlds.ts';
+import { LEEWAY } from './leeway.ts';
 import { ownedOnly } from './owned.ts';
 import { idPrefixOf, replaySteps } from './replay.ts';
 import { modelFor, type ExploreTarget, type ProgramTarget } from './targets.ts';
@@ -61,6 +62,10 @@ export interface ExploreOptions {
   readonly maxSteps: number;
   /** Stop starting programs after this long (ms). */
   readonly timeBudgetMs?: number;
+  /** Aborted: no program starts any more (the run's scenarios are done); the one running ends as it would. */
+  readonly stop?: AbortSignal;
+  /** Aborted: no more re-runs to shrink a finding (what is found is reported as far as it was shrunk). */
+  readonly stopShrinking?: AbortSignal;
   /** Re-runs allowed to shrink one finding. */
   readonly shrinkRuns?: number;
   /** Stop after this many findings. */
@@ -104,8 +109,14 @@ export interface ExploreResult {
   readonly findings: readonly Finding[];
   /** Programs stopped by a difference a finding explains. */
   readonly blocked: number;
-  /** Programs stopped by a known difference of the 2.3.0 reference. */
+  /** Programs stopped by a known difference of the 2.3.0 reference, or where the document leaves the answer open (leeway.ts). */
   readonly knownStops: number;
+  /** The same, by what stopped them (`<operation>: <difference or leeway id>`). */
+  readonly stops: Readonly<Record<string, number>>;
+  /** Calls whose answers differed where the document leaves them open (leeway.ts), not compared: `<operation>: <leeway id>` → calls. */
+  readonly leeway: Readonly<Record<string, number>>;
+  /** Operations the target answered as unknown routes, not explored after that. */
+  readonly unserved: readonly OperationName[];
   /** Programs whose setup the control plane refused. */
   readonly setupRefused: number;
   /** The target failed (5xx, no answer): the exploration stopped. */
@@ -201,6 +212,19 @@ function programArbitrary(commands: readonly CommandSpec<unknown>[], maxSteps: n
   return fc.oneof(...focused);
 }
 
+/** What the exploration has learnt of the target so far, shared by its programs. */
+interface Learnt {
+  /** Rules (and difference signatures) already found: a difference they explain is a knock-on. */
+  readonly found: ReadonlySet<string>;
+  /** Operations the target answered as unknown routes: not called again. */
+  readonly unserved: ReadonlySet<OperationName>;
+  /** Envelope variants the target refuses where the document leaves them open (leeway.ts): sent plain instead. */
+  readonly refusedVariants: Set<string>;
+}
+
+/** The answer of a call the exploration did not send (the target does not serve it, or it is one the run's capabilities exclude). */
+const NOT_SENT = { status: 0, body: undefined } as const;
+
 class Run implements ProgramRun {
   readonly world: WorldState;
   readonly lockstep: Lockstep;
@@ -211,8 +235,12 @@ class Run implements ProgramRun {
   readonly #program: ProgramTarget;
   readonly #model: ReturnType<typeof modelFor>;
   readonly #ns: ReturnType<ExploreTarget['ns']['scope']>;
+  readonly #learnt: Learnt;
+  /** Plans that had a price in any version the model showed (an older version may be attached). */
+  readonly #priced = new Set<string>();
 
-  constructor(target: ExploreTarget, program: ProgramTarget, model: ReturnType<typeof modelFor>, start: CalendarStart, scope: string, found: ReadonlySet<string>, parity: boolean) {
+  constructor(target: ExploreTarget, program: ProgramTarget, model: ReturnType<typeof modelFor>, start: CalendarStart, scope: string, learnt: Learnt, parity: boolean) {
+    this.#learnt = learnt;
     this.#target = target;
     this.#program = program;
     this.#model = model;
@@ -229,10 +257,11 @@ class Run implements ProgramRun {
       otherKeys: model.otherKey && program.otherKey ? { model: model.otherKey, target: program.otherKey } : undefined,
       world: this.world,
       timeToleranceMs: program.exact ? 0 : 5 * 60_000,
-      found,
+      found: learnt.found,
       collect: parity,
       redactHeaders: (headers) => Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, v === null ? null : secrets.reduce((text, secret) => text.replaceAll(secret, '$KEY'), v)])),
-      ...(program.isolated ? {} : { ownedOnly: (_operation, body) => ownedOnly(body, (id) => id.startsWith(`${this.#target.ns.root}_`)) }),
+      // In a shared tenant, only what this program made: not the scenarios', nor other programs' (their auto-enable plans).
+      ...(program.isolated ? {} : { ownedOnly: (operation, body) => ownedOnly(operation, body, (id) => id.startsWith(`${this.idPrefix}_`)) }),
     });
   }
 
@@ -250,29 +279,48 @@ class Run implements ProgramRun {
       command,
       reached: (dimension) => this.reached.add(dimension),
       send: async ({ variant: chosen, observe, ...spec }) => {
-        const variant = chosen === undefined || chosen === 'plain' ? undefined : chosen;
+        if (!this.#sendable(spec.operation, spec.body)) return { model: NOT_SENT, target: NOT_SENT };
+        const variant = chosen === undefined || chosen === 'plain' || this.#learnt.refusedVariants.has(chosen) ? undefined : chosen;
         const definition = variant === undefined ? undefined : VARIANTS[variant];
         const otherTenant = variant === 'other-tenant';
         // The other tenant's key is for reads only; where there is none, the call goes plain.
         const reads = !callMutates(operations[spec.operation] as Pick<OperationDef, 'mutates'>, spec.body);
         const usable = definition !== undefined && (!otherTenant || (reads && program.otherKey !== undefined && model.otherKey !== undefined));
-        const headers = usable && variant ? { model: variantHeaders(variant, model.key, model.otherKey)!, target: variantHeaders(variant, program.key, program.otherKey)! } : undefined;
+        const headers = usable && variant ? { model: variantHeaders(variant, model.key, model.otherKey, target.apiVersion)!, target: variantHeaders(variant, program.key, program.otherKey, target.apiVersion)! } : undefined;
         if (headers) this.reached.add(otherTenant ? 'other-tenant-read' : 'envelope-variant');
         const result = await lockstep.call({
           ...spec,
           command,
           ...(headers && variant && definition ? { headers, variant: { name: variant, rule: definition.rule, ...('statusRule' in definition ? { statusRule: definition.statusRule } : {}), ...('codeRule' in definition ? { codeRule: definition.codeRule } : {}) } } : {}),
         });
+        const leewayMet = LEEWAY.find((l) => l.id === lockstep.steps.at(-1)?.leeway);
+        if (leewayMet?.variant !== undefined) this.#learnt.refusedVariants.add(leewayMet.variant);
         if ((result.model as { pages?: number }).pages! > 1 || (result.target as { pages?: number }).pages! > 1) this.reached.add('paged-walk');
         if (result.target.status === 200 && headers === undefined) target.created?.(spec.operation, spec.body);
+        for (const plan of this.world.plans) if (plan.paid) this.#priced.add(plan.id);
         // Observed after an accepted write, and after a refused one too: what a refusal leaves behind.
         if (observe && (result.model.status === 200) === (result.target.status === 200)) {
-          for (const read of (Array.isArray(observe) ? observe : [observe]) as readonly Observation[]) await lockstep.call({ ...read, command: `${command} (observed)` });
+          for (const read of (Array.isArray(observe) ? observe : [observe]) as readonly Observation[]) {
+            if (this.#sendable(read.operation, read.body)) await lockstep.call({ ...read, command: `${command} (observed)` });
+          }
         }
         return result;
       },
       modelRead: (operation, body) => lockstep.resolve(command, 'model', operation, body),
     };
+  }
+
+  /**
+   * Whether the call may be sent: not to an operation the target does not serve, and no paid attach
+   * where the run's probe found that one answers with a checkout (the document leaves that open).
+   */
+  #sendable(operation: OperationName, body: Readonly<Record<string, unknown>>): boolean {
+    if (this.#learnt.unserved.has(operation)) return false;
+    if (operation === 'billing.attach' && !this.#target.abilities.paidAttach) {
+      const planId = body['plan_id'] as string;
+      if (this.#priced.has(planId) || this.world.plans.some((p) => p.id === planId && p.paid)) return false;
+    }
+    return true;
   }
 
   async close(): Promise<void> {
@@ -291,6 +339,11 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
   const maxFindings = options.maxFindings ?? 10;
   const findings: Finding[] = [];
   const found = new Set<string>();
+  const unserved = new Set<OperationName>();
+  const refusedVariants = new Set<string>();
+  const leeway: Record<string, number> = {};
+  const stopped = () => Date.now() > deadline || options.stop?.aborted === true;
+  const shrinkStopped = () => options.stopShrinking?.aborted === true;
   const coverage = Object.fromEntries(Object.keys(DIMENSIONS).map((d) => [d, 0])) as Record<Dimension, number>;
   const calls: Record<string, number> = {};
   const answers: Record<string, { accepted: number; refused: number }> = {};
@@ -298,7 +351,7 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
   let programs = 0;
   let steps = 0;
   let blocked = 0;
-  let knownStops = 0;
+  const stops: Record<string, number> = {};
   let setupRefused = 0;
   let error: string | undefined;
   let interrupted = false;
@@ -312,8 +365,8 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
     const property = fc.asyncProperty(arbitrary, async (program) => {
       const shrinkRun = shrinking;
       if (error !== undefined) return true;
-      if (shrinking && ++shrinkRuns > shrinkBudget) return true;
-      if (!shrinking && Date.now() > deadline) {
+      if (shrinking && (++shrinkRuns > shrinkBudget || shrinkStopped())) return true;
+      if (!shrinking && stopped()) {
         interrupted = true;
         return true;
       }
@@ -326,7 +379,7 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
         return true;
       }
       const model = modelFor(opened, target.apiVersion, options.modelFaults);
-      const run = new Run(target, opened, model, program.start, scope, found, options.parity === true);
+      const run = new Run(target, opened, model, program.start, scope, { found, unserved, refusedVariants }, options.parity === true);
       try {
         await fc.asyncModelRun(() => ({ model: run.world, real: run }), [...program.prelude, ...program.steps]);
         return true;
@@ -338,7 +391,14 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
           return false;
         }
         if (cause instanceof KnockOn) blocked += shrinkRun ? 0 : 1;
-        else if (cause instanceof KnownStop) knownStops += shrinkRun ? 0 : 1;
+        else if (cause instanceof KnownStop) {
+          if (!shrinkRun) stops[cause.id] = (stops[cause.id] ?? 0) + 1;
+        }
+        else if (cause instanceof NotServed) {
+          unserved.add(cause.operation);
+          if (!shrinkRun) stops[`${cause.operation}: not served`] = (stops[`${cause.operation}: not served`] ?? 0) + 1;
+          log(`explore: ${cause.message}; it is not explored further (the scenarios SKIP its rules)`);
+        }
         else if (cause instanceof ControlRefused) setupRefused += shrinkRun ? 0 : 1;
         else if (cause instanceof TargetFault || cause instanceof TransportError) error = cause.message;
         else throw cause;
@@ -351,6 +411,11 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
           for (const [name, count] of run.calls) calls[name] = (calls[name] ?? 0) + count;
           for (const step of run.lockstep.steps) {
             if (step.resolve) continue;
+            if (step.leeway !== undefined) {
+              leeway[`${step.operation}: ${step.leeway}`] = (leeway[`${step.operation}: ${step.leeway}`] ?? 0) + 1;
+              const variant = LEEWAY.find((l) => l.id === step.leeway)?.variant;
+              if (variant !== undefined) refusedVariants.add(variant);
+            }
             const tally = (answers[step.operation] ??= { accepted: 0, refused: 0 });
             if (step.model.status === 200) tally.accepted++;
             else tally.refused++;
@@ -363,14 +428,14 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
     const details = await fc.check(property, { seed, numRuns: options.runs - programs, endOnFailure: false });
     if (failure === undefined) break;
     const shrunk = toFinding(failure, seed, round, shrinkRuns, details.counterexamplePath ?? undefined);
-    const minimal = error === undefined && options.minimize !== false ? await minimize(shrunk, target, Math.max(0, shrinkBudget - shrinkRuns) + shrunk.steps.length) : shrunk;
+    const minimal = error === undefined && options.minimize !== false && !shrinkStopped() ? await minimize(shrunk, target, Math.max(0, shrinkBudget - shrinkRuns) + shrunk.steps.length, shrinkStopped) : shrunk;
     const finding = await onConvention(minimal, target);
     findings.push(finding);
     for (const d of failure.divergence.differences) found.add(d.rule).add(signature(d));
     log(`explore: ${finding.rule} (${finding.level}) at ${finding.differences[0]?.path || finding.differences[0]?.key}; program shrunk to ${finding.steps.filter((s) => !s.resolve).length} calls in ${shrinkRuns} re-runs`);
     if (interrupted) break;
   }
-  return { seed: options.seed, programs, steps, findings, blocked, knownStops, setupRefused, ...(error ? { error } : {}), coverage, commands: calls, answers, differences, durationMs: Date.now() - started, interrupted };
+  return { seed: options.seed, programs, steps, findings, blocked, knownStops: Object.values(stops).reduce((a, b) => a + b, 0), stops, leeway, unserved: [...unserved], setupRefused, ...(error ? { error } : {}), coverage, commands: calls, answers, differences, durationMs: Date.now() - started, interrupted };
 }
 
 /**
@@ -379,13 +444,13 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
  * the logged calls one at a time, from the last before the diverging one back, and keeps a removal
  * when the program run again still differs there the same way (same rule, same field).
  */
-async function minimize(finding: Finding, target: ExploreTarget, budget: number): Promise<Finding> {
+async function minimize(finding: Finding, target: ExploreTarget, budget: number, stopped: () => boolean): Promise<Finding> {
   const goal = finding.differences[0]!;
   const same = (d: Difference) => d.rule === goal.rule && d.key === goal.key;
   let current = finding;
   let steps = finding.steps.filter((step) => !step.resolve && step.index <= finding.at);
   let runs = 0;
-  for (let i = steps.length - 2; i >= 0 && runs < budget; i--) {
+  for (let i = steps.length - 2; i >= 0 && runs < budget && !stopped(); i--) {
     const candidate = steps.filter((_, j) => j !== i);
     runs++;
     let replay;

@@ -12,10 +12,11 @@ import type { ControlCallName } from '../../spec/control-plane.ts';
 import { callMutates, type OperationDef } from '../../spec/operation.ts';
 import { operations, type OperationName } from '../../spec/operations.ts';
 import type { RuleId } from '../../spec/rules/catalogue.ts';
-import { TargetFault } from '../framework/checks.ts';
+import { isRouteNotServed, TargetFault } from '../framework/checks.ts';
 import type { Exchange } from '../framework/evidence.ts';
-import { compareAnswers, compareEvents, type Answer, type CallQuestion, type Difference } from './compare.ts';
+import { compareAnswers, compareEvents, type Answer, type CallQuestion, type Difference, type DifferenceKind } from './compare.ts';
 import { IdMap } from './ids.ts';
+import { leewayFor } from './leeway.ts';
 import { isShould, type Writer } from './ownership.ts';
 import type { Headers, Side, SideAnswer } from './sides.ts';
 
@@ -122,6 +123,8 @@ export interface Step {
   readonly resolve?: true;
   /** A forced state: the record it forced, by what it holds (each side finds its own record's id again). */
   readonly select?: RecordSelector;
+  /** The answers differed where the document leaves them open (leeway.ts): not compared. */
+  readonly leeway?: string;
 }
 
 /** A record named by what it holds: the n-th record of this plan held by this subject, oldest first. */
@@ -151,10 +154,31 @@ export class KnockOn extends Error {
   }
 }
 
-/** A known difference of the reference (spec/reference/differences.ts) ended the comparable part of the program. */
+/**
+ * A known difference of the reference ended the comparable part of the program: one its answers show
+ * (spec/reference/differences.ts) or one where the document leaves the answer open (leeway.ts).
+ */
 export class KnownStop extends Error {
   override readonly name = 'KnownStop';
+  constructor(readonly id: string) {
+    super(id);
+  }
 }
+
+/** The target answered a call as an unknown route (checks.ts `isRouteNotServed`): the run does not explore that operation. */
+export class NotServed extends Error {
+  override readonly name = 'NotServed';
+  constructor(readonly operation: OperationName) {
+    super(`the target does not serve ${operation}`);
+  }
+}
+
+/**
+ * Answers that say the target cannot answer now rather than how it answers this call: a rate limit
+ * beyond the client's retries, or a gateway or overload status. Any other 5xx is an answer to the
+ * call, compared like any other (a server error where the model accepts or refuses is a finding).
+ */
+const OUTAGE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
 
 export interface LockstepOptions {
   readonly model: Side;
@@ -215,16 +239,24 @@ export class Lockstep {
     const model = await this.#walk(this.#options.model, spec, spec.headers?.model);
     if (spec.retag) spec = { ...spec, tags: [...spec.retag(model), ...(spec.tags ?? [])] };
     const target = await this.#walk(this.#options.target, spec, spec.headers?.target);
-    if (target.status >= 500 || target.status === 429) throw new TargetFault(`${operation}: the target answered ${target.status}`, target.exchange);
+    if (OUTAGE_STATUSES.has(target.status)) throw new TargetFault(`${operation}: the target answered ${target.status}`, target.exchange);
+    // Not served: answered as an unknown route where the model answered (a refusal of the key aside: a variant may send none).
+    if (model.status !== 401 && !isRouteNotServed(model.status, model.body) && isRouteNotServed(target.status, target.body)) {
+      this.#log(spec, model, target, []);
+      throw new NotServed(operation);
+    }
     const owned = this.#options.ownedOnly && target.status === 200 ? { ...target, body: this.#options.ownedOnly(operation, target.body) } : target;
     // A call that changes state answers with that state: its own statement owns what it shows.
     const writes = WRITING.has(operation);
     const writer = writes && callMutates(operations[operation] as Pick<OperationDef, 'mutates'>, body) ? { operation, tags: spec.tags ?? [] } : this.#writerFor(spec.customerId);
     const context = { operation, request: body, ids: this.ids, timeToleranceMs: this.#options.timeToleranceMs, ...(writer ? { writer } : {}), ...pickQuestion(spec) };
     const comparison = compareAnswers(context, model, owned);
-    const differences = await this.#charged(spec, comparison.differences);
-    const step = this.#log(spec, model, target, differences);
+    const leeway = comparison.known === undefined && comparison.differences.length > 0 ? leewayFor({ operation, request: body, model, target: owned, world: this.world, ...(spec.variant ? { variant: spec.variant.name } : {}) }) : undefined;
+    const differences = comparison.known || leeway ? [] : await this.#charged(spec, comparison.differences);
+    const step = this.#log(spec, model, target, differences, leeway?.id);
     if (comparison.known) throw new KnownStop(`${operation}: ${comparison.known.id}`);
+    // Where the document leaves the answer open, a call that changed state leaves the two sides apart: nothing after it compares.
+    if (leeway && callMutates(operations[operation] as Pick<OperationDef, 'mutates'>, body)) throw new KnownStop(`${operation}: ${leeway.id}`);
     this.#judge(step);
     // Any call of an operation that can write is a writer of what later reads show, a refused one too
     // (what a refusal leaves behind), and a check without send_event or a preview (which must change nothing).
@@ -318,7 +350,7 @@ export class Lockstep {
     return answer;
   }
 
-  #log(spec: CallSpec, model: Answer, target: Answer & { exchange?: Exchange }, differences: readonly Difference[]): Step {
+  #log(spec: CallSpec, model: Answer, target: Answer & { exchange?: Exchange }, differences: readonly Difference[], leeway?: string): Step {
     const redact = this.#options.redactHeaders ?? ((headers: Headers) => headers);
     const step: Step = {
       index: this.steps.length,
@@ -332,6 +364,7 @@ export class Lockstep {
       target: { status: target.status, body: target.body },
       differences,
       ...(target.exchange ? { exchange: target.exchange } : {}),
+      ...(leeway ? { leeway } : {}),
     };
     this.steps.push(step);
     this.#lastStep = step.index;
@@ -342,8 +375,11 @@ export class Lockstep {
     if (step.differences.length === 0 || this.#options.collect) return;
     // Explained by a finding: its rule, or the same node differing the same way (one cause, seen through another answer).
     const fresh = step.differences.filter((d) => !this.#options.found.has(d.rule) && !this.#options.found.has(signature(d)));
-    if (fresh.length === 0) throw new KnockOn([...new Set(step.differences.map((d) => d.rule))]);
-    throw new Divergence(step, step.differences);
+    if (fresh.length > 0) throw new Divergence(step, step.differences);
+    // A finding's own difference again, in how an answer is written (a field left out, one more, a spelling, a refusal's code):
+    // the two sides' state is not apart, so the program goes on (a target that always leaves a field out is still explored).
+    if (step.differences.every((d) => WRITTEN_ONLY.has(d.kind) && this.#options.found.has(signature(d)))) return;
+    throw new KnockOn([...new Set(step.differences.map((d) => d.rule))]);
   }
 
   /** The last write to the customer's state (or a clock move or forced state after it). */
@@ -383,6 +419,9 @@ export class Lockstep {
     return this.#lastStep;
   }
 }
+
+/** Kinds of difference in how an answer is written, not in the state it shows. */
+const WRITTEN_ONLY: ReadonlySet<DifferenceKind> = new Set(['missing', 'extra', 'spelling', 'error-body', 'code']);
 
 /** Operations that can change state: every operation not marked as a pure read, and the preview, whose statement is that it changes nothing. */
 const WRITING: ReadonlySet<string> = new Set([...Object.values(operations).filter((op) => op.mutates !== false).map((op) => op.name), 'billing.preview_multi_update']);

@@ -1,34 +1,53 @@
 /**
- * In a tenant other runs share, an answer may hold what others made (their customers in a listing
- * across customers, their auto-enable plans on a new customer). Only what this run made is compared:
- * array items naming an ID the caller chooses (`id`, `plan_id`, `customer_id`, `feature_id`, …) are
- * kept when one of those IDs is the run's, and map entries keyed by an ID when the key is.
+ * In a tenant others share (the run's scenarios, other programs of the exploration, other processes),
+ * an answer may hold what others made: their customers in a listing across customers, their
+ * auto-enable plans on a customer this program created, the balances those plans grant. Only what
+ * the program made is compared, so an answer is cut down to it: an array item is kept when every ID
+ * the caller chooses that it names (`plan_id`, `customer_id`, `feature_id`, an `id` the caller gave,
+ * … as the answer's field tree says, fields.ts and ownership.ts) is the program's, or when it names
+ * none; a map keyed by feature ID keeps the program's keys. IDs the target chooses (a record's `id`)
+ * decide nothing.
  */
+import type { OperationName } from '../../spec/operations.ts';
+import { answerShape, type FieldNode } from './fields.ts';
+import { ownershipOf } from './ownership.ts';
+
 const NAMING = /^(id|[a-z_]*_id)$/;
 
-export function ownedOnly(body: unknown, owns: (id: string) => boolean): unknown {
-  if (Array.isArray(body)) {
-    return body.filter((item) => !isObj(item) || namesOwned(item, owns) !== false).map((item) => ownedOnly(item, owns));
+/** Maps keyed by feature ID: balances and flags. */
+const ID_MAPS = new Set(['balances', 'flags']);
+
+export function ownedOnly(operation: OperationName, body: unknown, owns: (id: string) => boolean): unknown {
+  return cut(answerShape(operation), body, owns);
+}
+
+function cut(node: FieldNode | undefined, value: unknown, owns: (id: string) => boolean): unknown {
+  if (Array.isArray(value)) {
+    const element = node?.kind === 'array' ? node.element : undefined;
+    return value.filter((item) => !isObj(item) || namesOnlyOwned(element, item, owns)).map((item) => cut(element, item, owns));
   }
-  if (!isObj(body)) return body;
-  return Object.fromEntries(Object.entries(body).map(([key, value]) => [key, isIdMap(key) && isObj(value) ? keepOwnedKeys(value, owns) : ownedOnly(value, owns)]));
+  if (!isObj(value)) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, child]) => {
+      const childNode = node?.kind === 'object' ? node.fields?.[key] : node?.kind === 'map' ? node.element : undefined;
+      if (ID_MAPS.has(key) && isObj(child)) return [key, Object.fromEntries(Object.entries(child).filter(([id]) => owns(id)).map(([id, v]) => [id, cut(childNode?.element, v, owns)]))];
+      return [key, cut(childNode, child, owns)];
+    }),
+  );
+}
+
+/** Whether every caller-chosen ID the item names is the program's (true too when it names none). */
+function namesOnlyOwned(node: FieldNode | undefined, item: Record<string, unknown>, owns: (id: string) => boolean): boolean {
+  return Object.entries(item).every(([key, value]) => typeof value !== 'string' || !NAMING.test(key) || !callerChosen(node, key) || owns(value));
+}
+
+/** A field of the answer's shape naming an ID the caller chose: compared, and not one the target chooses. */
+function callerChosen(node: FieldNode | undefined, key: string): boolean {
+  const field = node?.fields?.[key];
+  const ownership = field === undefined ? undefined : ownershipOf(field.key);
+  return ownership !== undefined && !('notCompared' in ownership) && ownership.targetId !== true;
 }
 
 function isObj(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Whether an item names one of the run's IDs (true), only others' (false), or none (undefined: kept). */
-function namesOwned(item: Record<string, unknown>, owns: (id: string) => boolean): boolean | undefined {
-  const ids = Object.entries(item).filter(([key, value]) => NAMING.test(key) && typeof value === 'string').map(([, value]) => value as string);
-  return ids.length === 0 ? undefined : ids.some(owns);
-}
-
-/** Maps keyed by feature ID: balances and flags. */
-function isIdMap(key: string): boolean {
-  return key === 'balances' || key === 'flags';
-}
-
-function keepOwnedKeys(map: Record<string, unknown>, owns: (id: string) => boolean): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(map).filter(([key]) => owns(key)).map(([key, value]) => [key, ownedOnly(value, owns)]));
 }

@@ -16,6 +16,7 @@ import type { RuleId } from '../../spec/rules/catalogue.ts';
 import type { CalendarStart } from './calendar.ts';
 import { Lockstep, WorldState, type Step } from './lockstep.ts';
 import { liveRecords, selectRecord } from './parts/control.ts';
+import { ownedOnly } from './owned.ts';
 import { modelFor, type ExploreTarget } from './targets.ts';
 
 export interface ReplayOutcome {
@@ -63,6 +64,7 @@ export interface ReplayableFinding extends Replayable {
 export async function replaySteps(program: Replayable, target: ExploreTarget): Promise<{ lockstep: Lockstep; replayed: Map<number, number>; start: number; prefix: string }> {
   const opened = await target.open(program.start.kind);
   const model = modelFor(opened, program.apiVersion);
+  const prefix = idPrefixOf(target.ns.scope(`replay-${Date.now()}-${++replays}`));
   const lockstep = new Lockstep({
     model: model.side,
     target: opened.side,
@@ -70,8 +72,9 @@ export async function replaySteps(program: Replayable, target: ExploreTarget): P
     timeToleranceMs: opened.exact ? 0 : 5 * 60_000,
     found: new Set(),
     collect: true,
+    // In a shared tenant, only what the replay made is compared (as in the exploration).
+    ...(opened.isolated ? {} : { ownedOnly: (operation, body) => ownedOnly(operation, body, (id) => id.startsWith(`${prefix}_`)) }),
   });
-  const prefix = idPrefixOf(target.ns.scope(`replay-${Date.now()}-${++replays}`));
   const shift = opened.start - program.start.at;
   const fresh = <T>(value: T): T => rewrite(value, program.idPrefix, prefix, shift) as T;
   const replayed = new Map<number, number>();
@@ -99,7 +102,7 @@ export async function replaySteps(program: Replayable, target: ExploreTarget): P
       }
       const variant = step.variant as VariantName | undefined;
       const definition = variant === undefined ? undefined : VARIANTS[variant];
-      const headers = variant && definition ? { model: variantHeaders(variant, model.key, model.otherKey)!, target: variantHeaders(variant, opened.key, opened.otherKey)! } : undefined;
+      const headers = variant && definition ? { model: variantHeaders(variant, model.key, model.otherKey, program.apiVersion)!, target: variantHeaders(variant, opened.key, opened.otherKey, program.apiVersion)! } : undefined;
       const question = step.question ?? {};
       const at = lockstep.steps.length;
       await lockstep.call({

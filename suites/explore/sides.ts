@@ -34,7 +34,7 @@ export function bearer(key: string, scheme = 'Bearer'): Headers {
 }
 
 /** The reference model: a fake in this process, called without a socket. */
-export function appSide(app: FakeApp, key: string, apiVersion: string): Side {
+export function appSide(app: Pick<FakeApp, 'fetch'>, key: string, apiVersion: string): Side {
   const send = async (path: string, body: unknown, headers: Headers = {}, version: string | null = apiVersion) => {
     const merged: Record<string, string | null> = { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'x-api-version': version };
     for (const [name, value] of Object.entries(headers)) {

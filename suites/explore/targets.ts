@@ -75,7 +75,7 @@ export function inProcessTarget(app: FakeApp, ns: Namespace, apiVersion = '2.4.0
   return {
     description: 'the fake, in process',
     apiVersion,
-    abilities: { controlPlane: true, exclusiveTenant: true, otherTenant: true, readOnly: false, multiCurrency: true },
+    abilities: { controlPlane: true, exclusiveTenant: true, otherTenant: true, readOnly: false, multiCurrency: true, paidAttach: true },
     ns,
     secrets: () => keys,
     conventions: () => probeConventions({ raw: (request) => rawCall(app, app.keys[0]!.key, apiVersion, request) }, apiVersion),
@@ -85,6 +85,25 @@ export function inProcessTarget(app: FakeApp, ns: Namespace, apiVersion = '2.4.0
       const side = appSide(app, tenant.sandbox_key, apiVersion);
       return ownTenant(tenant, side, async (name, body) => (await side.control(name, body)).body, kind, undefined);
     },
+  };
+}
+
+/**
+ * A fake (or a wrapper of one) in this process reached as a deployment is: every program in the one
+ * tenant of `key`, no control plane, the clock running; for the tests of the oracle on a shared
+ * tenant (what others made there must not count) and against the reference-like target.
+ */
+export function sharedTenantTarget(app: Pick<FakeApp, 'fetch'>, key: string, ns: Namespace, options: { readonly apiVersion?: string; readonly abilities?: Partial<Abilities>; readonly wrap?: (side: Side) => Side } = {}): ExploreTarget {
+  const apiVersion = options.apiVersion ?? '2.4.0';
+  const side = (options.wrap ?? ((s: Side) => s))(appSide(app, key, apiVersion));
+  return {
+    description: 'a fake in process, one shared tenant',
+    apiVersion,
+    abilities: { controlPlane: false, exclusiveTenant: false, otherTenant: false, readOnly: false, multiCurrency: true, paidAttach: true, ...options.abilities },
+    ns,
+    secrets: () => [key],
+    conventions: async () => undefined,
+    open: async () => ({ side, key, otherKey: undefined, start: Date.now(), exact: false, isolated: false, evidence: undefined, close: async () => undefined }),
   };
 }
 
@@ -115,8 +134,12 @@ async function rawCall(app: FakeApp, key: string, apiVersion: string, request: R
   return { status: response.status, headers: Object.fromEntries(response.headers), body, text, exchange: undefined as unknown as RawResult['exchange'] };
 }
 
-/** A conformance target over HTTP: the embedded fake of a run, or a deployment by URL. */
-export function httpTarget(target: Target<typeof operations, typeof ErrorBody>, options: { readonly ns: Namespace; readonly timeToleranceMs?: number }): ExploreTarget {
+/**
+ * A conformance target over HTTP: the embedded fake of a run, or a deployment by URL. `beside`: the
+ * run's scenarios use the target at the same time, so in a shared tenant nothing tenant-wide (an
+ * auto-enable plan) is made, whatever the profile says of the tenant.
+ */
+export function httpTarget(target: Target<typeof operations, typeof ErrorBody>, options: { readonly ns: Namespace; readonly timeToleranceMs?: number; readonly beside?: boolean }): ExploreTarget {
   const readOnly = target.info.readOnly || !target.capabilities.has('mutation');
   const controlPlane = target.control !== undefined && !readOnly;
   const extraKeys: string[] = [];
@@ -128,11 +151,12 @@ export function httpTarget(target: Target<typeof operations, typeof ErrorBody>, 
     apiVersion: target.info.apiVersion,
     abilities: {
       controlPlane,
-      // A tenant of its own per program, or a profile that says the run has the tenant to itself.
-      exclusiveTenant: controlPlane || target.capabilities.has('exclusive-tenant'),
+      // A tenant of its own per program, or a profile that says the run has the tenant to itself (and no scenario uses it meanwhile).
+      exclusiveTenant: controlPlane || (target.capabilities.has('exclusive-tenant') && options.beside !== true),
       otherTenant: controlPlane || target.otherTenantApiKey !== undefined,
       readOnly,
       multiCurrency: target.capabilities.has('multi-currency'),
+      paidAttach: target.capabilities.has('paid-attach'),
     },
     ns: options.ns,
     secrets,

@@ -82,7 +82,10 @@ const checkArgs = fc.record({
   unknownEntity: rarely(15),
   amount: amountChoice,
   mode: weighted({ plain: 5, 'send-event': 5, lock: 3 }),
-  /** Now and then a negative amount: a plain check of it is met by any balance, with send_event or a lock it is refused. */
+  /**
+   * Now and then a negative amount, in a plain check only (met by any balance): with send_event or a
+   * lock the document gives no bound, and the reference records the negative usage where the fake refuses.
+   */
   negative: rarely(12),
   lockExpiry: fc.constantFrom('none', 'none', 'hour', 'next-instant'),
   withPreview: rarely(3),
@@ -110,7 +113,7 @@ export const balanceCommands: readonly CommandSpec<unknown>[] = [
       }
       const balance = await modelBalance(context, subject, featureId);
       const resolved = resolveAmount(args.amount, balance);
-      const amount = args.negative ? -(resolved ?? 1) - 0.5 : resolved;
+      const amount = args.negative && args.mode === 'plain' ? -(resolved ?? 1) - 0.5 : resolved;
       noteAmount(context, amount, args.amount, balance);
       const lockId = args.mode === 'lock' ? context.ns.id('lock') : undefined;
       const upcoming = context.world.upcoming()[0];
@@ -126,9 +129,8 @@ export const balanceCommands: readonly CommandSpec<unknown>[] = [
         ...(args.withPreview ? { with_preview: true } : {}),
       };
       const tags = [args.mode === 'plain' ? 'plain' : args.mode, ...(isFractional(amount) ? ['fractional'] : []), ...(feature.covers.length > 0 || context.world.features.some((f) => f.covers.includes(featureId)) ? ['credit-system'] : [])];
-      const negativeEvent = args.mode !== 'plain' && amount !== undefined && amount < 0;
       const booleanEvent = args.mode !== 'plain' && feature.type === 'boolean';
-      const intent = negativeEvent ? 'CHECK-REQUIRED-BALANCE-NEGATIVE' : booleanEvent ? 'CHECK-SEND-EVENT-BOOLEAN' : subject.entityId && args.scope === 'foreign-entity' ? 'CHECK-ENTITY-OWN-CUSTOMER' : undefined;
+      const intent = booleanEvent ? 'CHECK-SEND-EVENT-BOOLEAN' : subject.entityId && args.scope === 'foreign-entity' ? 'CHECK-ENTITY-OWN-CUSTOMER' : undefined;
       if (intent) context.reached('refusal');
       if (subject.entityId && args.scope === 'foreign-entity') context.reached('two-customers');
       // A send_event or lock the model denies must change nothing: what later reads show is the atomicity rule's.

@@ -79,7 +79,8 @@ export const billingCommands: readonly CommandSpec<unknown>[] = [
       const groups = new Set(heldNow.map((h) => world.plans.find((p) => p.id === h.planId)?.group).filter((g) => g !== null && g !== undefined));
       const replacing = world.plans.filter((p) => !p.addOn && p.group !== null && groups.has(p.group) && !heldNow.some((h) => h.planId === p.id));
       const plan = pick(args.mode === 'replace' && replacing.length > 0 ? replacing : world.plans, args.plan);
-      if (plan === undefined) return;
+      // Attaching a plan the subject already holds is left open by the document; the reference refuses it (leeway.ts REATTACH-REFUSED).
+      if (plan === undefined || heldNow.some((h) => h.planId === plan.id)) return;
       const version = args.version === 'active' || plan.version === 1 ? undefined : args.version === 'first' ? 1 : plan.version - 1;
       const held = heldNow;
       const tags = attachTags(plan, held, world.plans, subject.entityId, version);

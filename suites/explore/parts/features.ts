@@ -79,7 +79,8 @@ export const featureCommands: readonly CommandSpec<unknown>[] = [
       const existing = pick(context.world.features, feature);
       const id = how === 'duplicate' && existing ? existing.id : context.ns.id('feat');
       const metered = pick(context.world.features.filter((f) => f.type === 'metered' && f.consumable), feature);
-      const allocated = pick(context.world.features.filter((f) => f.type !== 'metered' || !f.consumable), feature);
+      // An allocated metered feature (a boolean one the reference accepts in a credit schema: leeway.ts CREDIT-SCHEMA-BOOLEAN).
+      const allocated = pick(context.world.features.filter((f) => f.type === 'metered' && !f.consumable), feature);
       if (how === 'credit-twice' && metered) {
         context.reached('refusal');
         const schema = [{ metered_feature_id: metered.id, credit_cost: 1 }, { metered_feature_id: metered.id, credit_cost: 2 }];

@@ -61,7 +61,9 @@ function itemBody(context: RunContext, item: ItemArgs, used: Set<string>, oneOff
         : item.price === 'tiers' && !allocated && !oneOff
           ? { tiers: [{ to: 10, amount: item.amount }, { to: 'inf', amount: item.amount / 2 }], interval, billing_method: 'usage_based' }
           : undefined;
-  return { feature_id: feature.id, included: item.included, ...(allocated ? {} : { reset: { interval: item.reset } }), ...(price ? { price } : {}) };
+  // A prepaid item's included amount is a whole number of its billing units: the reference refuses any other (leeway.ts PREPAID-INCLUDED-DIVISIBLE).
+  const included = price?.billing_method === 'prepaid' ? Math.round(item.included) : item.included;
+  return { feature_id: feature.id, included, ...(allocated ? {} : { reset: { interval: item.reset } }), ...(price ? { price } : {}) };
 }
 
 /** Adds a second currency to an item's price (and to each of its tiers). */

@@ -19,7 +19,9 @@ export const referralCommands: readonly CommandSpec<unknown>[] = [
     async run(context, args) {
       const feature = pick(context.world.features, args.feature)!;
       const id = context.ns.id('reward');
-      const body = { feature_grant: { id, name: `Reward ${id.slice(-4)}`, grants: [{ feature_id: feature.id, included: args.included, expiry: args.expiry }], promo_codes: [{ code: context.ns.code('PROMO'), max_uses: null }] } };
+      // A boolean feature is granted with included null: the reference refuses any other amount (leeway.ts REWARD-BOOLEAN-GRANT-INCLUDED).
+      const included = feature.type === 'boolean' ? null : args.included;
+      const body = { feature_grant: { id, name: `Reward ${id.slice(-4)}`, grants: [{ feature_id: feature.id, included, expiry: args.expiry }], promo_codes: [{ code: context.ns.code('PROMO'), max_uses: null }] } };
       const { model } = await context.send({ operation: 'rewards.create', body });
       if (model.status === 200) context.world.rewards.push(id);
     },

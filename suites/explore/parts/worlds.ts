@@ -192,10 +192,13 @@ export const focusWorldCommands: readonly CommandSpec<unknown>[] = [
     builds: true,
     args: fc.record({ checkout: fc.boolean(), max: fc.constantFrom(null, 3), excludeTrial: fc.boolean() }),
     async run(context, args) {
-      const featureId = context.world.features[0]?.id ?? (await createFeature(context, 'consumable'));
+      const feature = context.world.features[0];
+      const featureId = feature?.id ?? (await createFeature(context, 'consumable'));
       if (featureId === undefined) return;
       const rewardId = context.ns.id('reward');
-      const reward = await context.send({ operation: 'rewards.create', body: { feature_grant: { id: rewardId, name: 'Reward', grants: [{ feature_id: featureId, included: 5, expiry: null }], promo_codes: [{ code: context.ns.code('PROMO'), max_uses: null }] } } });
+      // A boolean feature is granted with included null, as the reference requires.
+      const included = feature?.type === 'boolean' ? null : 5;
+      const reward = await context.send({ operation: 'rewards.create', body: { feature_grant: { id: rewardId, name: 'Reward', grants: [{ feature_id: featureId, included, expiry: null }], promo_codes: [{ code: context.ns.code('PROMO'), max_uses: null }] } } });
       if (reward.model.status !== 200) return;
       context.world.rewards.push(rewardId);
       const planId = context.world.plans[0]?.id;

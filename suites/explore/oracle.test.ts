@@ -1,0 +1,107 @@
+/**
+ * The oracle charges nothing the document leaves open (issue 25, item 1): one test per defect found
+ * when exploration ran against a real implementation. Each drives the exploration against a fake in
+ * this process reached as a deployment is (one shared tenant, no control plane), changed where the
+ * defect showed: a plan another program made auto-enable, paid attaches answered with a checkout, a
+ * target that serves only API 2.3.0 (the reference-like target), a server error.
+ */
+import { describe, expect, it } from 'vitest';
+import { createFakeApp } from '../../fake-server/app.ts';
+import type { Fault } from '../../fake-server/faults/fault.ts';
+import { testSeed } from '../../fixtures/random.ts';
+import { createNamespace } from '../framework/namespace.ts';
+import { createReferenceLikeApp, REFERENCE_API_VERSION } from '../meta/reference-target/target.ts';
+import { REFERENCE_BEHAVIOURS } from '../meta/reference-target/behaviours.ts';
+import { VARIANTS, variantHeaders, type VariantName } from './command.ts';
+import { explore, type ExploreResult } from './explorer.ts';
+import { LEEWAY } from './leeway.ts';
+import { appSide, type Side } from './sides.ts';
+import { sharedTenantTarget } from './targets.ts';
+
+const seed = testSeed();
+const ns = (salt: string) => createNamespace({ prefix: 'conf', seed, salt });
+const first = (result: ExploreResult) => result.findings.map((f) => `${f.rule} at ${f.steps[f.at]?.operation} ${f.differences[0]?.path || f.differences[0]?.key}: model ${JSON.stringify(f.differences[0]?.model)}, target ${JSON.stringify(f.differences[0]?.target)}`);
+
+describe('the oracle on a shared tenant', () => {
+  it('cuts answers to the program that made them: an auto-enable plan of another program (or a scenario) of the run is not charged', { timeout: 300_000 }, async () => {
+    const app = createFakeApp();
+    const key = app.keys[0]!.key;
+    const run = ns('auto-enable');
+    // What another scope of the same run left in the tenant: a feature and a free auto-enable plan granting it.
+    const other = run.scope('another-program');
+    const setup = appSide(app, key, '2.4.0');
+    const featureId = other.id('feat');
+    expect((await setup.call('features.create', { feature_id: featureId, name: 'Other', type: 'metered', consumable: true })).status).toBe(200);
+    expect((await setup.call('plans.create', { plan_id: other.id('plan'), name: 'Default', auto_enable: true, items: [{ feature_id: featureId, included: 5, reset: { interval: 'month' } }] })).status).toBe(200);
+    const result = await explore(sharedTenantTarget(app, key, run), { seed, runs: 12, maxSteps: 12, maxFindings: 1, shrinkRuns: 0, minimize: false });
+    expect(first(result)).toEqual([]);
+    expect(result.programs).toBe(12);
+  });
+
+  it('sends no paid attach where the run found that one answers with a checkout, and stops without a finding when one comes anyway', { timeout: 300_000 }, async () => {
+    const checkout = REFERENCE_BEHAVIOURS.filter((b) => b.id === 'REF-PAID-ATTACH-CHECKOUT');
+    const app = createReferenceLikeApp({}, checkout);
+    const answers: unknown[] = [];
+    const wrap = (side: Side): Side => ({
+      ...side,
+      call: async (operation, body, options) => {
+        const answer = await side.call(operation, body, options);
+        if (operation === 'billing.attach') answers.push(answer.body);
+        return answer;
+      },
+    });
+    const result = await explore(sharedTenantTarget(app, app.apiKey, ns('checkout'), { abilities: { paidAttach: false }, wrap }), { seed, runs: 15, maxSteps: 15, maxFindings: 1, shrinkRuns: 0, minimize: false });
+    expect(answers.length).toBeGreaterThan(0);
+    expect(answers.filter((body) => typeof (body as { payment_url?: unknown }).payment_url === 'string')).toEqual([]);
+    expect(first(result)).toEqual([]);
+  });
+
+  it('answers a checkout it did not expect with a known stop, never a finding', async () => {
+    expect(LEEWAY.find((l) => l.id === 'PAID-ATTACH-CHECKOUT')?.applies({ operation: 'billing.attach', request: {}, model: { status: 200, body: { payment_url: null } }, target: { status: 200, body: { payment_url: 'https://pay.invalid' } }, world: undefined as never })).toBe(true);
+  });
+
+  it('sends the run’s API version in every envelope variant that spells the header', () => {
+    for (const variant of Object.keys(VARIANTS) as VariantName[]) {
+      const headers = variantHeaders(variant, 'am_sk_test_x', 'am_sk_live_x', '2.3.0') ?? {};
+      const version = Object.entries(headers).find(([name]) => name.toLowerCase() === 'x-api-version')?.[1];
+      if (variant === 'bad-version') expect(version).toBe('9.9.9');
+      else if (variant === 'no-version') expect(version).toBeNull();
+      else expect(version, variant).toSatisfy((v: unknown) => v === undefined || v === '2.3.0');
+    }
+  });
+
+  it('against the reference-like target (API 2.3.0): sends nothing the reference refuses, and charges only its true deviations', { timeout: 600_000 }, async () => {
+    const app = createReferenceLikeApp();
+    const target = sharedTenantTarget(app, app.apiKey, ns('reference'), { apiVersion: REFERENCE_API_VERSION, abilities: { paidAttach: false, otherTenant: false } });
+    const result = await explore(target, { seed, runs: 25, maxSteps: 15, maxFindings: 10, shrinkRuns: 0, minimize: false });
+    // Leeway (leeway.ts) met means a generator sent what the reference answers otherwise where the document is silent;
+    // a variant it refuses is met once, then sent no more.
+    const variants = new Set(LEEWAY.flatMap((l) => (l.variant ? [l.id] : [])));
+    expect(Object.entries(result.leeway).filter(([call]) => !variants.has(call.split(': ')[1]!))).toEqual([]);
+    expect(Object.entries(result.leeway).filter(([call]) => variants.has(call.split(': ')[1]!)).reduce((sum, [, n]) => sum + n, 0)).toBeLessThanOrEqual(1);
+    expect(first(result).filter((f) => !TRUE_DEVIATIONS.some((rule) => f.startsWith(`${rule} `)))).toEqual([]);
+    // The listings the 2.3.0 reference does not have are not explored further once met (the scenarios SKIP their rules).
+    expect(result.unserved.filter((op) => op !== 'subscriptions.list' && op !== 'purchases.list')).toEqual([]);
+    expect(result.error).toBeUndefined();
+  });
+});
+
+/** The reference-like target's true deviations from interface.md (suites/meta/reference-target/verdicts.test.ts), which exploration may find too. */
+const TRUE_DEVIATIONS = ['VER-2-4-0-ACCEPTED', 'PLAN-SHAPE', 'PLAN-LIST-SHAPE', 'VER-PLAN-SLUG-DEFAULT', 'VER-PLAN-ONE-ACTIVE', 'FEAT-SHAPE', 'ENT-LIST-SHAPE', 'CHECK-RESULT-SHAPE', 'CHECK-BALANCES-MAP', 'CHECK-BALANCES-LINKED-CREDIT-SYSTEM', 'CHECK-ENTITY-ID-NULL', 'ENT-DELETE', 'REF-UPDATE-NULL-REMOVES'];
+
+describe('a server error', () => {
+  it('is a finding, and the exploration goes on', { timeout: 300_000 }, async () => {
+    const crash: Fault = {
+      rule: 'ERR-SUCCESS-200-SETUP',
+      breaks: 'features.list answers 500',
+      response: (response, request) => (new URL(request.url).pathname === '/v1/features.list' ? Response.json({ message: 'Internal Server Error' }, { status: 500 }) : response),
+    };
+    const app = createFakeApp({ faults: [crash] });
+    const result = await explore(sharedTenantTarget(app, app.keys[0]!.key, ns('crash')), { seed, runs: 30, maxSteps: 20, maxFindings: 3, shrinkRuns: 5, minimize: false });
+    expect(result.error).toBeUndefined();
+    expect(result.programs).toBe(30);
+    const finding = result.findings.find((f) => f.steps[f.at]?.operation === 'features.list');
+    expect(finding, first(result).join('\n')).toBeDefined();
+    expect(finding!.steps[finding!.at]!.target.status).toBe(500);
+  });
+});
