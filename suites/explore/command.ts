@@ -13,7 +13,7 @@ import type { OperationName } from '../../spec/operations.ts';
 import type { Part } from '../../spec/rules/rule.ts';
 import type { Namespace } from '../framework/namespace.ts';
 import type { Answer } from './compare.ts';
-import type { CallSpec, Lockstep, WorldState } from './lockstep.ts';
+import type { CallSpec, Lockstep, Removal, WorldState } from './lockstep.ts';
 import { bearer, type Headers } from './sides.ts';
 
 /** The dimensions of the state space the generators aim at (issue 18), as printed in every run's coverage. */
@@ -40,6 +40,43 @@ export const DIMENSIONS = {
   'envelope-variant': 'a request in an envelope variant the conventions allow, or a refused one (key, version)',
   'paged-walk': 'a listing walked over several pages',
   'other-tenant-read': 'a read with another tenant’s key',
+  // Issue 25: deletes and what they leave behind.
+  'deleted-customer': 'a customer deleted (holding plans, entities, a pool), then every read of it: listings and filters, checks, pools, entities',
+  'deleted-plan-version': 'the latest version of a plan deleted, its older version kept, then read, listed and attached',
+  'deleted-plan': 'a plan deleted with all its versions, then read, listed, filtered on and attached',
+  'deleted-feature': 'a feature deleted (and one refused while in use), then read, listed, checked and used',
+  'deleted-referral': 'a referral program deleted, then its reward, then both read and used',
+  'deleted-entity': 'an entity deleted (holding a seat or a plan), then its pool, checks, hydration and listings read',
+  'recreated-same-id': 'a deleted customer, plan, feature, entity or program made again under the same ID (an auto-enable plan reaching the customer again)',
+  'delete-mid-walk': 'a delete between two page calls of a walk',
+  'both-environments': 'the sandbox and live environments of one organisation: the same IDs written in both, a delete in one, reads in each',
+  // Many of a thing.
+  'pool-hundreds': 'a license pool of a few hundred seats',
+  'batch-150': 'a licenses.attach batch of 150 entities',
+  'clock-many-holders': 'one clock move over about 300 customers sharing a reset instant',
+  'many-plans-auto-enable': 'an auto-enable plan made after more than 100 other plans, reaching a new customer',
+  'hundreds-of-records': 'a customer holding hundreds of records, listed',
+  'large-limit-walk': 'entities.list over hundreds of entities with a large limit (up to 5000) and the default one',
+  // Callers that differ.
+  'published-client': 'calls sent with the published client’s User-Agent among plain ones',
+  'pipelined-pair': 'two requests pipelined on one connection',
+  // Requests wrong in two ways, IDs, envelopes.
+  'two-ways-wrong': 'a request wrong in two ways (which error wins)',
+  'id-case': 'IDs differing only in case, which are different IDs',
+  'media-type-case': 'the JSON media type spelt in another case',
+  'scheme-space': 'more than one space after the Bearer scheme',
+  'non-ascii': 'non-ASCII text in names, metadata and searches',
+  // Two features together.
+  'credit-entity-usage': 'a credit system paying for an entity’s usage of a metered feature',
+  'lock-credit-system': 'a lock on a feature a credit system pays for, confirmed or released',
+  'prepaid-billing-units': 'prepaid quantities with billing_units',
+  'boolean-inherited': 'a boolean flag of a customer’s plan inherited by its entity',
+  'license-across-versions': 'license links that differ across versions of the parent plan, held on each version',
+  // Still unreached.
+  'two-intervals': 'two grants of one feature with different reset intervals, across a reset of one of them',
+  'month-end': 'monthly resets anchored on a month end, moved across shorter months',
+  'preview-several-lines': 'a preview over several paid lines part-way through their period',
+  'entity-search-edge': 'entities.list search edges: case, padding, wildcards of other languages, non-ASCII, no match',
 } as const;
 
 export type Dimension = keyof typeof DIMENSIONS;
@@ -65,7 +102,11 @@ export interface Abilities {
 export const VARIANTS = {
   plain: undefined,
   charset: { rule: 'CONV-POST-JSON', reads: false },
+  /** Media types are case-insensitive (RFC 9110 §8.3.1): `Application/JSON` is `application/json`. */
+  'media-type-case': { rule: 'CONV-POST-JSON', reads: false },
   'scheme-case': { rule: 'AUTH-BEARER-REQUIRED', reads: false },
+  /** HTTP's credentials allow one or more spaces after the scheme (RFC 9110 §11.4); the reference trims the token. */
+  'scheme-space': { rule: 'AUTH-BEARER-REQUIRED', reads: false },
   'header-case': { rule: 'AUTH-BEARER-REQUIRED', reads: false },
   'no-version': { rule: 'VER-HEADER-DEFAULT', statusRule: 'VER-HEADER-DEFAULT-SERVED', reads: false },
   'bad-version': { rule: 'VER-INVALID-VERSION', codeRule: 'VER-INVALID-VERSION', reads: false },
@@ -89,8 +130,12 @@ export function variantHeaders(variant: VariantName, key: string, otherKey: stri
       return undefined;
     case 'charset':
       return { 'content-type': 'application/json; charset=utf-8' };
+    case 'media-type-case':
+      return { 'content-type': 'Application/JSON' };
     case 'scheme-case':
       return bearer(key, 'bearer');
+    case 'scheme-space':
+      return { authorization: `Bearer   ${key}` };
     case 'header-case':
       return { Authorization: `Bearer ${key}`, 'X-Api-Version': apiVersion, 'Content-Type': 'application/json' };
     case 'no-version':
@@ -109,7 +154,7 @@ export function variantHeaders(variant: VariantName, key: string, otherKey: stri
 /** Mostly plain; now and then one of the variants. */
 export const variantArb: fc.Arbitrary<VariantName> = fc.oneof(
   { arbitrary: fc.constant<VariantName>('plain'), weight: 40 },
-  { arbitrary: fc.constantFrom<VariantName>('charset', 'scheme-case', 'header-case'), weight: 4 },
+  { arbitrary: fc.constantFrom<VariantName>('charset', 'media-type-case', 'scheme-case', 'scheme-space', 'header-case'), weight: 4 },
   { arbitrary: fc.constantFrom<VariantName>('no-key', 'unknown-key', 'bad-version', 'no-version', 'other-tenant'), weight: 3 },
 );
 
@@ -137,6 +182,18 @@ export interface RunContext {
   readonly command: string;
   reached(dimension: Dimension): void;
   send(spec: SendSpec): Promise<{ model: Answer; target: Answer }>;
+  /**
+   * Independent calls (distinct subjects) sent a few at a time, for the commands that build many of
+   * a thing: each compared like `send`. Every call ends before the first difference is thrown.
+   */
+  sendAll(specs: readonly SendSpec[]): Promise<{ model: Answer; target: Answer }[]>;
+  /** Two reads sent pipelined on one connection of the target (one after the other to the model), each compared. */
+  pair(first: SendSpec, second: SendSpec): Promise<void>;
+  /**
+   * A paged listing walked on both sides with `write` made between its first and second page calls;
+   * the rows are compared apart from what the write removes (LIST-WALK-CONCURRENT-INSERTS).
+   */
+  walkAround(listing: SendSpec, write: SendSpec, removal: Removal): Promise<void>;
   /** A read of the model only (to resolve an amount or a record), logged, not compared. */
   modelRead(operation: OperationName, body: Record<string, unknown>): Promise<Answer>;
 }
@@ -155,6 +212,13 @@ export interface CommandSpec<A> {
   readonly builds?: boolean;
   /** It sends requests the document (or the reference) says must be refused. */
   readonly refusal?: boolean;
+  /**
+   * The dimensions it reaches whenever it runs where the target allows it (what it needs beyond the
+   * command's own flags: `can`): the run steers programs that have not reached a dimension to it.
+   */
+  readonly reaches?: readonly Dimension[];
+  /** What it needs of the target beyond `control` and `reads` (an exclusive tenant, paid attaches). */
+  readonly needs?: (can: Abilities) => boolean;
   readonly args: fc.Arbitrary<A>;
   /** Whether the world holds what the command needs (else fast-check skips it). */
   readonly applies?: (world: WorldState) => boolean;

@@ -47,6 +47,12 @@ export interface CallQuestion {
    * the same read sent plain shows none (Lockstep decides; compare charges the field's owner).
    */
   readonly variant?: { readonly name: string; readonly rule: RuleId; readonly statusRule?: RuleId; readonly codeRule?: RuleId };
+  /**
+   * A request wrong in two ways whose order of checks the reference has not recorded: either
+   * refusal answers it, so a target refusing it with one of these codes differs from the model in
+   * nothing (a refusal against an acceptance still differs).
+   */
+  readonly eitherCode?: readonly string[];
 }
 
 export interface CompareContext extends CallQuestion {
@@ -178,6 +184,7 @@ export function compareAnswers(context: CompareContext, model: Answer, target: A
     const differences: Difference[] = [];
     if ((target.errorBodyIssues?.length ?? 0) > 0) differences.push(difference('ERR-BODY-SHAPE', 'error-body', 'error', model.body, target.body));
     const [m, t] = [codeOf(model.body), codeOf(target.body)];
+    if (differences.length === 0 && t !== undefined && context.eitherCode?.includes(t)) return { differences };
     if (differences.length === 0 && model.status !== target.status && context.variant !== undefined) {
       // A variant refused with another status (401 against a 404): how the envelope is refused is the variant's question.
       differences.push(difference(context.variant.statusRule ?? context.variant.rule, 'status', 'status', summary(model), summary(target)));

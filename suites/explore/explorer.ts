@@ -17,9 +17,9 @@ import type { RuleLevel } from '../../spec/rules/rule.ts';
 import { TargetFault } from '../framework/checks.ts';
 import { TransportError } from '../framework/http.ts';
 import { calendarStartArb, type CalendarStart } from './calendar.ts';
-import { commandArbitrary, DIMENSIONS, StepCommand, variantHeaders, VARIANTS, type CommandSpec, type Dimension, type ProgramRun, type Observation, type RunContext } from './command.ts';
-import type { Difference } from './compare.ts';
-import { ControlRefused, Divergence, KnockOn, KnownStop, Lockstep, NotServed, signature, WorldState, type Step } from './lockstep.ts';
+import { commandArbitrary, DIMENSIONS, StepCommand, variantHeaders, VARIANTS, type CommandSpec, type Dimension, type ProgramRun, type Observation, type RunContext, type SendSpec } from './command.ts';
+import type { Answer, Difference } from './compare.ts';
+import { ControlRefused, Divergence, KnockOn, KnownStop, Lockstep, NotServed, signature, WorldState, type CallSpec, type Step } from './lockstep.ts';
 import { balanceCommands } from './parts/balances.ts';
 import { billingCommands } from './parts/billing.ts';
 import { controlCommands } from './parts/control.ts';
@@ -34,6 +34,7 @@ import { entityWorldCommands, focusWorldCommands, worldCommands } from './parts/
 import { LEEWAY } from './leeway.ts';
 import { ownedOnly } from './owned.ts';
 import { idPrefixOf, replaySteps } from './replay.ts';
+import { reachersOf, Steering, swarmArbitrary } from './steering.ts';
 import { modelFor, type ExploreTarget, type ProgramTarget } from './targets.ts';
 
 /** Every command of the generators, by part. */
@@ -142,6 +143,8 @@ export function commandsFor(target: Pick<ExploreTarget, 'abilities'>): CommandSp
 interface Program {
   readonly start: CalendarStart;
   readonly prelude: readonly StepCommand<unknown>[];
+  /** Commands reaching the dimensions the run has reached least so far (steering.ts), after the prelude. */
+  readonly goals: readonly StepCommand<unknown>[];
   readonly steps: Iterable<fc.AsyncCommand<WorldState, ProgramRun>>;
 }
 
@@ -188,7 +191,7 @@ export const FOCUSES = {
 
 export const FOCUS_WEIGHT = 10;
 
-function programArbitrary(commands: readonly CommandSpec<unknown>[], maxSteps: number): fc.Arbitrary<Program> {
+function programArbitrary(commands: readonly CommandSpec<unknown>[], maxSteps: number, steering: Steering): fc.Arbitrary<Program> {
   const prelude = (world: string | undefined) =>
     fc
       .tuple(
@@ -201,11 +204,13 @@ function programArbitrary(commands: readonly CommandSpec<unknown>[], maxSteps: n
   const focused = Object.values(FOCUSES).map(({ weight, parts, world }) => {
     // The refusals focus weighs up every command that sends what must be refused, whatever its part.
     const focusing = (c: CommandSpec<unknown>) => (parts as readonly string[]).includes(c.part) || ((parts as readonly string[]).includes('errors') && c.refusal === true);
-    const weighted = commands.map((c) => (focusing(c) ? { ...c, weight: c.weight * FOCUS_WEIGHT } : c));
+    // Commands of weight 0 come only as goals (steering.ts): too costly to be a random step.
+    const weighted = commands.filter((c) => c.weight > 0).map((c) => (focusing(c) ? { ...c, weight: c.weight * FOCUS_WEIGHT } : c));
     const arbitrary = fc.record({
       start: calendarStartArb,
       prelude: prelude(world),
-      steps: fc.commands([commandArbitrary(weighted)], { maxCommands: maxSteps, size: 'max' }),
+      goals: steering.goalsArbitrary(),
+      steps: swarmArbitrary(weighted, focusing).chain((swarm) => fc.commands([commandArbitrary(swarm)], { maxCommands: maxSteps, size: 'max' })),
     });
     return { weight, arbitrary };
   });
@@ -221,6 +226,9 @@ interface Learnt {
   /** Envelope variants the target refuses where the document leaves them open (leeway.ts): sent plain instead. */
   readonly refusedVariants: Set<string>;
 }
+
+/** Calls of one command in flight at once when it builds many of a thing (RunContext `sendAll`). */
+const CONCURRENCY = 16;
 
 /** The answer of a call the exploration did not send (the target does not serve it, or it is one the run's capabilities exclude). */
 const NOT_SENT = { status: 0, body: undefined } as const;
@@ -268,8 +276,6 @@ class Run implements ProgramRun {
   context(command: string): RunContext {
     this.calls.set(command.split('(')[0]!, (this.calls.get(command.split('(')[0]!) ?? 0) + 1);
     const lockstep = this.lockstep;
-    const program = this.#program;
-    const model = this.#model;
     const target = this.#target;
     return {
       world: this.world,
@@ -278,36 +284,76 @@ class Run implements ProgramRun {
       can: target.abilities,
       command,
       reached: (dimension) => this.reached.add(dimension),
-      send: async ({ variant: chosen, observe, ...spec }) => {
-        if (!this.#sendable(spec.operation, spec.body)) return { model: NOT_SENT, target: NOT_SENT };
-        const variant = chosen === undefined || chosen === 'plain' || this.#learnt.refusedVariants.has(chosen) ? undefined : chosen;
-        const definition = variant === undefined ? undefined : VARIANTS[variant];
-        const otherTenant = variant === 'other-tenant';
-        // The other tenant's key is for reads only; where there is none, the call goes plain.
-        const reads = !callMutates(operations[spec.operation] as Pick<OperationDef, 'mutates'>, spec.body);
-        const usable = definition !== undefined && (!otherTenant || (reads && program.otherKey !== undefined && model.otherKey !== undefined));
-        const headers = usable && variant ? { model: variantHeaders(variant, model.key, model.otherKey, target.apiVersion)!, target: variantHeaders(variant, program.key, program.otherKey, target.apiVersion)! } : undefined;
-        if (headers) this.reached.add(otherTenant ? 'other-tenant-read' : 'envelope-variant');
-        const result = await lockstep.call({
-          ...spec,
-          command,
-          ...(headers && variant && definition ? { headers, variant: { name: variant, rule: definition.rule, ...('statusRule' in definition ? { statusRule: definition.statusRule } : {}), ...('codeRule' in definition ? { codeRule: definition.codeRule } : {}) } } : {}),
-        });
-        const leewayMet = LEEWAY.find((l) => l.id === lockstep.steps.at(-1)?.leeway);
-        if (leewayMet?.variant !== undefined) this.#learnt.refusedVariants.add(leewayMet.variant);
-        if ((result.model as { pages?: number }).pages! > 1 || (result.target as { pages?: number }).pages! > 1) this.reached.add('paged-walk');
-        if (result.target.status === 200 && headers === undefined) target.created?.(spec.operation, spec.body);
-        for (const plan of this.world.plans) if (plan.paid) this.#priced.add(plan.id);
-        // Observed after an accepted write, and after a refused one too: what a refusal leaves behind.
-        if (observe && (result.model.status === 200) === (result.target.status === 200)) {
-          for (const read of (Array.isArray(observe) ? observe : [observe]) as readonly Observation[]) {
-            if (this.#sendable(read.operation, read.body)) await lockstep.call({ ...read, command: `${command} (observed)` });
-          }
+      send: (spec) => this.#send(command, spec),
+      sendAll: async (specs) => {
+        // A few at a time: many of a thing is built in a fraction of the time one call after the other takes.
+        const results: { model: Answer; target: Answer }[] = [];
+        const failures: unknown[] = [];
+        for (let i = 0; i < specs.length; i += CONCURRENCY) {
+          const settled = await Promise.allSettled(specs.slice(i, i + CONCURRENCY).map((spec) => this.#send(command, spec)));
+          for (const outcome of settled) outcome.status === 'fulfilled' ? results.push(outcome.value) : failures.push(outcome.reason);
+          if (failures.length > 0) throw failures[0];
         }
-        return result;
+        return results;
+      },
+      pair: async (first, second) => {
+        const [a, b] = [this.#prepare(command, first), this.#prepare(command, second)];
+        if (a === undefined || b === undefined) return;
+        await lockstep.pair(a, b);
+        this.reached.add('pipelined-pair');
+      },
+      walkAround: async (listing, write, removal) => {
+        const [read, change] = [this.#prepare(command, listing), this.#prepare(command, write)];
+        if (read === undefined || change === undefined) return;
+        await lockstep.walkAround(read, change, removal);
+        this.reached.add('delete-mid-walk');
+        if (lockstep.steps.at(-1)?.model.status === 200) this.reached.add('paged-walk');
       },
       modelRead: (operation, body) => lockstep.resolve(command, 'model', operation, body),
     };
+  }
+
+  /** A call as the lockstep sends it: its envelope variant's headers on each side (a variant the target refuses where the document leaves it open goes plain); undefined when it may not be sent. */
+  #prepare(command: string, { variant: chosen, observe: _observe, ...spec }: SendSpec): CallSpec | undefined {
+    if (!this.#sendable(spec.operation, spec.body)) return undefined;
+    const model = this.#model;
+    const program = this.#program;
+    const variant = chosen === undefined || chosen === 'plain' || spec.caller !== undefined || this.#learnt.refusedVariants.has(chosen) ? undefined : chosen;
+    const definition = variant === undefined ? undefined : VARIANTS[variant];
+    const otherTenant = variant === 'other-tenant';
+    // The other tenant's key is for reads only; where there is none, the call goes plain.
+    const reads = !callMutates(operations[spec.operation] as Pick<OperationDef, 'mutates'>, spec.body);
+    const usable = definition !== undefined && (!otherTenant || (reads && program.otherKey !== undefined && model.otherKey !== undefined));
+    const headers = usable && variant ? { model: variantHeaders(variant, model.key, model.otherKey, this.#target.apiVersion)!, target: variantHeaders(variant, program.key, program.otherKey, this.#target.apiVersion)! } : undefined;
+    if (headers) this.reached.add(otherTenant ? 'other-tenant-read' : 'envelope-variant');
+    if (variant === 'media-type-case' || variant === 'scheme-space') this.reached.add(variant);
+    if (spec.caller?.agent !== undefined) this.reached.add('published-client');
+    if (spec.caller?.environment !== undefined) this.reached.add('both-environments');
+    return {
+      ...spec,
+      command,
+      ...(headers && variant && definition ? { headers, variant: { name: variant, rule: definition.rule, ...('statusRule' in definition ? { statusRule: definition.statusRule } : {}), ...('codeRule' in definition ? { codeRule: definition.codeRule } : {}) } } : {}),
+    };
+  }
+
+  async #send(command: string, spec: SendSpec): Promise<{ model: Answer; target: Answer }> {
+    const call = this.#prepare(command, spec);
+    if (call === undefined) return { model: NOT_SENT, target: NOT_SENT };
+    const lockstep = this.lockstep;
+    const result = await lockstep.call(call);
+    const leewayMet = LEEWAY.find((l) => l.id === lockstep.steps.at(-1)?.leeway);
+    if (leewayMet?.variant !== undefined) this.#learnt.refusedVariants.add(leewayMet.variant);
+    if ((result.model as { pages?: number }).pages! > 1 || (result.target as { pages?: number }).pages! > 1) this.reached.add('paged-walk');
+    if (result.target.status === 200 && call.headers === undefined && spec.caller?.environment === undefined) this.#target.created?.(spec.operation, spec.body);
+    for (const plan of this.world.plans) if (plan.paid) this.#priced.add(plan.id);
+    // Observed after an accepted write, and after a refused one too: what a refusal leaves behind.
+    const { observe } = spec;
+    if (observe && (result.model.status === 200) === (result.target.status === 200)) {
+      for (const read of (Array.isArray(observe) ? observe : [observe]) as readonly Observation[]) {
+        if (this.#sendable(read.operation, read.body)) await lockstep.call({ ...read, command: `${command} (observed)`, ...(spec.caller ? { caller: spec.caller } : {}) });
+      }
+    }
+    return result;
   }
 
   /**
@@ -333,7 +379,10 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
   const started = Date.now();
   const log = options.log ?? (() => undefined);
   const commands = commandsFor(target);
-  const arbitrary = programArbitrary(commands, options.maxSteps);
+  const coverage = Object.fromEntries(Object.keys(DIMENSIONS).map((d) => [d, 0])) as Record<Dimension, number>;
+  let programs = 0;
+  const steering = new Steering(reachersOf(commands, target.abilities), coverage, options.runs, () => programs);
+  const arbitrary = programArbitrary(commands, options.maxSteps, steering);
   const deadline = options.timeBudgetMs === undefined ? Number.POSITIVE_INFINITY : started + options.timeBudgetMs;
   const shrinkBudget = options.shrinkRuns ?? 200;
   const maxFindings = options.maxFindings ?? 10;
@@ -344,11 +393,9 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
   const leeway: Record<string, number> = {};
   const stopped = () => Date.now() > deadline || options.stop?.aborted === true;
   const shrinkStopped = () => options.stopShrinking?.aborted === true;
-  const coverage = Object.fromEntries(Object.keys(DIMENSIONS).map((d) => [d, 0])) as Record<Dimension, number>;
   const calls: Record<string, number> = {};
   const answers: Record<string, { accepted: number; refused: number }> = {};
   const differences: ExploreResult['differences'][number][] = [];
-  let programs = 0;
   let steps = 0;
   let blocked = 0;
   const stops: Record<string, number> = {};
@@ -381,7 +428,7 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
       const model = modelFor(opened, target.apiVersion, options.modelFaults);
       const run = new Run(target, opened, model, program.start, scope, { found, unserved, refusedVariants }, options.parity === true);
       try {
-        await fc.asyncModelRun(() => ({ model: run.world, real: run }), [...program.prelude, ...program.steps]);
+        await fc.asyncModelRun(() => ({ model: run.world, real: run }), [...program.prelude, ...program.goals, ...program.steps]);
         return true;
       } catch (cause) {
         if (cause instanceof Divergence) {

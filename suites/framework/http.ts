@@ -7,7 +7,7 @@
  * Whatever the target does, a request ends: answered (any status, 5xx included: the caller decides
  * what it means), or with a TransportError whose `kind` says why nothing usable came back.
  */
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, Client, request, type Dispatcher } from 'undici';
 import {
   createRedactor,
   type AnswerFault,
@@ -59,6 +59,10 @@ export interface HttpRequest {
   readonly timeoutMs?: number;
   readonly retry?: Partial<RetryPolicy> | false;
   readonly signal?: AbortSignal;
+  /** Another connection than the shared pool's (one connection pipelining requests, for the exploration's pipelined pairs). */
+  readonly dispatcher?: Dispatcher;
+  /** The request may be pipelined after another (undici sends a non-idempotent one only once the previous has been answered). */
+  readonly idempotent?: boolean;
 }
 
 export interface HttpResponse {
@@ -145,6 +149,18 @@ export class Transport {
     }
   }
 
+  /**
+   * One connection of its own to the target that sends requests pipelined, two at a time (the
+   * exploration's pipelined pairs); where the transport was given a dispatcher (a target in this
+   * process, no connections), that one. Closed by the caller.
+   */
+  pipelinedConnection(): { readonly dispatcher: Dispatcher; close(): Promise<void> } {
+    const given = this.#shared.options.dispatcher;
+    if (given !== undefined) return { dispatcher: given, close: async () => undefined };
+    const connection = new Client(this.#shared.origin, { pipelining: 2 });
+    return { dispatcher: connection, close: () => connection.close() };
+  }
+
   /** The same connection pool and settings, recording into `evidence` and/or cancelled by `signal`. */
   with(scope: { readonly evidence?: EvidenceLog; readonly signal?: AbortSignal }): Transport {
     return new Transport(this.#shared, scope.evidence ?? this.#evidence, scope.signal ?? this.#signal);
@@ -201,7 +217,7 @@ export class Transport {
       const attemptTimeoutMs = guard ? Math.min(timeoutMs, guard.remainingMs()) : timeoutMs;
       let res: HttpResponse;
       try {
-        res = await attemptOnce(agent, { method, url, headers, body: req.body }, { timeoutMs: attemptTimeoutMs, maxBodyBytes, signals });
+        res = await attemptOnce(req.dispatcher ?? agent, { method, url, headers, body: req.body, ...(req.idempotent === undefined ? {} : { idempotent: req.idempotent }) }, { timeoutMs: attemptTimeoutMs, maxBodyBytes, signals });
       } catch (error) {
         release();
         if (error instanceof BodyTooLarge) {
@@ -336,7 +352,7 @@ class AttemptTimeout extends Error {
 
 async function attemptOnce(
   agent: Dispatcher,
-  req: { method: string; url: string; headers: Record<string, string>; body: string | undefined },
+  req: { method: string; url: string; headers: Record<string, string>; body: string | undefined; idempotent?: boolean },
   limits: { readonly timeoutMs: number; readonly maxBodyBytes: number; readonly signals: readonly AbortSignal[] },
 ): Promise<HttpResponse> {
   const linked = linkSignals(limits.signals);
@@ -348,6 +364,7 @@ async function attemptOnce(
       headers: req.headers,
       body: req.body,
       dispatcher: agent,
+      ...(req.idempotent === undefined ? {} : { idempotent: req.idempotent }),
       signal: linked.signal,
       // undici's own timers as a second line: they do not depend on any AbortSignal.
       headersTimeout: limits.timeoutMs,
