@@ -24,6 +24,7 @@ import { balanceCommands } from './parts/balances.ts';
 import { billingCommands } from './parts/billing.ts';
 import { controlCommands } from './parts/control.ts';
 import { customerCommands } from './parts/customers.ts';
+import { deleteCommands } from './parts/deletes.ts';
 import { featureCommands } from './parts/features.ts';
 import { licenseCommands } from './parts/licenses.ts';
 import { listingCommands } from './parts/listings.ts';
@@ -53,6 +54,7 @@ export const COMMANDS: readonly CommandSpec<unknown>[] = [
   ...entityWorldCommands,
   ...requiredCommands,
   ...mutantCommands,
+  ...deleteCommands,
 ];
 
 export interface ExploreOptions {
