@@ -25,6 +25,7 @@ import { billingCommands } from './parts/billing.ts';
 import { controlCommands } from './parts/control.ts';
 import { customerCommands } from './parts/customers.ts';
 import { deleteCommands } from './parts/deletes.ts';
+import { scaleCommands } from './parts/scale.ts';
 import { featureCommands } from './parts/features.ts';
 import { licenseCommands } from './parts/licenses.ts';
 import { listingCommands } from './parts/listings.ts';
@@ -55,6 +56,7 @@ export const COMMANDS: readonly CommandSpec<unknown>[] = [
   ...requiredCommands,
   ...mutantCommands,
   ...deleteCommands,
+  ...scaleCommands,
 ];
 
 export interface ExploreOptions {

@@ -82,6 +82,8 @@ export class WorldState {
   eventName = '';
   /** Future instants the model's answers named (resets, period ends, trial ends, expiries), for clock moves that land on them. */
   instants = new Set<number>();
+  /** The program wrote in its organisation's other environment (live): a clock move moves that environment's clock too. */
+  live = false;
   /** The model's clock. */
   now: number;
   constructor(now: number) {
