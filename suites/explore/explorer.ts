@@ -23,6 +23,7 @@ import { ControlRefused, Divergence, KnockOn, KnownStop, Lockstep, NotServed, si
 import { balanceCommands } from './parts/balances.ts';
 import { billingCommands } from './parts/billing.ts';
 import { controlCommands } from './parts/control.ts';
+import { callerCommands } from './parts/callers.ts';
 import { customerCommands } from './parts/customers.ts';
 import { deleteCommands } from './parts/deletes.ts';
 import { scaleCommands } from './parts/scale.ts';
@@ -57,6 +58,7 @@ export const COMMANDS: readonly CommandSpec<unknown>[] = [
   ...mutantCommands,
   ...deleteCommands,
   ...scaleCommands,
+  ...callerCommands,
 ];
 
 export interface ExploreOptions {

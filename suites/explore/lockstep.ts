@@ -326,7 +326,7 @@ export class Lockstep {
     const owned = this.#options.ownedOnly && target.status === 200 ? { ...target, body: this.#options.ownedOnly(operation, target.body) } : target;
     // A call that changes state answers with that state: its own statement owns what it shows.
     const writes = WRITING.has(operation);
-    const writer = writes && callMutates(operations[operation] as Pick<OperationDef, 'mutates'>, body) ? { operation, tags: spec.tags ?? [] } : this.#writerFor(spec.customerId);
+    const writer = writes && callMutates(operations[operation] as Pick<OperationDef, 'mutates'>, body) ? { operation, tags: spec.tags ?? [] } : this.#writerFor(subjectOf(spec));
     const context = { operation, request: body, ids: this.ids, timeToleranceMs: this.#options.timeToleranceMs, ...(writer ? { writer } : {}), ...pickQuestion(spec) };
     const compared = compareAnswers(context, model, owned);
     // Around a concurrent write, a row missed or listed twice is the walk's, not the listing's filters'.
@@ -485,7 +485,8 @@ export class Lockstep {
     // A refused call is judged by the statement it put to the test (its intent), when it has one.
     const refused = accepted ? [] : ['refused', ...(spec.intent ? [`rule:${spec.intent}`] : [])];
     const writer = { operation: spec.operation, tags: [...refused, ...(spec.tags ?? [])], at: this.steps.length } as Writer & { at: number };
-    if (spec.customerId !== undefined) this.#writers.set(spec.customerId, writer);
+    const subject = subjectOf(spec);
+    if (subject !== undefined) this.#writers.set(subject, writer);
     this.#writers.set('*', writer);
   }
 
@@ -522,6 +523,11 @@ const PAGED: ReadonlySet<string> = new Set(['subscriptions.list', 'purchases.lis
 const MAX_PAGES = 100;
 
 const INSTANT_FIELDS = new Set(['next_reset_at', 'resets_at', 'current_period_end', 'trial_ends_at', 'expires_at']);
+
+/** The customer a call writes or reads, for the writer refinement: one ID names two customers in the two environments. */
+function subjectOf(spec: CallSpec): string | undefined {
+  return spec.customerId === undefined || spec.caller?.environment === undefined ? spec.customerId : `${spec.caller.environment}:${spec.customerId}`;
+}
 
 /** What a difference looks like whatever answer shows it: the node and how it differs. */
 export function signature(difference: Difference): string {

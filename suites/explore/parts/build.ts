@@ -1,8 +1,9 @@
 /**
  * Building blocks the compound commands share (worlds, deletes, scale, combinations): a feature, a
  * plan, a customer, an entity, an attach, a read of a balance, each one call compared like any
- * other and learnt into the program's world when the model accepts it. `caller` makes it in the
- * organisation's other environment, where it is not learnt (random steps act on the program's own).
+ * other and learnt into the program's world when the model accepts it. `caller` sends it as another
+ * caller (sides.ts); made in the organisation's other environment, it is not learnt (random steps
+ * act on the program's own environment).
  */
 import type { RuleId } from '../../../spec/rules/catalogue.ts';
 import type { Observation, RunContext, SendSpec } from '../command.ts';
@@ -20,7 +21,7 @@ export async function createFeature(context: RunContext, type: FeatureKind, opti
   const body = type === 'boolean' ? { feature_id: id, name, type: 'boolean' } : { feature_id: id, name, type: 'metered', consumable: type === 'consumable' };
   const { model } = await context.send({ operation: 'features.create', body, ...byCaller(options.caller), ...(options.intent ? { intent: options.intent } : {}) });
   if (model.status !== 200) return undefined;
-  if (options.caller === undefined && !context.world.features.some((f) => f.id === id)) {
+  if (options.caller?.environment === undefined && !context.world.features.some((f) => f.id === id)) {
     context.world.features.push({ id, type: type === 'boolean' ? 'boolean' : 'metered', consumable: type === 'consumable', eventNames: [], covers: [] });
   }
   return id;
@@ -41,7 +42,7 @@ export async function createPlan(context: RunContext, body: Record<string, unkno
   const id = options.id ?? context.ns.id('plan');
   const { model } = await context.send({ operation: 'plans.create', body: { plan_id: id, name: `Plan ${id.slice(-4)}`, ...body }, ...byCaller(options.caller), ...(options.intent ? { intent: options.intent } : {}) });
   if (model.status !== 200) return undefined;
-  if (options.caller === undefined) learnPlan(context, model.body);
+  if (options.caller?.environment === undefined) learnPlan(context, model.body);
   return id;
 }
 
@@ -55,7 +56,7 @@ export async function attach(context: RunContext, customerId: string, planId: st
 export async function newCustomer(context: RunContext, options: { readonly id?: string; readonly name?: string; readonly caller?: Caller; readonly observe?: SendSpec['observe'] } = {}): Promise<string> {
   const id = options.id ?? context.ns.id('cus');
   const { model } = await context.send({ operation: 'customers.get_or_create', body: { customer_id: id, ...(options.name ? { name: options.name } : {}) }, customerId: id, ...byCaller(options.caller), ...(options.observe ? { observe: options.observe } : {}) });
-  if (model.status === 200 && options.caller === undefined && !context.world.customers.includes(id)) context.world.customers.push(id);
+  if (model.status === 200 && options.caller?.environment === undefined && !context.world.customers.includes(id)) context.world.customers.push(id);
   return id;
 }
 
@@ -69,7 +70,7 @@ export async function createEntity(context: RunContext, customerId: string, feat
   const id = options.id ?? context.ns.id('ent');
   const { model } = await context.send({ operation: 'entities.create', body: { customer_id: customerId, entity_id: id, feature_id: featureId, name: options.name ?? `Seat ${id.slice(-4)}` }, customerId, ...byCaller(options.caller), ...(options.intent ? { intent: options.intent } : {}) });
   if (model.status !== 200) return undefined;
-  if (options.caller === undefined) {
+  if (options.caller?.environment === undefined) {
     if (!context.world.entities.some((e) => e.id === id)) context.world.entities.push({ id, customerId, featureId });
     if (!context.world.customers.includes(customerId)) context.world.customers.push(customerId);
   }
