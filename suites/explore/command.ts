@@ -113,6 +113,8 @@ export const VARIANTS = {
   'no-key': { rule: 'AUTH-BEARER-REQUIRED', codeRule: 'AUTH-NO-KEY-CODE', reads: false },
   'unknown-key': { rule: 'AUTH-SECRET-KEY', codeRule: 'AUTH-UNKNOWN-KEY-CODE', reads: false },
   'other-tenant': { rule: 'AUTH-TENANT-ISOLATION', reads: true },
+  /** Wrong in two ways: no key and an unknown version; the reference checks the key first (observed-behaviour §1.6). */
+  'no-key-bad-version': { rule: 'AUTH-BEARER-REQUIRED', codeRule: 'AUTH-NO-KEY-CODE', reads: false },
 } as const;
 
 export type VariantName = keyof typeof VARIANTS;
@@ -148,6 +150,8 @@ export function variantHeaders(variant: VariantName, key: string, otherKey: stri
       return bearer(UNKNOWN_KEY);
     case 'other-tenant':
       return otherKey === undefined ? undefined : bearer(otherKey);
+    case 'no-key-bad-version':
+      return { authorization: null, 'x-api-version': '9.9.9' };
   }
 }
 

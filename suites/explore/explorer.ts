@@ -32,6 +32,7 @@ import { licenseCommands } from './parts/licenses.ts';
 import { listingCommands } from './parts/listings.ts';
 import { planCommands } from './parts/plans.ts';
 import { referralCommands } from './parts/referrals.ts';
+import { requestCommands } from './parts/requests.ts';
 import { mutantCommands, requiredCommands } from './parts/required.ts';
 import { entityWorldCommands, focusWorldCommands, worldCommands } from './parts/worlds.ts';
 import { LEEWAY } from './leeway.ts';
@@ -59,6 +60,7 @@ export const COMMANDS: readonly CommandSpec<unknown>[] = [
   ...deleteCommands,
   ...scaleCommands,
   ...callerCommands,
+  ...requestCommands,
 ];
 
 export interface ExploreOptions {

@@ -243,5 +243,7 @@ function variantArgs(variant: VariantName | undefined): string {
       return ` "Bearer ${UNKNOWN_KEY}"`;
     case 'other-tenant':
       return ' "Bearer $OTHER"';
+    case 'no-key-bad-version':
+      return ' "" "9.9.9"';
   }
 }
