@@ -22,6 +22,7 @@ import type { Answer, Difference } from './compare.ts';
 import { ControlRefused, Divergence, KnockOn, KnownStop, Lockstep, NotServed, signature, WorldState, type CallSpec, type Step } from './lockstep.ts';
 import { balanceCommands } from './parts/balances.ts';
 import { billingCommands } from './parts/billing.ts';
+import { comboCommands } from './parts/combos.ts';
 import { controlCommands } from './parts/control.ts';
 import { callerCommands } from './parts/callers.ts';
 import { customerCommands } from './parts/customers.ts';
@@ -61,6 +62,7 @@ export const COMMANDS: readonly CommandSpec<unknown>[] = [
   ...scaleCommands,
   ...callerCommands,
   ...requestCommands,
+  ...comboCommands,
 ];
 
 export interface ExploreOptions {
