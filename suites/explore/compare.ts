@@ -389,8 +389,16 @@ function same(m: unknown, t: unknown, toleranceMs: number): boolean {
   return isDeepStrictEqual(m, t);
 }
 
-/** The fields naming an element: the IDs the caller chose (`plan_id`, `customer_id`, …) and `version`. */
+const identities = new WeakMap<FieldNode, string[]>();
+
+/** The fields naming an element: the IDs the caller chose (`plan_id`, `customer_id`, …) and `version` (once per node: a listing asks for each row). */
 function identityFields(node: FieldNode): string[] {
+  let fields = identities.get(node);
+  if (fields === undefined) identities.set(node, (fields = findIdentityFields(node)));
+  return fields;
+}
+
+function findIdentityFields(node: FieldNode): string[] {
   return Object.entries(node.fields ?? {})
     .filter(([name, child]) => {
       const ownership = ownershipOf(child.key);
@@ -427,9 +435,16 @@ function matchElements(node: FieldNode, m: readonly unknown[], t: readonly unkno
   const freeT = new Set(t.keys());
   const matched: [number, number][] = [];
   const pass = (key: (value: unknown) => string) => {
+    // Each element's key once (listings of hundreds of rows): the free target elements by key, lowest index first.
+    const byKey = new Map<string, number[]>();
+    for (const j of freeT) {
+      const k = key(t[j]);
+      const same = byKey.get(k);
+      if (same) same.push(j);
+      else byKey.set(k, [j]);
+    }
     for (const i of [...freeM]) {
-      const want = key(m[i]);
-      const j = [...freeT].find((candidate) => key(t[candidate]) === want);
+      const j = byKey.get(key(m[i]))?.shift();
       if (j === undefined) continue;
       matched.push([i, j]);
       freeM.delete(i);
