@@ -55,6 +55,9 @@ interface RunOptions {
   /** Reuse mode's name (`--reuse-namespace [name]`, `nightly` when given without one). */
   readonly reuseNamespace?: string | true;
   readonly concurrency?: number;
+  /** The exploration beside the scenarios: programs at most (0: none), and the least seconds it takes. */
+  readonly exploreRuns?: number;
+  readonly exploreSeconds?: number;
 }
 
 function concurrencyOption(value: string): number {
@@ -62,13 +65,13 @@ function concurrencyOption(value: string): number {
   return Number(value);
 }
 
-function seedOption(value: string): number {
+function wholeNumberOption(value: string): number {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a non-negative integer');
   return Number(value);
 }
 
 /** Options given on the command line become the configuration's environment variables, so every worker sees them. */
-function applyToEnvironment(options: Pick<RunOptions, 'baseUrl' | 'apiVersion' | 'profile' | 'reportDir' | 'seed' | 'allowLive' | 'failOn' | 'reuseNamespace' | 'concurrency'>): void {
+function applyToEnvironment(options: Pick<RunOptions, 'baseUrl' | 'apiVersion' | 'profile' | 'reportDir' | 'seed' | 'allowLive' | 'failOn' | 'reuseNamespace' | 'concurrency' | 'exploreRuns' | 'exploreSeconds'>): void {
   const set = (name: string, value: string | number | undefined) => {
     if (value !== undefined) process.env[name] = String(value);
   };
@@ -80,6 +83,8 @@ function applyToEnvironment(options: Pick<RunOptions, 'baseUrl' | 'apiVersion' |
   set('CONFORMANCE_FAIL_ON', options.failOn);
   set('CONFORMANCE_REUSE_NAMESPACE', options.reuseNamespace === true ? 'nightly' : options.reuseNamespace);
   set('CONFORMANCE_CONCURRENCY', options.concurrency);
+  set('CONFORMANCE_EXPLORE_RUNS', options.exploreRuns);
+  set('CONFORMANCE_EXPLORE_SECONDS', options.exploreSeconds);
   // Read by the configuration (shared with the suite's global setup) where it knows live keys.
   if (options.allowLive) set('CONFORMANCE_ALLOW_LIVE', '1');
 }
@@ -340,11 +345,13 @@ function program(exit: (code: number) => void): Command {
     .option('--merge', 'with --rerun-failed: merge the re-run into the report it re-ran')
     .option('--baseline <file>', 'known failures (JSON): listed failures do not fail the run; listed rules that pass do')
     .option('--report-dir <dir>', 'where to write the reports (default: reports)')
-    .option('--seed <n>', 'seed of the run (default 424242; a re-run takes its report’s)', seedOption)
+    .option('--seed <n>', 'seed of the run (default 424242; a re-run takes its report’s)', wholeNumberOption)
     .option('--allow-live', 'accept a live key (am_sk_live_…) although the profile changes data; think twice')
     .option('--reuse-namespace [name]', 'reuse mode for nightly runs: the same IDs every run of this name (default nightly), whatever the seed; an earlier run\'s leftovers are removed first')
     .addOption(new Option('--fail-on <level>', 'the lowest rule level whose failures fail the run (default must; config failOn)').choices(['must', 'should']))
     .option('--concurrency <n>', `scenarios run at once; those that need the target to themselves run alone (default ${DEFAULT_CONCURRENCY}, at most ${MAX_CONCURRENCY}; 1: one after another)`, concurrencyOption)
+    .option('--explore-runs <n>', 'random programs the exploration beside the scenarios runs at most, in the time they take (default 500; 0: no exploration)', wholeNumberOption)
+    .option('--explore-seconds <s>', 'the least the exploration runs, should the scenarios be done sooner (default 5)', wholeNumberOption)
     .addHelpText(
       'after',
       '\nExit codes: 0 PASSED, every applicable MUST rule was verified and holds; 1 FAILED, a MUST rule (with --fail-on should, or a SHOULD rule) fails or a baseline entry is stale; ' +
@@ -363,12 +370,12 @@ function program(exit: (code: number) => void): Command {
     .option('--api-version <version>', 'the x-api-version header (default 2.4.0)')
     .option('--profile <name|path>', 'target profile (a read-only profile explores with reads only)')
     .option('--report-dir <dir>', 'where to write (default: reports; the exploration writes into its explore/ or parity/)')
-    .option('--seed <n>', 'seed of the programs (default 424242; nightly: a fresh one)', seedOption)
-    .option('--runs <n>', 'programs to run (default 200; --can-fail: the budget of unfound-faults.json)', seedOption)
-    .option('--max-steps <n>', 'calls per program at most, after its prelude (default 30; --can-fail: the list\'s)', seedOption)
-    .option('--time-budget <seconds>', 'start no program after this long', seedOption)
-    .option('--shrink-runs <n>', 're-runs allowed to shrink each finding', seedOption, 200)
-    .option('--max-findings <n>', 'stop after this many findings', seedOption, 10)
+    .option('--seed <n>', 'seed of the programs (default 424242; nightly: a fresh one)', wholeNumberOption)
+    .option('--runs <n>', 'programs to run (default 200; --can-fail: the budget of unfound-faults.json)', wholeNumberOption)
+    .option('--max-steps <n>', 'calls per program at most, after its prelude (default 30; --can-fail: the list\'s)', wholeNumberOption)
+    .option('--time-budget <seconds>', 'start no program after this long', wholeNumberOption)
+    .option('--shrink-runs <n>', 're-runs allowed to shrink each finding', wholeNumberOption, 200)
+    .option('--max-findings <n>', 'stop after this many findings', wholeNumberOption, 10)
     .option('--fault <RULE-ID...>', 'break these rules of the embedded fake (see besi-fake --list-faults)')
     .option('--replay <finding.json>', 'run a finding’s program again (exit 1 when it still differs)')
     .option('--parity', 'keep every difference and write parity.md and parity.json instead of failing rules')

@@ -8,6 +8,8 @@ import { billingFaults } from './billing.ts';
 import { customersFaults } from './customers.ts';
 import { entitiesFaults } from './entities.ts';
 import { envelopeFaults } from './envelope.ts';
+import { operations } from '../../spec/operations.ts';
+import { ruleById } from '../../spec/rules/catalogue.ts';
 import type { Fault } from './fault.ts';
 import { featuresFaults } from './features.ts';
 import { licenseFaults } from './licenses.ts';
@@ -36,6 +38,24 @@ if (FAULTS.size !== ALL_FAULTS.length) throw new Error('two faults break the sam
 /** The faults for these rule IDs; an unknown ID is an error, so a typo cannot pass as a green run. */
 export function faultsFor(rules: readonly string[]): Fault[] {
   return rules.map((rule) => FAULTS.get(rule) ?? failUnknown(rule));
+}
+
+/**
+ * The operations whose answers a fault can change: those it overrides, those its rule constrains, and
+ * those whose shape its rule is; undefined when it can touch any (a request or response hook with no
+ * operation named, an envelope fault).
+ */
+export function operationsTouched(fault: Fault): ReadonlySet<string> | undefined {
+  const rule = ruleById.get(fault.rule);
+  const named = new Set([
+    ...Object.keys(fault.handlers ?? {}),
+    ...(rule?.operations ?? []),
+    ...Object.values(operations)
+      .filter((op) => op.shapeRule === fault.rule)
+      .map((op) => op.name),
+  ]);
+  if (named.size === 0 || ((fault.request !== undefined || fault.response !== undefined) && (rule?.operations.length ?? 0) === 0)) return undefined;
+  return named;
 }
 
 function failUnknown(rule: string): never {

@@ -23,7 +23,7 @@ import { verdictOf } from '../report/view.ts';
 import { shownPath, writeAtomically, writeReportFiles } from '../report/write.ts';
 import { LEDGER, PROBES } from '../support.ts';
 import { COMMANDS, explore, FOCUSES } from './explorer.ts';
-import { explorationMeta, FINDING_FORMAT, summaryLines, writeFindings, type FindingFile } from './findings.ts';
+import { explorationMeta, explorationRecord, FINDING_FORMAT, summaryLines, writeFindings, type FindingFile } from './findings.ts';
 import { parityReport, writeParity } from './parity.ts';
 import { replayFinding } from './replay.ts';
 import { readUnfound, sweepFaults, UNFOUND_FILE, type FaultOutcome, type UnfoundFaults } from './sweep.ts';
@@ -151,7 +151,7 @@ export async function exploreCommand(options: ExploreCommandOptions): Promise<nu
       secrets,
     });
     writeReportFiles(dir, report);
-    writeAtomically(join(dir, 'explore.json'), `${JSON.stringify({ seed: result.seed, programs: result.programs, calls: result.steps, durationMs: result.durationMs, coverage: result.coverage, commands: result.commands, answers: result.answers, findings: result.findings.map((f) => ({ rule: f.rule, level: f.level })), blocked: result.blocked, knownStops: result.knownStops, ...(result.error ? { error: result.error } : {}) }, null, 2)}\n`);
+    writeAtomically(join(dir, 'explore.json'), explorationRecord(result));
     for (const line of summaryLines(result, paths)) console.log(line);
     console.log(`explore: reports in ${shownPath(dir)}/ (report.html, summary.md, report.json, junit.xml); reproduce with --seed ${result.seed}`);
     if (result.error !== undefined) return UNDECIDED;
@@ -194,7 +194,8 @@ async function canFail(options: ExploreCommandOptions): Promise<number> {
   console.log(`explore --can-fail: ${faults.length} fault(s), exploration alone, ${settings.runs} programs of at most ${settings.maxSteps} calls each, seed ${settings.seed}`);
   const outcomes = await sweepFaults({ ...settings, faults, onOutcome: (o) => console.log(`  ${o.fault}: ${o.found ? `found (${o.rule === o.fault ? 'as itself' : `as ${o.rule}`})` : 'not found'} after ${o.programs} programs, ${(o.ms / 1000).toFixed(1)} s`) });
   const found = outcomes.filter((o) => o.found);
-  console.log(`explore --can-fail: exploration alone finds ${found.length} of ${outcomes.length} faults (${((100 * found.length) / outcomes.length).toFixed(1)}%), ${found.filter((o) => o.rule === o.fault).length} of them under their own rule`);
+  const own = found.filter((o) => o.rule === o.fault).length;
+  console.log(`explore --can-fail: exploration alone finds ${found.length} of ${outcomes.length} faults (${((100 * found.length) / outcomes.length).toFixed(1)}%), ${own} of them under their own rule (${((100 * own) / Math.max(1, found.length)).toFixed(1)}%)`);
   const drift = unfoundDrift(listed, outcomes);
   for (const line of drift) console.log(`explore --can-fail: ${line}`);
   if (options.updateUnfound) {
@@ -205,12 +206,16 @@ async function canFail(options: ExploreCommandOptions): Promise<number> {
   return drift.length > 0 ? 1 : 0;
 }
 
-/** Where the checked-in list and a sweep disagree: a listed fault now found, an unlisted one not found. */
+/** Where the checked-in list and a sweep disagree: a listed fault now found, an unlisted one not found; a fault named otherwise than listed. */
 export function unfoundDrift(listed: UnfoundFaults, outcomes: readonly FaultOutcome[]): string[] {
   const names = new Set(listed.entries.map((e) => e.rule));
+  const misnamed = new Map(listed.misnamed.map((e) => [e.rule, e.named]));
   return outcomes.flatMap((o) => {
     if (o.found && names.has(o.fault)) return [`${o.fault} is listed as not found, but exploration finds it now: remove it from ${shownPath(UNFOUND_FILE)}`];
     if (!o.found && !names.has(o.fault)) return [`${o.fault} is not found and not listed: add it to ${shownPath(UNFOUND_FILE)} with the reason (or improve the generators)`];
+    if (!o.found) return [];
+    const listedAs = misnamed.get(o.fault) ?? o.fault;
+    if (o.rule !== listedAs) return [`${o.fault} is found as ${o.rule}, listed as ${listedAs}: ${o.rule === o.fault ? 'remove it from the misnamed list' : 'list it as misnamed with the reason (or improve the attribution)'} in ${shownPath(UNFOUND_FILE)}`];
     return [];
   });
 }
@@ -220,5 +225,10 @@ function updatedUnfound(listed: UnfoundFaults, outcomes: readonly FaultOutcome[]
   const reasons = new Map(listed.entries.map((e) => [e.rule, e.reason]));
   const kept = listed.entries.filter((e) => !swept.has(e.rule));
   const missing = outcomes.filter((o) => !o.found).map((o) => ({ rule: o.fault, reason: reasons.get(o.fault) ?? 'TODO: say why exploration cannot see this fault' }));
-  return { ...settings, entries: [...kept, ...missing].sort((a, b) => a.rule.localeCompare(b.rule)) };
+  const misnamedReasons = new Map(listed.misnamed.map((e) => [`${e.rule} ${e.named}`, e.reason]));
+  const misnamed = [
+    ...listed.misnamed.filter((e) => !swept.has(e.rule)),
+    ...outcomes.filter((o) => o.found && o.rule !== o.fault).map((o) => ({ rule: o.fault, named: o.rule!, reason: misnamedReasons.get(`${o.fault} ${o.rule}`) ?? 'TODO: say why the attribution names this rule' })),
+  ];
+  return { ...settings, entries: [...kept, ...missing].sort((a, b) => a.rule.localeCompare(b.rule)), misnamed: misnamed.sort((a, b) => a.rule.localeCompare(b.rule)) };
 }

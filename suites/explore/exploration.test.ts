@@ -1,59 +1,94 @@
 /**
- * The short exploration every conformance run ends with (`npm run conformance`, and `npm test`
- * against the embedded fake): a few random programs in lockstep with the reference model, within a
- * time budget, reported like a scenario (its findings FAIL their rules in the run's report).
- * `CONFORMANCE_EXPLORE_RUNS` (default 20 against the embedded fake, 0 against a deployment; 0 leaves
- * it out) and `CONFORMANCE_EXPLORE_SECONDS` (default 4) set the budget; `besi-conformance explore`
- * runs longer ones. Against a deployment it is opt-in: its oracle is the reference model, which also
- * decides what interface.md leaves open (a paid attach's checkout, a re-attach's refusal code, a
- * plan the reference refuses), and a certification run must fail nothing the document allows.
+ * The exploration of every conformance run (`npm run conformance`, against the embedded fake or any
+ * deployment, and `npm test`): random programs in lockstep with the reference model, reported like a
+ * scenario (its findings FAIL their rules in the run's report). It runs beside the scenarios, in no
+ * slot of their concurrency, from when they start until they are all done, in the time they leave
+ * (pace.ts: it waits while the process is busy with them), then ends the program it is in and
+ * shrinks what it found for a few seconds more; where the target
+ * has the control plane every program has a tenant of its own, elsewhere programs work under the
+ * run's namespace, make nothing tenant-wide, and are cleaned up with it.
+ *
+ * `CONFORMANCE_EXPLORE_RUNS` caps the programs (default 500; 0 leaves the exploration out),
+ * `CONFORMANCE_EXPLORE_SECONDS` is the least it explores when the scenarios are done sooner
+ * (default 5); `run --explore-runs/--explore-seconds` set them. `besi-conformance explore` runs
+ * longer explorations on their own.
  */
-import { afterAll, it } from 'vitest';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { TargetFault } from '../framework/checks.ts';
-import { discoveringFile } from '../framework/discovery.ts';
-import { summariseCleanup, type CleanupSummary, type ScenarioMeta } from '../framework/scenario.ts';
+import { registerBeside, type ScenarioMeta } from '../framework/scenario.ts';
 import { conformanceTarget } from '../support.ts';
-import { explore } from './explorer.ts';
-import { explorationMeta, summaryLines, writeFindings } from './findings.ts';
+import { explore, type ExploreResult } from './explorer.ts';
+import { explorationMeta, explorationRecord, summaryLines, writeFindings, type FindingPaths } from './findings.ts';
+import { leftoverPacer } from './pace.ts';
 import { httpTarget } from './targets.ts';
 
-export function explorationBudget(env: NodeJS.ProcessEnv, kind: 'fake' | 'deployment'): { runs: number; seconds: number } {
+export interface ExplorationBudget {
+  /** Programs at most; 0: no exploration. */
+  readonly runs: number;
+  /** The least it explores (seconds), should the scenarios be done sooner. */
+  readonly seconds: number;
+}
+
+export function explorationBudget(env: NodeJS.ProcessEnv): ExplorationBudget {
   const read = (name: string, fallback: number) => {
     const raw = env[name];
     if (raw === undefined || raw === '') return fallback;
     if (!/^\d+$/.test(raw)) throw new Error(`${name} must be a whole number, not ${JSON.stringify(raw)}`);
     return Number(raw);
   };
-  return { runs: read('CONFORMANCE_EXPLORE_RUNS', kind === 'fake' ? 20 : 0), seconds: read('CONFORMANCE_EXPLORE_SECONDS', 4) };
+  return { runs: read('CONFORMANCE_EXPLORE_RUNS', 500), seconds: read('CONFORMANCE_EXPLORE_SECONDS', 5) };
 }
 
-// The run's discovery (suites/framework/discovery.ts) imports the test files after the first scenario
-// file once more, to plan their scenarios together: this file has none, and must not build a second
-// target nor register its test twice.
-if (discoveringFile() === undefined) {
-  const target = await conformanceTarget();
-  const budget = explorationBudget(process.env, target.info.kind);
+/** After the scenarios are done (and the least time has passed), what is found is shrunk for this long at most. */
+const SHRINK_GRACE_MS = 5_000;
 
-  it(`exploration: up to ${budget.runs} random programs against the reference model`, { timeout: 120_000 + budget.seconds * 1000 }, async (ctx) => {
-    if (budget.runs === 0) {
-      ctx.skip(
-        target.info.kind === 'deployment' && !process.env['CONFORMANCE_EXPLORE_RUNS']
-          ? 'against a deployment the exploration is opt-in (CONFORMANCE_EXPLORE_RUNS=20, or besi-conformance explore): its reference model also decides what interface.md leaves open'
-          : 'CONFORMANCE_EXPLORE_RUNS=0: the run leaves the exploration out',
-      );
-    }
-    const explored = httpTarget(target, { ns: target.ns });
-    const result = await explore(explored, { seed: target.info.seed, runs: budget.runs, maxSteps: 20, timeBudgetMs: budget.seconds * 1000, shrinkRuns: 60, maxFindings: 5 });
+const target = await conformanceTarget();
+const budget = explorationBudget(process.env);
+const explored = httpTarget(target, { ns: target.ns, beside: true });
+
+interface Explored {
+  readonly result: ExploreResult | undefined;
+  readonly paths: readonly FindingPaths[];
+}
+
+registerBeside<Explored>(
+  `exploration: random programs against the reference model, beside the scenarios (at most ${budget.runs})`,
+  target,
+  async (scenariosDone, signal) => {
+    if (budget.runs === 0) return { result: undefined, paths: [] };
+    const stop = new AbortController();
+    const stopShrinking = new AbortController();
+    const least = new Promise((resolve) => setTimeout(resolve, budget.seconds * 1000).unref());
+    void Promise.all([scenariosDone, least]).then(() => {
+      stop.abort();
+      setTimeout(() => stopShrinking.abort(), SHRINK_GRACE_MS).unref();
+    });
+    signal.addEventListener('abort', () => (stop.abort(), stopShrinking.abort()), { once: true });
+    const result = await explore(explored, {
+      seed: target.info.seed,
+      runs: budget.runs,
+      maxSteps: 20,
+      // Within the run's deadline whatever happens, with room left to report.
+      timeBudgetMs: Math.max(0, target.config.runTimeoutMs - 30_000),
+      stop: stop.signal,
+      stopShrinking: stopShrinking.signal,
+      pace: leftoverPacer(scenariosDone),
+      shrinkRuns: 30,
+      maxFindings: 5,
+    });
     const paths = writeFindings(target.config.reportDir, result, explored.apiVersion, explored.secrets());
+    mkdirSync(join(target.config.reportDir, 'explore'), { recursive: true });
+    writeFileSync(join(target.config.reportDir, 'explore', 'explore.json'), explorationRecord(result));
+    return { result, paths };
+  },
+  ({ result, paths }, ctx) => {
+    if (result === undefined) return ctx.skip('CONFORMANCE_EXPLORE_RUNS=0: the run leaves the exploration out');
     // Typed here, not through scenario.ts's TaskMeta augmentation: built for dist/ on the framework's declarations, this file does not see it.
     (ctx.task.meta as { conformance?: ScenarioMeta }).conformance = explorationMeta(result, target.info, paths, 'besi-conformance explore');
     for (const line of summaryLines(result, paths)) console.log(line);
     if (result.error !== undefined) throw new TargetFault(result.error);
     if (result.findings.length > 0) throw new Error(result.findings.map((f) => `${f.rule} FAIL: ${f.differences[0]?.path || f.differences[0]?.key}`).join('\n'));
-  });
-
-  // vitest 4 requires the hook's first parameter (its fixtures) to be a destructuring pattern.
-  afterAll(async ({}, suite) => {
-    (suite.file.meta as { conformanceCleanup?: CleanupSummary }).conformanceCleanup = summariseCleanup(await target.close());
-  });
-}
+  },
+  { timeoutMs: 120_000 },
+);

@@ -36,6 +36,7 @@ import { referralCommands } from './parts/referrals.ts';
 import { requestCommands } from './parts/requests.ts';
 import { mutantCommands, requiredCommands } from './parts/required.ts';
 import { entityWorldCommands, focusWorldCommands, worldCommands } from './parts/worlds.ts';
+import { localise, type Attribution } from './attribution.ts';
 import { LEEWAY } from './leeway.ts';
 import { ownedOnly } from './owned.ts';
 import { idPrefixOf, replaySteps } from './replay.ts';
@@ -77,6 +78,8 @@ export interface ExploreOptions {
   readonly stop?: AbortSignal;
   /** Aborted: no more re-runs to shrink a finding (what is found is reported as far as it was shrunk). */
   readonly stopShrinking?: AbortSignal;
+  /** Awaited before each call (pace.ts: beside the scenarios, the time they leave). */
+  readonly pace?: () => Promise<void>;
   /** Re-runs allowed to shrink one finding. */
   readonly shrinkRuns?: number;
   /** Stop after this many findings. */
@@ -85,6 +88,9 @@ export interface ExploreOptions {
   readonly minimize?: boolean;
   /** Parity mode: every difference is kept, programs are never stopped or shrunk. */
   readonly parity?: boolean;
+  /** Name each finding's rule by the fault of the catalogue that reproduces it (attribution.ts; default true), within this many ms per finding (default 30 s). */
+  readonly localise?: boolean;
+  readonly localiseBudgetMs?: number;
   /** Faults of the model (never: the model is the reference); for the meta-tests of the harness itself. */
   readonly modelFaults?: readonly Fault[];
   readonly log?: (line: string) => void;
@@ -110,6 +116,8 @@ export interface Finding {
   readonly idPrefix: string;
   /** A convention the whole target breaks, which every difference rests on: the finding is its rule's. */
   readonly convention?: string;
+  /** How the rule was named (attribution.ts): by a fault of the catalogue that reproduces the difference, or by the owners. */
+  readonly attribution?: Attribution;
   readonly shrinkRuns: number;
 }
 
@@ -254,11 +262,13 @@ class Run implements ProgramRun {
   readonly #model: ReturnType<typeof modelFor>;
   readonly #ns: ReturnType<ExploreTarget['ns']['scope']>;
   readonly #learnt: Learnt;
+  readonly #pace: (() => Promise<void>) | undefined;
   /** Plans that had a price in any version the model showed (an older version may be attached). */
   readonly #priced = new Set<string>();
 
-  constructor(target: ExploreTarget, program: ProgramTarget, model: ReturnType<typeof modelFor>, start: CalendarStart, scope: string, learnt: Learnt, parity: boolean) {
+  constructor(target: ExploreTarget, program: ProgramTarget, model: ReturnType<typeof modelFor>, start: CalendarStart, scope: string, learnt: Learnt, parity: boolean, pace?: () => Promise<void>) {
     this.#learnt = learnt;
+    this.#pace = pace;
     this.#target = target;
     this.#program = program;
     this.#model = model;
@@ -309,12 +319,14 @@ class Run implements ProgramRun {
       pair: async (first, second) => {
         const [a, b] = [this.#prepare(command, first), this.#prepare(command, second)];
         if (a === undefined || b === undefined) return;
+        await this.#pace?.();
         await lockstep.pair(a, b);
         this.reached.add('pipelined-pair');
       },
       walkAround: async (listing, write, removal) => {
         const [read, change] = [this.#prepare(command, listing), this.#prepare(command, write)];
         if (read === undefined || change === undefined) return;
+        await this.#pace?.();
         await lockstep.walkAround(read, change, removal);
         this.reached.add('delete-mid-walk');
         if (lockstep.steps.at(-1)?.model.status === 200) this.reached.add('paged-walk');
@@ -349,6 +361,7 @@ class Run implements ProgramRun {
   async #send(command: string, spec: SendSpec): Promise<{ model: Answer; target: Answer }> {
     const call = this.#prepare(command, spec);
     if (call === undefined) return { model: NOT_SENT, target: NOT_SENT };
+    await this.#pace?.();
     const lockstep = this.lockstep;
     const result = await lockstep.call(call);
     const leewayMet = LEEWAY.find((l) => l.id === lockstep.steps.at(-1)?.leeway);
@@ -391,7 +404,7 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
   const commands = commandsFor(target);
   const coverage = Object.fromEntries(Object.keys(DIMENSIONS).map((d) => [d, 0])) as Record<Dimension, number>;
   let programs = 0;
-  const steering = new Steering(reachersOf(commands, target.abilities), coverage, options.runs, () => programs);
+  const steering = new Steering(reachersOf(commands, target.abilities), coverage, () => programs);
   const arbitrary = programArbitrary(commands, options.maxSteps, steering);
   const deadline = options.timeBudgetMs === undefined ? Number.POSITIVE_INFINITY : started + options.timeBudgetMs;
   const shrinkBudget = options.shrinkRuns ?? 200;
@@ -436,7 +449,7 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
         return true;
       }
       const model = modelFor(opened, target.apiVersion, options.modelFaults);
-      const run = new Run(target, opened, model, program.start, scope, { found, unserved, refusedVariants }, options.parity === true);
+      const run = new Run(target, opened, model, program.start, scope, { found, unserved, refusedVariants }, options.parity === true, options.pace);
       try {
         await fc.asyncModelRun(() => ({ model: run.world, real: run }), [...program.prelude, ...program.goals, ...program.steps]);
         return true;
@@ -486,9 +499,11 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
     if (failure === undefined) break;
     const shrunk = toFinding(failure, seed, round, shrinkRuns, details.counterexamplePath ?? undefined);
     const minimal = error === undefined && options.minimize !== false && !shrinkStopped() ? await minimize(shrunk, target, Math.max(0, shrinkBudget - shrinkRuns) + shrunk.steps.length, shrinkStopped) : shrunk;
-    const finding = await onConvention(minimal, target);
+    const named = options.localise === false || error !== undefined ? minimal : await localised(minimal, target, options.localiseBudgetMs, options.pace);
+    const finding = await onConvention(named, target);
     findings.push(finding);
     for (const d of failure.divergence.differences) found.add(d.rule).add(signature(d));
+    found.add(finding.rule);
     log(`explore: ${finding.rule} (${finding.level}) at ${finding.differences[0]?.path || finding.differences[0]?.key}; program shrunk to ${finding.steps.filter((s) => !s.resolve).length} calls in ${shrinkRuns} re-runs`);
     if (interrupted) break;
   }
@@ -535,6 +550,17 @@ async function minimize(finding: Finding, target: ExploreTarget, budget: number,
     i = Math.min(i, steps.length - 1);
   }
   return { ...current, shrinkRuns: finding.shrinkRuns + runs };
+}
+
+/** The finding under the rule its localisation names (attribution.ts); the owners' rule, when another, BLOCKED by it. */
+async function localised(finding: Finding, target: ExploreTarget, budgetMs: number | undefined, pace: (() => Promise<void>) | undefined): Promise<Finding> {
+  const attribution = await localise({ ...finding, apiVersion: target.apiVersion }, { ...(budgetMs !== undefined ? { budgetMs } : {}), ...(pace ? { pace } : {}), target });
+  const { evidence } = attribution;
+  // Confirmed through a documented read: that run is the finding's evidence.
+  const shown = evidence === undefined ? finding : { ...finding, steps: evidence.steps, at: evidence.at, differences: evidence.differences, idPrefix: evidence.idPrefix, start: { ...finding.start, at: evidence.start } };
+  if (attribution.rule === finding.rule) return { ...shown, attribution };
+  const blocked = [...new Set([finding.rule, ...finding.blocked, ...shown.differences.map((d) => d.rule)])].filter((r) => r !== attribution.rule);
+  return { ...shown, rule: attribution.rule, level: ruleById.get(attribution.rule)?.level ?? 'SHOULD', blocked, attribution };
 }
 
 /** A finding on a target that breaks a convention every call rests on is that convention's (checks.ts, as for scenarios). */

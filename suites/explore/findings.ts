@@ -34,6 +34,8 @@ export interface FindingFile {
   readonly apiVersion: string;
   readonly at: number;
   readonly steps: readonly Omit<Finding['steps'][number], 'exchange'>[];
+  /** How the rule was named (attribution.ts). */
+  readonly attribution?: Omit<NonNullable<Finding['attribution']>, 'evidence'>;
 }
 
 export function findingFile(finding: Finding, apiVersion: string, secrets: readonly string[]): FindingFile {
@@ -52,6 +54,8 @@ export function findingFile(finding: Finding, apiVersion: string, secrets: reado
       apiVersion,
       at: finding.at,
       steps: finding.steps.map(({ exchange: _exchange, ...step }) => step),
+      // The evidence of a confirmation is the steps above already.
+      ...(finding.attribution ? { attribution: { rule: finding.attribution.rule, how: finding.attribution.how, note: finding.attribution.note, reproducing: finding.attribution.reproducing } } : {}),
     },
     [...secrets],
   );
@@ -86,6 +90,7 @@ export function findingMessage(finding: Finding, paths: FindingPaths | undefined
     `${finding.rule}: ${step.operation} differs from the reference model at ${main.path || main.key} (${main.kind}; field ${main.key}), call ${finding.steps.filter((s) => !s.resolve && s.index <= finding.at).length} of a ${calls}-call program (exploration seed ${finding.seed}, shrunk in ${finding.shrinkRuns} re-runs).`,
     `  model:  ${show(main.model, 400)}`,
     `  target: ${show(main.target, 400)}`,
+    ...(finding.attribution ? [`  Rule: ${finding.attribution.note}.`] : []),
     ...(finding.convention ? [`  The whole target breaks a convention every call rests on, so the finding is its rule's: ${finding.convention}`] : []),
     ...(finding.differences.length > 1 ? [`  also differing there: ${finding.differences.slice(1, 6).map((d) => `${d.path || d.key} (${d.rule})`).join(', ')}`] : []),
     'Program (as sent to the target):',
@@ -158,6 +163,13 @@ export function writeFindings(dir: string, result: ExploreResult, apiVersion: st
   });
 }
 
+/** What an exploration did, as `explore.json` records it: programs, calls, coverage, what stopped programs, the findings' rules. */
+export function explorationRecord(result: ExploreResult): string {
+  const { seed, programs, steps: calls, durationMs, interrupted, coverage, commands, answers, blocked, knownStops, stops, leeway, unserved, error } = result;
+  const findings = result.findings.map((f) => ({ rule: f.rule, level: f.level, ...(f.attribution ? { named: f.attribution.how } : {}) }));
+  return `${JSON.stringify({ seed, programs, calls, durationMs, interrupted, coverage, commands, answers, findings, blocked, knownStops, stops, leeway, unserved, ...(error ? { error } : {}) }, null, 2)}\n`;
+}
+
 /** The closing lines of an exploration: what ran, what it reached, what it found. */
 export function summaryLines(result: ExploreResult, paths: readonly (FindingPaths | undefined)[] = []): string[] {
   const reached = (Object.keys(DIMENSIONS) as Dimension[]).map((d) => `${d} ${result.coverage[d]}`);
@@ -167,6 +179,9 @@ export function summaryLines(result: ExploreResult, paths: readonly (FindingPath
   ];
   const unreached = (Object.keys(DIMENSIONS) as Dimension[]).filter((d) => result.coverage[d] === 0);
   if (unreached.length > 0) lines.push(`explore: not reached: ${unreached.join(', ')}`);
+  if (result.unserved.length > 0) lines.push(`explore: not served by the target, not explored: ${result.unserved.join(', ')}`);
+  const open = Object.entries(result.leeway);
+  if (open.length > 0) lines.push(`explore: answers that differ where interface.md leaves them open, not compared (leeway.ts): ${open.map(([call, n]) => `${call} ${n}`).join(', ')}`);
   result.findings.forEach((finding, i) => {
     const main = finding.differences[0]!;
     lines.push(`explore: FAIL ${finding.rule} (${finding.level}) at ${finding.steps[finding.at]?.operation} ${main.path || main.key}: model ${show(main.model, 80)}, target ${show(main.target, 80)}${paths[i] ? ` — ${shownPath(paths[i]!.json)}` : ''}`);

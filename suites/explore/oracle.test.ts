@@ -97,7 +97,7 @@ describe('a server error', () => {
       response: (response, request) => (new URL(request.url).pathname === '/v1/features.list' ? Response.json({ message: 'Internal Server Error' }, { status: 500 }) : response),
     };
     const app = createFakeApp({ faults: [crash] });
-    const result = await explore(sharedTenantTarget(app, app.keys[0]!.key, ns('crash')), { seed, runs: 30, maxSteps: 20, maxFindings: 3, shrinkRuns: 5, minimize: false });
+    const result = await explore(sharedTenantTarget(app, app.keys[0]!.key, ns('crash')), { seed, runs: 30, maxSteps: 20, maxFindings: 3, shrinkRuns: 5, minimize: false, localise: false });
     expect(result.error).toBeUndefined();
     expect(result.programs).toBe(30);
     const finding = result.findings.find((f) => f.steps[f.at]?.operation === 'features.list');

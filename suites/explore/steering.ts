@@ -6,9 +6,8 @@
  *   command that would crowd out another (a read that always applies) is absent from half of them.
  * - Goals: each program's prelude also holds commands that reach the dimensions the run has
  *   reached least so far, relative to the share each must reach (every command declares what it
- *   reaches, CommandSpec `reaches`). As many goals as the run's remaining programs need for every
- *   dimension to reach its share, within bounds; a dimension at its share still comes up now and
- *   then, the least reached first.
+ *   reaches, CommandSpec `reaches`): every dimension below its share of the programs so far, within
+ *   bounds; when none is, the least reached one.
  *
  * The goals are drawn when fast-check generates a program, which it does just before running it,
  * so each program sees the coverage of those before it. A shrunk program keeps the goals it had.
@@ -20,7 +19,7 @@ import { commandArbitrary, DIMENSIONS, type Abilities, type CommandSpec, type Di
 export const DIMENSION_SHARE = 0.05;
 const AIMED_SHARE = 0.06;
 const MIN_GOALS = 1;
-const MAX_GOALS = 6;
+const MAX_GOALS = 5;
 
 /** The commands that reach each dimension on a target with these abilities (their flags and needs met). */
 export function reachersOf(commands: readonly CommandSpec<unknown>[], can: Abilities): Map<Dimension, CommandSpec<unknown>[]> {
@@ -35,14 +34,12 @@ export function reachersOf(commands: readonly CommandSpec<unknown>[], can: Abili
 export class Steering {
   readonly #reachers: Map<Dimension, CommandSpec<unknown>[]>;
   readonly #coverage: Readonly<Record<Dimension, number>>;
-  readonly #runs: number;
   readonly #programs: () => number;
 
   /** `coverage` and `programs` are the run's own tallies, read as they grow. */
-  constructor(reachers: Map<Dimension, CommandSpec<unknown>[]>, coverage: Readonly<Record<Dimension, number>>, runs: number, programs: () => number) {
+  constructor(reachers: Map<Dimension, CommandSpec<unknown>[]>, coverage: Readonly<Record<Dimension, number>>, programs: () => number) {
     this.#reachers = reachers;
     this.#coverage = coverage;
-    this.#runs = runs;
     this.#programs = programs;
   }
 
@@ -51,19 +48,23 @@ export class Steering {
     return (Object.keys(DIMENSIONS) as Dimension[]).filter((d) => this.#reachers.has(d));
   }
 
-  /** The dimensions the next program aims at: those furthest below their share first. */
+  /**
+   * The dimensions the next program aims at: those below their share of the programs so far, this
+   * one included (and every one reached at least once), the furthest below first. A run's length is
+   * not known in advance (a conformance run explores in the time its scenarios leave), so the share
+   * is kept at every program, not at the end.
+   */
   goals(): Dimension[] {
     const programs = this.#programs();
-    const need = Math.max(1, Math.ceil(AIMED_SHARE * this.#runs));
+    const need = Math.max(1, Math.ceil(AIMED_SHARE * (programs + 1)));
     const deficit = (d: Dimension) => need - this.#coverage[d];
-    const ranked = [...this.steerable].sort((a, b) => deficit(b) - deficit(a) || this.#coverage[a] - this.#coverage[b] || a.localeCompare(b));
-    const owed = ranked.reduce((sum, d) => sum + Math.max(0, deficit(d)), 0);
-    const remaining = Math.max(1, this.#runs - programs);
-    const count = Math.min(MAX_GOALS, Math.max(MIN_GOALS, Math.ceil(owed / remaining)));
-    // Ties rotate with the program's number, so equally owed dimensions take turns.
+    const ranked = [...this.steerable].sort((a, b) => deficit(b) - deficit(a) || a.localeCompare(b));
+    const behind = ranked.filter((d) => deficit(d) > 0).length;
+    const count = Math.min(MAX_GOALS, Math.max(MIN_GOALS, behind));
+    // Equally owed dimensions take turns, with the program's number.
     const top = ranked.filter((d) => deficit(d) === deficit(ranked[0]!));
-    const rotated = [...top.slice(programs % Math.max(1, top.length)), ...top.slice(0, programs % Math.max(1, top.length)), ...ranked.filter((d) => !top.includes(d))];
-    return rotated.slice(0, count);
+    const turn = programs % Math.max(1, top.length);
+    return [...top.slice(turn), ...top.slice(0, turn), ...ranked.slice(top.length)].slice(0, count);
   }
 
   /** The goal commands of the next program: one reacher of each goal (any of them, when several reach it), its arguments random. */

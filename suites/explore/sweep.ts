@@ -1,9 +1,11 @@
 /**
- * Can exploration fail? For each fault of the fake (fake-server/faults/, one rule broken on
- * purpose), exploration alone, no scenario, runs against a fake with only that fault, and records
- * whether it finds a difference and under which rule. The faults it does not find are listed in
- * `unfound-faults.json`, each with the reason, and a test keeps that list current (the can-fail
- * test of the scenarios and the mutation triage's equivalent mutants are the models).
+ * Can exploration fail, and does it name the rule a scenario would? For each fault of the fake
+ * (fake-server/faults/, one rule broken on purpose), exploration alone, no scenario, runs against a
+ * fake with only that fault, and records whether it finds a difference and under which rule. The
+ * faults it does not find are listed in `unfound-faults.json`, each with the reason, and so are
+ * those it finds under another rule than their own (`misnamed`, with that rule); tests keep the
+ * list current (the can-fail test of the scenarios and the mutation triage's equivalent mutants are
+ * the models).
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +25,8 @@ export const UnfoundFaults = z.strictObject({
   maxSteps: z.int().positive(),
   seed: z.int(),
   entries: z.array(z.strictObject({ rule: z.string(), reason: z.string().min(10) })),
+  /** Faults exploration finds, but names under another rule (attribution.ts), with that rule and why. */
+  misnamed: z.array(z.strictObject({ rule: z.string(), named: z.string(), reason: z.string().min(10) })),
 });
 export type UnfoundFaults = z.infer<typeof UnfoundFaults>;
 
@@ -35,6 +39,8 @@ export interface FaultOutcome {
   readonly found: boolean;
   /** The rule the first finding charged. */
   readonly rule?: string;
+  /** How that rule was named (attribution.ts): by a fault of the catalogue that reproduces the difference, or by the owners. */
+  readonly named?: 'fault' | 'owner';
   readonly programs: number;
   readonly ms: number;
 }
@@ -47,6 +53,9 @@ export interface SweepOptions {
   readonly onOutcome?: (outcome: FaultOutcome) => void;
 }
 
+/** Re-runs to shrink the finding of each fault (a run's exploration allows 60). */
+const SWEEP_SHRINK_RUNS = 30;
+
 /**
  * Explores a fake with one fault; found when any difference shows (the first is enough). Each fault
  * gets programs of its own (the seed and the fault's ID), so the figure measures the generators, not
@@ -57,9 +66,10 @@ export async function exploreFault(fault: string, options: Omit<SweepOptions, 'f
   const seed = hashSeed(options.seed, fault);
   const app = createFakeApp({ faults: faultsFor([fault]) });
   const target = inProcessTarget(app, createNamespace({ prefix: 'conf', seed }));
-  const result = await explore(target, { seed, runs: options.runs, maxSteps: options.maxSteps, maxFindings: 1, shrinkRuns: 0, minimize: false });
+  // Shrunk and minimised as in a conformance run, so the rule is named from the program a run would report.
+  const result = await explore(target, { seed, runs: options.runs, maxSteps: options.maxSteps, maxFindings: 1, shrinkRuns: SWEEP_SHRINK_RUNS });
   const finding = result.findings[0];
-  return { fault, found: finding !== undefined, ...(finding ? { rule: finding.rule } : {}), programs: result.programs, ms: Date.now() - started };
+  return { fault, found: finding !== undefined, ...(finding ? { rule: finding.rule } : {}), ...(finding?.attribution ? { named: finding.attribution.how } : {}), programs: result.programs, ms: Date.now() - started };
 }
 
 export async function sweepFaults(options: SweepOptions): Promise<FaultOutcome[]> {

@@ -1,9 +1,11 @@
 /**
- * The faults exploration alone does not find (`unfound-faults.json`, written by
- * `explore --can-fail --update-unfound` and given its reasons by hand) stay current: every entry
- * names a fault of the fake, once, with a reason; and a sample (drawn from the test seed) is
- * explored again with the file's budget: a listed fault must still go unfound (else it is stale and
- * must go), an unlisted one must be found. The full sweep is `explore --can-fail`.
+ * What exploration alone does with each fault of the fake stays as `unfound-faults.json` says
+ * (written by `explore --can-fail --update-unfound`, its reasons given by hand): the faults it does
+ * not find, and those it finds but names under another rule than their own (attribution.ts). Every
+ * entry names a fault of the fake, once, with a reason; the figures of the list hold (most faults
+ * found; at least 95% of those found named under their own rule, issue 25); and a sample, drawn from
+ * the test seed, is explored again with the list's budget: a listed fault must still go unfound, an
+ * unlisted one must be found, and named as the list says. Every fault: fault-sweep.full.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { FAULTS } from '../../fake-server/faults/index.ts';
@@ -12,29 +14,36 @@ import { exploreFault, readUnfound } from './sweep.ts';
 
 const listed = readUnfound();
 const names = listed.entries.map((entry) => entry.rule);
+const misnamed = new Map(listed.misnamed.map((entry) => [entry.rule, entry.named]));
 const seed = testSeed();
 const pickOne = <T>(list: readonly T[], salt: number): T => list[(seed + salt) % list.length]!;
 
-describe('the faults exploration alone does not find', () => {
+describe('the faults exploration alone does not find, or names under another rule', () => {
   it('are faults of the fake, each listed once, in order, with its reason', () => {
-    expect(names.filter((name) => !FAULTS.has(name))).toEqual([]);
-    expect(new Set(names).size).toBe(names.length);
-    expect(names).toEqual([...names].sort());
-    expect(listed.entries.filter((entry) => /^TODO/i.test(entry.reason)).map((entry) => entry.rule)).toEqual([]);
+    for (const list of [names, listed.misnamed.map((entry) => entry.rule)]) {
+      expect(list.filter((name) => !FAULTS.has(name))).toEqual([]);
+      expect(new Set(list).size).toBe(list.length);
+      expect(list).toEqual([...list].sort());
+    }
+    expect(listed.misnamed.filter((entry) => names.includes(entry.rule) || entry.named === entry.rule).map((entry) => entry.rule)).toEqual([]);
+    expect([...listed.entries, ...listed.misnamed].filter((entry) => /^TODO/i.test(entry.reason)).map((entry) => entry.rule)).toEqual([]);
   });
 
-  it('leave most faults found (the figure of the list)', () => {
+  it('leave most faults found, and almost every fault found named under its own rule (the figures of the list)', () => {
     const found = FAULTS.size - names.length;
-    console.log(`exploration alone finds ${found} of ${FAULTS.size} faults (${((100 * found) / FAULTS.size).toFixed(1)}%) by the list`);
+    const own = found - listed.misnamed.length;
+    console.log(`exploration alone finds ${found} of ${FAULTS.size} faults (${((100 * found) / FAULTS.size).toFixed(1)}%), ${own} of them under their own rule (${((100 * own) / found).toFixed(1)}%), by the list`);
     expect(found / FAULTS.size).toBeGreaterThanOrEqual(0.8);
+    expect(own / found).toBeGreaterThanOrEqual(0.95);
   });
 
-  it('stay unfound, and a fault off the list is found (a sample)', { timeout: 600_000 }, async () => {
+  it('stay unfound, and a fault off the list is found, under the rule the list says (a sample)', { timeout: 600_000 }, async () => {
     const settings = { runs: listed.runs, maxSteps: listed.maxSteps, seed: listed.seed };
     const still = await exploreFault(pickOne(names, 0), settings);
     expect(still.found, `${still.fault} is listed as not found, but exploration finds it (as ${still.rule}): remove it from unfound-faults.json`).toBe(false);
     const off = pickOne([...FAULTS.keys()].filter((name) => !names.includes(name)), 1);
     const found = await exploreFault(off, settings);
     expect(found.found, `${off} is not listed, but exploration does not find it: list it with the reason, or improve the generators`).toBe(true);
+    expect(found.rule, `${off} is found under ${found.rule}: list it as misnamed with the reason, or improve the attribution`).toBe(misnamed.get(off) ?? off);
   });
 });

@@ -12,7 +12,7 @@
  *   runs several as a conformance run schedules them (schedule.ts).
  */
 import { isDeepStrictEqual } from 'node:util';
-import { afterAll, it, TestRunner } from 'vitest';
+import { afterAll, it, TestRunner, type TestContext } from 'vitest';
 import type { z } from 'zod';
 import type { Capability, Need } from './capabilities.ts';
 import {
@@ -42,7 +42,7 @@ import { replayableCalls, truncate, type EvidenceLog, type Exchange, type Replay
 import type { CleanupReport, ScenarioLedger } from './ledger.ts';
 import { discover, discoveringFile, filesAfter } from './discovery.ts';
 import type { Namespace } from './namespace.ts';
-import { inRunOrder, RunPlan, runsAlone, Scheduler } from './schedule.ts';
+import { inRunOrder, RunPlan, runsAlone, Scheduler, type BesideJob } from './schedule.ts';
 import { recordCreated, type Target, type TargetInfo } from './target.ts';
 
 export interface ScenarioDef<R extends string = string> {
@@ -661,10 +661,7 @@ export function registerScenarios<Ops extends OperationTable, E extends z.ZodTyp
   }
 
   const file = TestRunner.getCurrentSuite().file.filepath;
-  if (!discoveredFrom.has(file)) {
-    discoveredFrom.add(file);
-    plan.waitFor(Promise.all(filesAfter(file).map((after) => discover(after).catch(() => undefined))));
-  }
+  discoverAfter(plan, file);
   for (const scenario of scenarios) {
     const meta: ScenarioMeta = { scenario: scenario.id, title: scenario.title, rules: [...scenario.rules], target: target.info };
     let test: { readonly mode: string } | undefined;
@@ -684,11 +681,58 @@ export function registerScenarios<Ops extends OperationTable, E extends z.ZodTyp
     const remaining = (registrations.get(target) ?? 1) - 1;
     registrations.set(target, remaining);
     if (remaining > 0) return;
-    // The file's own target, and those its discovered scenarios ran on (their cleanup began when they were done).
-    const reports = await Promise.all([closeOnce(plan, target), ...(discoveredCleanups.get(file) ?? [])]);
-    discoveredCleanups.delete(file);
-    suite.file.meta.conformanceCleanup = summariseCleanup(mergeCleanups(reports));
+    suite.file.meta.conformanceCleanup = await closeFile(plan, target, file);
   }, Math.max(60_000, timeoutMs) + timeoutMs);
+}
+
+/**
+ * Work beside the run's scenarios (the exploration), as one vitest test named `name`: it starts when
+ * the plan queues the scenarios (those of the files discovered after the first included), in no slot
+ * of the scheduler, and is told when they are all done (schedule.ts `addBeside`), so it takes the
+ * time they leave. `report` makes the test's verdict of its result. Its target is cleaned up and
+ * closed after it, as a scenario file's.
+ */
+export function registerBeside<R>(
+  name: string,
+  target: Pick<Target<OperationTable, z.ZodType>, 'close' | 'config'>,
+  start: BesideJob<R>['start'],
+  report: (result: R, context: TestContext) => void,
+  options: { readonly timeoutMs: number },
+): void {
+  const plan = (runPlan ??= new RunPlan(new Scheduler(target.config.concurrency)));
+  const discovering = discoveringFile();
+  if (discovering !== undefined) {
+    if (!(discovering.testNamePattern?.test(name) ?? true)) return;
+    const key = jobKey(discovering.filepath, name);
+    plan.addBeside(key, { willRun: () => true, start });
+    discoveredCleanups.set(discovering.filepath, [...(discoveredCleanups.get(discovering.filepath) ?? []), plan.besideSettled(key).then(() => closeOnce(plan, target))]);
+    return;
+  }
+  const file = TestRunner.getCurrentSuite().file.filepath;
+  discoverAfter(plan, file);
+  const key = jobKey(file, name);
+  let test: { readonly mode: string } | undefined;
+  plan.addBeside(key, { willRun: () => test?.mode === 'run', start });
+  it(name, { timeout: target.config.runTimeoutMs + options.timeoutMs }, async (ctx) => report(await plan.besideResult<R>(key, ctx.signal), ctx));
+  test = TestRunner.getCurrentSuite().tasks.at(-1);
+  // vitest 4 requires the hook's first parameter (its fixtures) to be a destructuring pattern.
+  afterAll(async ({}, suite) => {
+    suite.file.meta.conformanceCleanup = await closeFile(plan, target, file);
+  }, 60_000 + options.timeoutMs);
+}
+
+/** The first file to register has the files after it discovered (discovery.ts), so their work is planned with its own. */
+function discoverAfter(plan: RunPlan<ScenarioOutcome>, file: string): void {
+  if (discoveredFrom.has(file)) return;
+  discoveredFrom.add(file);
+  plan.waitFor(Promise.all(filesAfter(file).map((after) => discover(after).catch(() => undefined))));
+}
+
+/** The file's own target, and those its discovered work ran on (their cleanup began when it was done), closed; the summary for the reporter. */
+async function closeFile(plan: RunPlan<ScenarioOutcome>, target: Pick<Target<OperationTable, z.ZodType>, 'close'>, file: string): Promise<CleanupSummary> {
+  const reports = await Promise.all([closeOnce(plan, target), ...(discoveredCleanups.get(file) ?? [])]);
+  discoveredCleanups.delete(file);
+  return summariseCleanup(mergeCleanups(reports));
 }
 
 function jobKey(file: string, scenario: string): string {

@@ -172,3 +172,43 @@ describe('RunPlan', () => {
     await expect(result).rejects.toThrow('test timed out');
   });
 });
+
+describe('work beside the planned jobs', () => {
+  it('starts with the jobs, in no slot of the scheduler, and is told when every queued job has run', async () => {
+    const plan = new RunPlan<string>(new Scheduler(1));
+    const { task, finish, log } = recorder();
+    const a = plan.add('a', { alone: false, willRun: () => true, start: task('a') });
+    const b = plan.add('b', { alone: true, willRun: () => true, start: task('b') });
+    let othersDone = false;
+    plan.addBeside('explore', {
+      willRun: () => true,
+      start: async (done) => {
+        log.push('start beside');
+        await done;
+        othersDone = true;
+        return 'explored';
+      },
+    });
+    const first = plan.result(a);
+    await settle();
+    // The beside work started with the jobs although the one slot is taken.
+    expect(log).toEqual(['start a', 'start beside']);
+    await finish('a');
+    expect(await first).toBe('a');
+    expect(othersDone).toBe(false);
+    await finish('b');
+    expect(await plan.besideResult('explore')).toBe('explored');
+    expect(othersDone).toBe(true);
+    await plan.besideSettled('explore');
+    await plan.settled([a, b]);
+  });
+
+  it('starts with its own result when no job was planned, told at once that the others are done; never when its test will not run', async () => {
+    const plan = new RunPlan<string>(new Scheduler(2));
+    let started = 0;
+    plan.addBeside('explore', { willRun: () => true, start: async (done) => (await done, ++started) });
+    plan.addBeside('filtered', { willRun: () => false, start: async () => ++started });
+    expect(await plan.besideResult('explore')).toBe(1);
+    expect(started).toBe(1);
+  });
+});

@@ -118,14 +118,33 @@ interface Planned<T> extends PlannedJob<T> {
 }
 
 /**
+ * Work beside the planned jobs, in no slot of the scheduler (the exploration): `othersDone` settles
+ * once every job the plan queued has run, so the work can take the time the jobs leave.
+ */
+export interface BesideJob<R> {
+  readonly willRun: () => boolean;
+  readonly start: (othersDone: Promise<void>, signal: AbortSignal) => Promise<R>;
+}
+
+interface Beside {
+  readonly job: BesideJob<unknown>;
+  readonly controller: AbortController;
+  result?: Promise<unknown>;
+  readonly settled: Promise<void>;
+  readonly settle: () => void;
+}
+
+/**
  * The run's work, by key (a scenario of a file), queued in run order (`inRunOrder`) when the first
  * result is asked for and the run's other files have been discovered (`waitFor`, discovery.ts): by
  * then every job the run holds is known. Jobs added later (a file collected but not discovered) are
- * queued when one of theirs is asked for.
+ * queued when one of theirs is asked for. Work beside the jobs (`addBeside`) starts when they are
+ * queued.
  */
 export class RunPlan<T> {
   readonly scheduler: Scheduler;
   readonly #jobs = new Map<string, Planned<T>>();
+  readonly #beside = new Map<string, Beside>();
   #pending: Planned<T>[] = [];
   #ready: Promise<void> = Promise.resolve();
 
@@ -173,6 +192,30 @@ export class RunPlan<T> {
     await Promise.all(jobs.map((job) => (job as Planned<T>).settled));
   }
 
+  /** Plans work beside the jobs for `key`; a key already planned keeps its work. */
+  addBeside<R>(key: string, job: BesideJob<R>): void {
+    if (this.#beside.has(key)) return;
+    let settle!: () => void;
+    const settled = new Promise<void>((resolve) => (settle = resolve));
+    this.#beside.set(key, { job: job as BesideJob<unknown>, controller: new AbortController(), settled, settle });
+  }
+
+  /** The result of the work beside the jobs planned for `key` (started now, with the jobs, if it was not yet); aborting `signal` aborts it. */
+  async besideResult<R>(key: string, signal?: AbortSignal): Promise<R> {
+    const beside = this.#beside.get(key);
+    if (beside === undefined) throw new Error(`nothing is planned beside the jobs for ${key}`);
+    signal?.addEventListener('abort', () => beside.controller.abort(signal.reason), { once: true });
+    await this.#ready;
+    this.#queuePending();
+    beside.result ??= this.#startBeside(beside);
+    return beside.result as Promise<R>;
+  }
+
+  /** Settles once the work beside the jobs planned for `key` has ended (never, if it never starts). */
+  besideSettled(key: string): Promise<void> {
+    return this.#beside.get(key)?.settled ?? Promise.resolve();
+  }
+
   /** Runs `task` beside the shared jobs, ahead of every queued one (a test file's cleanup). */
   first<R>(task: () => Promise<R>): Promise<R> {
     return this.scheduler.run('shared', task, { first: true });
@@ -182,6 +225,24 @@ export class RunPlan<T> {
     const pending = this.#pending;
     this.#pending = [];
     for (const planned of inRunOrder(pending.filter((p) => p.willRun()), this.scheduler.concurrency)) planned.result ??= this.#queue(planned);
+    for (const beside of this.#beside.values()) if (beside.result === undefined && beside.job.willRun()) beside.result = this.#startBeside(beside);
+  }
+
+  #startBeside(beside: Beside): Promise<unknown> {
+    const result = Promise.resolve().then(() => beside.job.start(this.#drained(), beside.controller.signal));
+    // Its test awaits it; until then a rejection is not unhandled.
+    void result.then(beside.settle, beside.settle);
+    return result;
+  }
+
+  /** Settles once every queued job has run, those queued while waiting included. */
+  async #drained(): Promise<void> {
+    for (let waited = -1; ; ) {
+      const queued = [...this.#jobs.values()].filter((planned) => planned.result !== undefined);
+      if (queued.length === waited) return;
+      waited = queued.length;
+      await Promise.all(queued.map((planned) => planned.settled));
+    }
   }
 
   #queue(planned: Planned<T>): Promise<T> {

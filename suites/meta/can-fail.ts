@@ -17,9 +17,7 @@
  * The faults are split between the files can-fail-<n>.test.ts, so that test workers share them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operations } from '../../spec/operations.ts';
-import { ruleById } from '../../spec/rules/catalogue.ts';
-import { FAULTS } from '../../fake-server/faults/index.ts';
+import { FAULTS, operationsTouched } from '../../fake-server/faults/index.ts';
 import type { Fault } from '../../fake-server/faults/fault.ts';
 import { SCENARIOS } from '../scenarios/index.ts';
 import { failSet, otherFailures, runAgainstFake as runAgainst, type AnyScenario } from './against-fake.ts';
@@ -27,20 +25,6 @@ import { expectedFailures, precisionRules, precisionSweep } from './precision.ts
 
 const selected = precisionRules();
 const sweep = precisionSweep();
-
-/** The operations a fault can change the answers of; undefined when it can touch any (request or response hooks, no operations named). */
-function touchedBy(fault: Fault): ReadonlySet<string> | undefined {
-  const rule = ruleById.get(fault.rule);
-  const named = new Set([
-    ...Object.keys(fault.handlers ?? {}),
-    ...(rule?.operations ?? []),
-    ...Object.values(operations)
-      .filter((op) => op.shapeRule === fault.rule)
-      .map((op) => op.name),
-  ]);
-  if (named.size === 0 || ((fault.request !== undefined || fault.response !== undefined) && (rule?.operations.length ?? 0) === 0)) return undefined;
-  return named;
-}
 
 /**
  * Scenarios that decide the rule or one of its declared dependents against the healthy fake
@@ -50,7 +34,7 @@ function touchedBy(fault: Fault): ReadonlySet<string> | undefined {
  * (`operationsOf`: scenario → operations it called against the healthy fake, and those its verdicts rested on).
  */
 function relevantScenarios(fault: Fault, operationsOf: ReadonlyMap<string, OperationsUsed>): AnyScenario[] {
-  const touched = touchedBy(fault);
+  const touched = operationsTouched(fault);
   const expected = expectedFailures(fault.rule);
   const decides = (s: AnyScenario) => [...s.rules, ...(operationsOf.get(s.id)?.decided ?? [])];
   return SCENARIOS.filter((s) => decides(s).some((r) => expected.includes(r)) || touched === undefined || [...(operationsOf.get(s.id)?.[sweep] ?? [])].some((op) => touched.has(op)));

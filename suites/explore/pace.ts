@@ -1,0 +1,29 @@
+/**
+ * Pacing of an exploration beside other work of the same process (a run's scenarios): before each of
+ * its calls the event loop turns once; when that took long (the loop is busy with the other work, or
+ * the process waits for a CPU), the exploration waits a few times as long, so that it takes the time
+ * the other work leaves instead of a share of it. Once `until` settles (the other work is done), no
+ * more waiting.
+ */
+import { setImmediate as turn, setTimeout as sleep } from 'node:timers/promises';
+
+/** A turn of the loop slower than this (ms) means it is busy. */
+const BUSY_MS = 2;
+/** How many times the turn's length the exploration then waits, at most `MAX_WAIT_MS`. */
+const BACK_OFF = 4;
+const MAX_WAIT_MS = 250;
+
+export function leftoverPacer(until: Promise<unknown>): () => Promise<void> {
+  let done = false;
+  void until.then(
+    () => (done = true),
+    () => (done = true),
+  );
+  return async () => {
+    if (done) return;
+    const before = performance.now();
+    await turn();
+    const lag = performance.now() - before;
+    if (lag > BUSY_MS) await sleep(Math.min(MAX_WAIT_MS, BACK_OFF * lag));
+  };
+}
