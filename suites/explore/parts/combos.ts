@@ -77,6 +77,32 @@ export const comboCommands: readonly CommandSpec<unknown>[] = [
     },
   }),
   defineCommand({
+    name: 'combos.amounts',
+    part: 'balances',
+    weight: 1,
+    reaches: ['huge-amount', 'fractional-amount', 'amount-at-cap'],
+    args: fc.record({ included: fc.constantFrom(2.5, 1e9, 123_456_789_012), used: fc.constantFrom(0.25, 1.5, 0.1), lock: fc.boolean() }),
+    async run(context, args) {
+      const featureId = await createFeature(context, 'consumable');
+      const planId = featureId && (await createPlan(context, { items: [{ feature_id: featureId, included: args.included, reset: { interval: 'month' } }] }));
+      if (featureId === undefined || planId === undefined) return;
+      const customerId = await newCustomer(context);
+      if (!(await attach(context, customerId, planId))) return;
+      const read = balanceRead(customerId, featureId);
+      await context.send({ operation: 'balances.track', body: { customer_id: customerId, feature_id: featureId, value: args.used }, customerId, observe: read });
+      context.reached('fractional-amount');
+      // Exactly what is left, then a little more, then a very large amount.
+      const left = (await modelBalance(context, customerId, featureId))?.remaining ?? 0;
+      for (const [required, mode] of [[left, args.lock ? 'lock' : 'send-event'], [left + 0.5, 'plain'], [1e12, 'send-event']] as const) {
+        const lockId = mode === 'lock' ? context.ns.id('lock') : undefined;
+        const { model } = await context.send({ operation: 'balances.check', body: { customer_id: customerId, feature_id: featureId, required_balance: required, ...(mode === 'send-event' ? { send_event: true } : {}), ...(lockId ? { lock: { lock_id: lockId, enabled: true } } : {}) }, customerId, tags: [mode], observe: read });
+        if (model.status === 200 && lockId && (model.body as { allowed: boolean }).allowed) context.world.locks.push({ lockId, customerId, featureId });
+      }
+      context.reached('amount-at-cap');
+      context.reached('huge-amount');
+    },
+  }),
+  defineCommand({
     name: 'combos.prepaid',
     part: 'billing',
     weight: 1,
