@@ -21,6 +21,11 @@ const AIMED_SHARE = 0.06;
 const MIN_GOALS = 1;
 const MAX_GOALS = 5;
 
+/** The dimensions a run reached in fewer than their share of its programs, with their counts. */
+export function belowShare(coverage: Readonly<Record<Dimension, number>>, programs: number): string[] {
+  return (Object.keys(DIMENSIONS) as Dimension[]).filter((d) => coverage[d] < DIMENSION_SHARE * programs).map((d) => `${d} ${coverage[d]}`);
+}
+
 /** The commands that reach each dimension on a target with these abilities (their flags and needs met). */
 export function reachersOf(commands: readonly CommandSpec<unknown>[], can: Abilities): Map<Dimension, CommandSpec<unknown>[]> {
   const out = new Map<Dimension, CommandSpec<unknown>[]>();

@@ -33,10 +33,10 @@ function nextMonthEnd(at: number): number {
 /** An existing compound world with some of its arguments pinned, as the goal that reaches a dimension on purpose. */
 function pinned(from: readonly CommandSpec<unknown>[], name: string, pin: Record<string, unknown>, reaches: CommandSpec<unknown>['reaches'], control = false): CommandSpec<unknown> {
   const spec = from.find((c) => c.name === name)!;
-  return defineCommand({ ...spec, name: `${name} (${Object.keys(pin).join(', ')})`, weight: 0, builds: false, ...(control ? { control } : {}), ...(reaches ? { reaches } : {}), args: spec.args.map((args) => ({ ...(args as object), ...pin })) });
+  return defineCommand({ ...spec, name: `${name} (${Object.keys(pin).join(', ') || 'moving the clock'})`, weight: 0, builds: false, ...(control ? { control } : {}), ...(reaches ? { reaches } : {}), args: spec.args.map((args) => ({ ...(args as object), ...pin })) });
 }
 
-export const comboCommands: readonly CommandSpec<unknown>[] = [
+const combos: readonly CommandSpec<unknown>[] = [
   pinned(focusWorldCommands, 'world.plan-versions', { archive: true }, ['archived-plan', 'plan-versions']),
   pinned(worldCommands, 'world.license-pool', { secondParent: true, bought: 3 }, ['two-pools']),
   pinned(entityWorldCommands, 'world.entities', { scheduled: true }, ['forced-state', 'entity-balances', 'two-customers'], true),
@@ -330,4 +330,11 @@ export const comboCommands: readonly CommandSpec<unknown>[] = [
       context.reached('non-ascii');
     },
   }),
+];
+
+export const comboCommands: readonly CommandSpec<unknown>[] = [
+  ...combos,
+  // Where the clock moves: the lock still open across the credit system's reset, a paid plan joining a period part-way.
+  pinned(combos, 'combos.credits', { acrossReset: true }, ['lock-across-reset', 'lock-credit-system'], true),
+  pinned(combos, 'combos.preview-lines', {}, ['joins-mid-period', 'preview-several-lines'], true),
 ];
