@@ -69,6 +69,7 @@ export async function replaySteps(program: Replayable, target: ExploreTarget): P
   const lockstep = new Lockstep({
     model: model.side,
     target: opened.side,
+    otherKeys: model.otherKey && opened.otherKey ? { model: model.otherKey, target: opened.otherKey } : undefined,
     world: new WorldState(opened.start),
     timeToleranceMs: opened.exact ? 0 : 5 * 60_000,
     found: new Set(),
