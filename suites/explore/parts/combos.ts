@@ -156,6 +156,7 @@ const combos: readonly CommandSpec<unknown>[] = [
         ...siblings.map((id) => balanceRead(customerId, flag, id)),
         balanceRead(customerId, own, holder),
         balanceRead(customerId, own),
+        { operation: 'balances.check', body: { customer_id: customerId, feature_id: own, with_preview: true }, customerId, tags: ['plain'] },
         balanceRead(customerId, own, siblings[0]),
         { operation: 'entities.get', body: { customer_id: customerId, entity_id: siblings[0]! }, customerId },
         { operation: 'entities.list', body: { customer_id: customerId, plans: [{ id: planId }] }, customerId },
@@ -177,7 +178,7 @@ const combos: readonly CommandSpec<unknown>[] = [
       if (flag === undefined || seat === undefined) return;
       const first = await createPlan(context, { items: [{ feature_id: flag }] });
       const second = args.sameLicense ? first : await createPlan(context, { items: [{ feature_id: flag }] });
-      const parent = first && (await createPlan(context, { licenses: [{ license_plan_id: first, included: args.included[0] }] }));
+      const parent = first && (await createPlan(context, { group: context.world.groups[0], licenses: [{ license_plan_id: first, included: args.included[0] }] }));
       if (first === undefined || second === undefined || parent === undefined) return;
       const onFirst = await newCustomer(context);
       await attach(context, onFirst, parent, {}, ['license-quantities']);
@@ -200,6 +201,10 @@ const combos: readonly CommandSpec<unknown>[] = [
         { operation: 'entities.list', body: { plans: [{ id: parent, versions: [1] }] } },
         { operation: 'entities.list', body: { plans: [{ id: second }] } },
       ]);
+      // The parent replaced by another plan of its group: its pool goes, and the seats it gave.
+      const replacement = await createPlan(context, { group: context.world.groups[0] });
+      if (replacement === undefined) return;
+      await context.send({ operation: 'billing.attach', body: { customer_id: onFirst, plan_id: replacement }, customerId: onFirst, tags: ['same-group'], observe: [pools(onFirst), { operation: 'licenses.list_assignments', body: { customer_id: onFirst, active: false }, customerId: onFirst }, { operation: 'entities.list', body: { customer_id: onFirst }, customerId: onFirst }] });
     },
   }),
   defineCommand({
@@ -212,7 +217,8 @@ const combos: readonly CommandSpec<unknown>[] = [
       const featureId = await createFeature(context, 'consumable');
       if (featureId === undefined) return;
       const main = await createPlan(context, { group: context.world.groups[1], items: [{ feature_id: featureId, included: 5, reset: { interval: 'month' } }] });
-      const addOn = await createPlan(context, { add_on: true, items: [{ feature_id: featureId, included: 2, reset: { interval: args.interval } }] });
+      // An add-on of the main plan's group: it attaches alongside, never in its place.
+      const addOn = await createPlan(context, { add_on: true, group: context.world.groups[1], items: [{ feature_id: featureId, included: 2, reset: { interval: args.interval } }] });
       if (main === undefined || addOn === undefined) return;
       const customerId = await newCustomer(context);
       const seat = args.onEntity ? await seatFeature(context) : undefined;
@@ -299,6 +305,27 @@ const combos: readonly CommandSpec<unknown>[] = [
       await preview(lines.map((planId) => ({ plan_id: planId, cancel_action: 'cancel_immediately' })));
       await preview([{ plan_id: main, cancel_action: 'cancel_immediately' }, { plan_id: addOn, cancel_action: 'cancel_end_of_cycle' }]);
       context.reached('preview-several-lines');
+    },
+  }),
+  defineCommand({
+    name: 'combos.trial',
+    part: 'billing',
+    weight: 1,
+    control: true,
+    reaches: ['clock-on-boundary'],
+    args: fc.record({ days: fc.constantFrom(1, 7), past: fc.constantFrom(0, 1) }),
+    async run(context, args) {
+      // A paid plan tried without a card: attached at once (observed-behaviour §4), its records trialing until the trial ends.
+      const featureId = await createFeature(context, 'consumable');
+      const planId = featureId && (await createPlan(context, { price: { amount: 10, interval: 'month' }, items: [{ feature_id: featureId, included: 3, reset: { interval: 'month' } }], free_trial: { duration_length: args.days, duration_type: 'day', card_required: false } }));
+      if (featureId === undefined || planId === undefined) return;
+      const customerId = await newCustomer(context);
+      if (!(await attach(context, customerId, planId, {}, ['trial']))) return;
+      const reads: Observation[] = [{ operation: 'subscriptions.list', body: { customer_id: customerId, statuses: ['active', 'scheduled', 'expired'] }, customerId }, balanceRead(customerId, featureId)];
+      await readAll(context, reads);
+      // Onto the trial's end, or just past it.
+      await moveClock(context, args.days * DAY + args.past);
+      await readAll(context, reads);
     },
   }),
   defineCommand({

@@ -4,8 +4,8 @@
  * could still show it (listings and their filters, checks and locks, pools, entities' hydration),
  * and makes it again under the same ID, which must come back new, not as it was (an auto-enable
  * plan reaches a customer made again; a plan made again starts at version 1). Refused deletes of
- * what is still in use are read back too. The last command deletes between two page calls of a
- * walk. What the deletes answer is the reference's (SHOULD); what documented reads show after is
+ * what is still in use are read back too. The last command deletes (or now and then makes) between
+ * two page calls of a walk. What the deletes answer is the reference's (SHOULD); what documented reads show after is
  * the document's.
  */
 import fc from 'fast-check';
@@ -285,12 +285,12 @@ export const deleteCommands: readonly CommandSpec<unknown>[] = [
     part: 'entities',
     weight: 1,
     reaches: ['delete-mid-walk', 'paged-walk'],
-    args: fc.record({ listing: fc.constantFrom('entities', 'entities', 'subscriptions'), count: fc.constantFrom(3, 4, 6), victim: fc.nat({ max: 5 }), limit: fc.constantFrom(1, 2) }),
+    args: fc.record({ listing: fc.constantFrom('entities', 'entities', 'subscriptions'), change: fc.constantFrom('delete', 'delete', 'insert'), count: fc.constantFrom(3, 4, 6), victim: fc.nat({ max: 5 }), limit: fc.constantFrom(1, 2) }),
     async run(context, args) {
       const seat = await seatFeature(context);
       if (seat === undefined) return;
       if (args.listing === 'subscriptions') {
-        // Records of several customers, one customer deleted between two pages of a walk across customers.
+        // Records of several customers; between two pages of a walk across customers, one customer deleted (its records go) or a record made.
         const featureId = await createFeature(context, 'allocated');
         const planId = featureId && (await createPlan(context, { items: [{ feature_id: featureId, included: 1 }] }));
         if (planId === undefined) return;
@@ -299,23 +299,26 @@ export const deleteCommands: readonly CommandSpec<unknown>[] = [
           const customerId = await newCustomer(context);
           if (await attach(context, customerId, planId)) customers.push(customerId);
         }
-        const victim = pick(customers, args.victim);
+        const victim = args.change === 'insert' ? await newCustomer(context) : pick(customers, args.victim);
         if (victim === undefined) return;
-        await context.walkAround({ operation: 'subscriptions.list', body: { plan_id: planId, limit: args.limit } }, { operation: 'customers.delete', body: { customer_id: victim }, customerId: victim }, { field: 'customer_id', values: [victim] });
-        forgetCustomer(context, victim);
+        const write = args.change === 'insert' ? { operation: 'billing.attach' as const, body: { customer_id: victim, plan_id: planId }, customerId: victim } : { operation: 'customers.delete' as const, body: { customer_id: victim }, customerId: victim };
+        await context.walkAround({ operation: 'subscriptions.list', body: { plan_id: planId, limit: args.limit } }, write, { field: 'customer_id', values: [victim] });
+        if (args.change === 'delete') forgetCustomer(context, victim);
         return;
       }
-      // Entities of one customer (none holding a plan of its own), one deleted between two pages.
+      // Entities of one customer (none holding a plan of its own); between two pages, one deleted or one made.
       const customerId = await newCustomer(context);
       const made: string[] = [];
       for (let i = 0; i < args.count; i++) {
         const entityId = await createEntity(context, customerId, seat, { name: `Walked ${i}` });
         if (entityId !== undefined) made.push(entityId);
       }
-      const victim = pick(made, args.victim);
+      const victim = args.change === 'insert' ? context.ns.id('ent') : pick(made, args.victim);
       if (victim === undefined) return;
-      await context.walkAround({ operation: 'entities.list', body: { customer_id: customerId, limit: args.limit }, customerId }, { operation: 'entities.delete', body: { customer_id: customerId, entity_id: victim }, customerId }, { field: 'id', values: [victim] });
-      context.world.entities = context.world.entities.filter((e) => e.id !== victim);
+      const write = args.change === 'insert' ? { operation: 'entities.create' as const, body: { customer_id: customerId, entity_id: victim, feature_id: seat, name: 'Made mid-walk' }, customerId } : { operation: 'entities.delete' as const, body: { customer_id: customerId, entity_id: victim }, customerId };
+      await context.walkAround({ operation: 'entities.list', body: { customer_id: customerId, limit: args.limit }, customerId }, write, { field: 'id', values: [victim] });
+      if (args.change === 'delete') context.world.entities = context.world.entities.filter((e) => e.id !== victim);
+      else context.world.entities.push({ id: victim, customerId, featureId: seat });
     },
   }),
 ];

@@ -28,12 +28,26 @@ function somePlan(context: RunContext, at: number): string {
   return pick(context.world.plans, at)?.id ?? context.ns.id('plan');
 }
 
+/** A customer holding a license pool and the license plan its pool offers (a request the world would accept), else any customer and plan. */
+function licensed(context: RunContext, at: number): { customer_id: string; plan_id: string } {
+  const holder = pick(context.world.poolHolders(), at);
+  const offering = context.world.plans.filter((p) => p.licenses.length > 0 && context.world.holdings.some((h) => h.customerId === holder && h.entityId === undefined && h.planId === p.id));
+  const licensePlan = pick(offering, at)?.licenses[0]?.licensePlanId;
+  return holder !== undefined && licensePlan !== undefined ? { customer_id: holder, plan_id: licensePlan } : { customer_id: someCustomer(context, at), plan_id: somePlan(context, at) };
+}
+
+/** The feature a new entity of a license is created with, when the program has one. */
+function seatOf(context: RunContext): { feature_id?: string } {
+  const seat = context.world.features.find((f) => f.type === 'metered' && !f.consumable);
+  return seat ? { feature_id: seat.id } : {};
+}
+
 const CASES: readonly Case[] = [
   { operation: 'licenses.list', rule: 'LIC-LIST-REQUIRED-FIELDS', body: (c, at) => ({ customer_id: someCustomer(c, at) }), required: ['customer_id'] },
   {
     operation: 'licenses.attach',
     rule: 'LIC-ATTACH-REQUIRED-FIELDS',
-    body: (c, at) => ({ customer_id: someCustomer(c, at), plan_id: somePlan(c, at), entities: [{ entity_id: c.ns.id('seat'), name: 'Seat' }] }),
+    body: (c, at) => ({ ...licensed(c, at), entities: [{ entity_id: c.ns.id('seat'), name: 'Seat', ...seatOf(c) }] }),
     required: ['customer_id', 'plan_id', 'entities', 'entities.0.name'],
   },
   {
@@ -43,7 +57,8 @@ const CASES: readonly Case[] = [
     required: ['customer_id', 'license_plan_id', 'entity_ids'],
   },
   { operation: 'plans.create', rule: 'PLAN-CREATE-REQUIRED-FIELDS', body: (c) => ({ plan_id: c.ns.id('plan'), name: 'Required' }), required: ['plan_id', 'name'] },
-  { operation: 'plans.get', rule: 'PLAN-GET-REQUIRED-FIELDS', body: (c, at) => ({ plan_id: somePlan(c, at) }), required: ['plan_id'] },
+  // With its version: a request that names a version of no plan is refused for the plan it lacks.
+  { operation: 'plans.get', rule: 'PLAN-GET-REQUIRED-FIELDS', body: (c, at) => ({ plan_id: somePlan(c, at), version: 1 }), required: ['plan_id'] },
   {
     operation: 'balances.check',
     rule: 'CHECK-REQUIRED-FIELDS',

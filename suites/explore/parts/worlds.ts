@@ -255,6 +255,9 @@ export const entityWorldCommands: readonly CommandSpec<unknown>[] = [
       const state = args.scheduled ? 'scheduled' : 'past_due';
       context.reached('forced-state');
       await context.lockstep.control(context.command, 'records.force_state', { model: { record_id: chosen.id, state }, target: { record_id: mine.id, state } }, [state], select);
+      // What the listings show of it by default (active and scheduled records; an entity's hydration likewise).
+      await context.send({ operation: 'subscriptions.list', body: { customer_id: customerId }, customerId });
+      await context.send({ operation: 'entities.list', body: { customer_id: customerId }, customerId });
     },
   }),
 ];
