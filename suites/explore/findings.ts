@@ -165,9 +165,9 @@ export function writeFindings(dir: string, result: ExploreResult, apiVersion: st
 
 /** What an exploration did, as `explore.json` records it: programs, calls, coverage, what stopped programs, the findings' rules. */
 export function explorationRecord(result: ExploreResult): string {
-  const { seed, programs, steps: calls, durationMs, interrupted, coverage, commands, answers, blocked, knownStops, stops, leeway, unserved, error } = result;
+  const { seed, programs, steps: calls, durationMs, timings, interrupted, coverage, commands, answers, blocked, knownStops, stops, leeway, unserved, error } = result;
   const findings = result.findings.map((f) => ({ rule: f.rule, level: f.level, ...(f.attribution ? { named: f.attribution.how } : {}) }));
-  return `${JSON.stringify({ seed, programs, calls, durationMs, interrupted, coverage, commands, answers, findings, blocked, knownStops, stops, leeway, unserved, ...(error ? { error } : {}) }, null, 2)}\n`;
+  return `${JSON.stringify({ seed, programs, calls, durationMs, timings, interrupted, coverage, commands, answers, findings, blocked, knownStops, stops, leeway, unserved, ...(error ? { error } : {}) }, null, 2)}\n`;
 }
 
 /** The closing lines of an exploration: what ran, what it reached, what it found. */

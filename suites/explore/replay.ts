@@ -61,7 +61,7 @@ export interface ReplayableFinding extends Replayable {
  * Returns the new log (its steps hold the target's new exchanges) and, per replayed call, the index
  * of its step in the new log.
  */
-export async function replaySteps(program: Replayable, target: ExploreTarget): Promise<{ lockstep: Lockstep; replayed: Map<number, number>; start: number; prefix: string }> {
+export async function replaySteps(program: Replayable, target: ExploreTarget, stopped?: () => boolean): Promise<{ lockstep: Lockstep; replayed: Map<number, number>; start: number; prefix: string }> {
   const opened = await target.open(program.start.kind);
   const model = modelFor(opened, program.apiVersion);
   const prefix = idPrefixOf(target.ns.scope(`replay-${Date.now()}-${++replays}`));
@@ -81,6 +81,7 @@ export async function replaySteps(program: Replayable, target: ExploreTarget): P
   try {
     for (const step of program.steps) {
       if (step.resolve) continue;
+      if (stopped?.()) throw new ReplayStopped();
       if (step.operation === 'control:events.list') {
         await lockstep.events(step.command, fresh(step.question?.customerId ?? ''));
         replayed.set(step.index, lockstep.steps.length - 1);
@@ -125,6 +126,11 @@ export async function replaySteps(program: Replayable, target: ExploreTarget): P
 }
 
 let replays = 0;
+
+/** A replay given up part-way (`stopped`): the exploration's time is over. */
+export class ReplayStopped extends Error {
+  override readonly name = 'ReplayStopped';
+}
 
 /** Runs a finding's program again against `target` and a fresh model; the finding is reproduced when the diverging call differs again. */
 export async function replayFinding(file: ReplayableFinding, target: ExploreTarget): Promise<ReplayOutcome> {
