@@ -137,8 +137,8 @@ export interface ExploreResult {
   readonly commands: Readonly<Record<string, number>>;
   /** Calls compared, by operation: how many the model accepted and refused. */
   readonly answers: Readonly<Record<string, { accepted: number; refused: number }>>;
-  /** Parity mode: every difference, with the step it came from. */
-  readonly differences: readonly { readonly difference: Difference; readonly step: Step; readonly program: number; readonly afterOther: boolean }[];
+  /** Parity mode: every difference, with the step it came from and the program it showed in (to replay it). */
+  readonly differences: readonly { readonly difference: Difference; readonly step: Step; readonly program: number; readonly afterOther: boolean; readonly replayable: Omit<Finding, 'rule' | 'level' | 'blocked' | 'differences' | 'at' | 'path' | 'round' | 'shrinkRuns'> }[];
   readonly durationMs: number;
   /** Where the time went: running (and shrinking) programs, minimising findings, naming their rules. */
   readonly timings: { readonly exploringMs: number; readonly minimizingMs: number; readonly localisingMs: number };
@@ -442,7 +442,7 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
             if (step.model.status === 200) tally.accepted++;
             else tally.refused++;
           }
-          if (options.parity) collectDifferences(run, programs, differences);
+          if (options.parity) collectDifferences(run, programs, seed, opened, program.start, differences);
         }
         await run.close().catch(() => undefined);
       }
@@ -554,13 +554,14 @@ function toFinding(failure: { run: Run; divergence: Divergence; start: CalendarS
   };
 }
 
-function collectDifferences(run: Run, program: number, out: ExploreResult['differences'][number][]): void {
+function collectDifferences(run: Run, program: number, seed: number, opened: ProgramTarget, start: CalendarStart, out: ExploreResult['differences'][number][]): void {
   let firstClass: string | undefined;
+  const replayable = { steps: run.lockstep.steps, seed, idPrefix: run.idPrefix, start: { kind: start, at: opened.start, exact: opened.exact, isolated: opened.isolated } };
   for (const step of run.lockstep.steps) {
     for (const difference of step.differences) {
       const klass = `${difference.rule} ${difference.key}`;
       firstClass ??= klass;
-      out.push({ difference, step, program, afterOther: klass !== firstClass });
+      out.push({ difference, step, program, afterOther: klass !== firstClass, replayable });
     }
   }
 }

@@ -147,14 +147,16 @@ export function idPrefixOf(ns: { id(kind: string): string }): string {
 }
 
 /** A POSIX shell script of curls replaying the program against `$BASE_URL` with `$API_KEY` (keys never written into it). */
-export function curlScript(file: ReplayableFinding): string {
+export function curlScript(file: ReplayableFinding & { readonly target?: { readonly baseUrl?: string } }): string {
   const main = file.differences[0];
+  const foundOn = file.target?.baseUrl;
   const lines = [
     '#!/bin/sh',
     `# Replays an exploration finding: ${file.rule} (${file.level})${main ? ` at ${main.path || main.key}` : ''}, seed ${file.seed}.`,
-    '# Needs BASE_URL and API_KEY; NS (letters, digits, _) prefixes the IDs it creates (default: a fresh one).',
+    `# Needs API_KEY${foundOn === undefined ? ' and BASE_URL' : `; BASE_URL defaults to the target it was found on, ${foundOn}`}; NS (letters, digits, _) prefixes the IDs it creates (default: a fresh one).`,
     '# Compare each answer with the model\'s in the finding\'s JSON file (steps[].model).',
     'set -eu',
+    ...(foundOn === undefined ? [] : [`BASE_URL="\${BASE_URL:-${foundOn.replace(/["$`\\]/g, '\\$&')}}"`]),
     ': "${BASE_URL:?set BASE_URL}" "${API_KEY:?set API_KEY}"',
     'NS="${NS:-conf_replay_$(date +%s)}"',
     `V="\${API_VERSION:-${file.apiVersion}}"`,

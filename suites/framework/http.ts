@@ -19,6 +19,7 @@ import {
   type RetriedAttempt,
 } from './evidence.ts';
 import type { TransportLimits } from './guard.ts';
+import type { TargetWait } from './pace.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import {
   backoffDelay,
@@ -118,15 +119,25 @@ interface Shared {
   readonly redactor: Redactor;
 }
 
+/** What a `with` copy of a transport records into, is cancelled by, and counts its waits in. */
+export interface TransportScope {
+  readonly evidence?: EvidenceLog;
+  readonly signal?: AbortSignal;
+  /** Counts the time a request of this scope is pending (a scenario's time limit leaves it out: pace.ts). */
+  readonly waits?: TargetWait;
+}
+
 export class Transport {
   readonly #shared: Shared;
   readonly #evidence: EvidenceLog;
   readonly #signal: AbortSignal | undefined;
+  readonly #waits: TargetWait | undefined;
 
   constructor(options: TransportOptions);
-  /** @internal the `with` copy: same pool and settings, another log or signal. */
-  constructor(shared: Shared, evidence: EvidenceLog, signal: AbortSignal | undefined);
-  constructor(first: TransportOptions | Shared, evidence?: EvidenceLog, signal?: AbortSignal) {
+  /** @internal the `with` copy: same pool and settings, another log, signal or wait counter. */
+  constructor(shared: Shared, evidence: EvidenceLog, signal: AbortSignal | undefined, waits: TargetWait | undefined);
+  constructor(first: TransportOptions | Shared, evidence?: EvidenceLog, signal?: AbortSignal, waits?: TargetWait) {
+    this.#waits = waits;
     if ('agent' in first) {
       this.#shared = first;
       this.#evidence = evidence ?? first.options.evidence;
@@ -145,9 +156,9 @@ export class Transport {
     }
   }
 
-  /** The same connection pool and settings, recording into `evidence` and/or cancelled by `signal`. */
-  with(scope: { readonly evidence?: EvidenceLog; readonly signal?: AbortSignal }): Transport {
-    return new Transport(this.#shared, scope.evidence ?? this.#evidence, scope.signal ?? this.#signal);
+  /** The same connection pool and settings, recording into `evidence`, cancelled by `signal`, counting its waits in `waits`. */
+  with(scope: TransportScope): Transport {
+    return new Transport(this.#shared, scope.evidence ?? this.#evidence, scope.signal ?? this.#signal, scope.waits ?? this.#waits);
   }
 
   /**
@@ -156,6 +167,18 @@ export class Transport {
    * Throws TransportError when no response arrived.
    */
   async send<T>(
+    req: HttpRequest,
+    interpret: (res: HttpResponse) => { readonly value: T; readonly annotations?: ExchangeAnnotations },
+  ): Promise<{ readonly value: T; readonly exchange: Exchange }> {
+    const done = this.#waits?.begin();
+    try {
+      return await this.#send(req, interpret);
+    } finally {
+      done?.();
+    }
+  }
+
+  async #send<T>(
     req: HttpRequest,
     interpret: (res: HttpResponse) => { readonly value: T; readonly annotations?: ExchangeAnnotations },
   ): Promise<{ readonly value: T; readonly exchange: Exchange }> {
@@ -200,6 +223,7 @@ export class Transport {
       // Never wait for an answer past the run's deadline.
       const attemptTimeoutMs = guard ? Math.min(timeoutMs, guard.remainingMs()) : timeoutMs;
       let res: HttpResponse;
+      const attemptStarted = policy.now();
       try {
         res = await attemptOnce(agent, { method, url, headers, body: req.body }, { timeoutMs: attemptTimeoutMs, maxBodyBytes, signals });
       } catch (error) {
@@ -230,7 +254,7 @@ export class Transport {
         guard?.recordFailure(`${req.label}: ${res.status} after ${attempt} attempt(s), beyond the retry budget`);
       } else {
         guard?.recordServed();
-        options.limiter?.served();
+        options.limiter?.served(policy.now() - attemptStarted);
       }
 
       const { value, annotations } = interpret(res);

@@ -1,7 +1,7 @@
 /**
  * What the precision meta-test (can-fail.ts) holds the suite to: with each single fault, the
  * rules that FAIL are exactly the broken rule and the rules declared here as genuinely depending
- * on it (README "Development"). A dependent is declared only when the fault's behaviour violates
+ * on it (docs/contributing.md, "The suite checks itself"). A dependent is declared only when the fault's behaviour violates
  * the other statement too; "they share a scenario" is never a reason: attribute the check instead.
  */
 import { FAULTS } from '../../fake-server/faults/index.ts';
@@ -88,11 +88,13 @@ export type PrecisionSweep = 'full' | 'checked';
 
 /**
  * `PRECISION_SWEEP`: which scenarios besides those deciding a fault's rule and its dependents the
- * precision check runs (can-fail.ts). `checked`, the default (CI included, which must stay well
- * under ten minutes): those whose verdicts rest on an answer of an operation the fault touches.
- * `full`: every scenario calling such an operation, about five times the work; what only it finds
- * (a fault whose effect shows through another operation's answer, later in a scenario) is worth a
- * run before a release and after a change to many scenarios (`PRECISION_SWEEP=full npm test`).
+ * precision check runs (can-fail.ts). `checked`, the default of `npm test` (CI included): those
+ * whose verdicts rest on an answer of an operation the fault touches, and for a fault that can touch
+ * every operation a sample drawn by the test seed. `full` (`npm run test:full`): every scenario
+ * calling such an operation, every scenario for a fault touching every operation; about five times
+ * the work, what only it finds (a fault whose effect shows through another operation's answer, later
+ * in a scenario, or in a scenario the sample left out) is worth a nightly run, a run before a
+ * release and after a change to many scenarios.
  */
 export function precisionSweep(env: NodeJS.ProcessEnv = process.env): PrecisionSweep {
   const raw = env['PRECISION_SWEEP']?.trim();
