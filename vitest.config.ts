@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { ProgressReporter } from './scripts/progress-reporter.ts';
 import { conformanceProject, EXPLORATION_TEST } from './suites/conformance-project.ts';
 
 /**
@@ -31,10 +32,24 @@ const QUICK_EXCLUDED = [
 ];
 const quick = process.env['TEST_QUICK'] === '1';
 
+/**
+ * Files named `*.full.test.ts` are the long sweeps a nightly job or a release runs
+ * (`npm run test:full`, `TEST_FULL=1`); `npm test` and `test:quick` leave them out. One file alone:
+ * `TEST_FULL=1 npx vitest run <file>`. A conformance run (suites/cli.ts) does not read this file.
+ */
+const full = process.env['TEST_FULL'] === '1';
+const FULL_ONLY = full ? [] : ['**/*.full.test.ts'];
+
 // Reports (report.json, report.html, summary.md, junit.xml) come from conformance runs only
 // (`npm run conformance`, suites/cli.ts); `npm test` writes none of them.
 export default defineConfig({
   test: {
+    // A log (CI, a pipe) otherwise shows a file only when it ends: a line whenever it goes 20 s silent.
+    reporters: ['default', new ProgressReporter()],
+    // Room for a machine shared with other work: vitest's 5 s default failed tests that take 1 s
+    // alone. A test that needs more says so; these catch a hang, they are no speed target.
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
     projects: [
       {
         extends: true,
@@ -42,10 +57,15 @@ export default defineConfig({
           name: 'unit',
           include: ['spec/**/*.test.ts', 'fake-server/**/*.test.ts', 'fixtures/**/*.test.ts', 'suites/framework/**/*.test.ts', 'suites/meta/**/*.test.ts', 'suites/report/**/*.test.ts', 'suites/hostile/**/*.test.ts', 'suites/explore/**/*.test.ts', 'scripts/**/*.test.ts'],
           // The exploration inside the conformance run is a conformance test, not a unit test.
-          exclude: [...configDefaults.exclude, EXPLORATION_TEST, ...(quick ? QUICK_EXCLUDED : [])],
+          exclude: [...configDefaults.exclude, EXPLORATION_TEST, ...FULL_ONLY, ...(quick ? QUICK_EXCLUDED : [])],
           // A worker per core: vitest's default keeps one core for its main process, which mostly
           // waits, so a 2-core machine ran one test file at a time.
           maxWorkers: Math.max(2, availableParallelism() - 1),
+          // Each worker loads a module once for all the files it runs: a fresh module environment
+          // per file (the default) was 40% of the CPU time of the files test:quick runs, mostly
+          // loading zod, the spec and the fake again. A file that changes what others share (the
+          // environment, a module's state) puts it back before it ends.
+          isolate: false,
           // After the conformance project: projects of one group must share a worker count, and the
           // run's deadline (CONFORMANCE_RUN_TIMEOUT_MS) starts at its global setup, so the scenarios
           // go first rather than after however long the unit files take on a loaded machine.
@@ -53,7 +73,7 @@ export default defineConfig({
         },
       },
       // Its one worker (conformance-project.ts) runs first, alone.
-      { extends: true, test: conformanceProject },
+      { extends: true, test: { ...conformanceProject, exclude: [...configDefaults.exclude, ...FULL_ONLY] } },
     ],
   },
 });

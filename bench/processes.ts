@@ -11,23 +11,33 @@ export interface Started {
   readonly stop: () => Promise<void>;
 }
 
-function stopper(child: ChildProcess): () => Promise<void> {
+/** Stops the child, or with `group` its whole process group (a server under npx or npm run, whose shell and node would outlive the npx they were sent to). */
+function stopper(child: ChildProcess, group = false): () => Promise<void> {
   return () =>
     new Promise<void>((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) return resolve();
       child.once('exit', () => resolve());
-      child.kill('SIGTERM');
+      if (group) process.kill(-child.pid!, 'SIGTERM');
+      else child.kill('SIGTERM');
     });
 }
 
+/** Where and how a server is spawned: its directory and environment, and `group` for a process group of its own, stopped whole. */
+export interface SpawnOptions {
+  readonly cwd?: string;
+  readonly env?: NodeJS.ProcessEnv;
+  readonly group?: boolean;
+}
+
 /** Spawns `command` and waits for it to print an http://host:port URL (on stdout or stderr). */
-export function startPrintingUrl(command: string, args: readonly string[], timeoutMs = 60_000): Promise<Started> {
+export function startPrintingUrl(command: string, args: readonly string[], timeoutMs = 60_000, options: SpawnOptions = {}): Promise<Started> {
   const started = performance.now();
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...(options.cwd && { cwd: options.cwd }), ...(options.env && { env: options.env }), detached: options.group === true });
   return new Promise((resolve, reject) => {
     let output = '';
     const timer = setTimeout(() => {
-      child.kill('SIGKILL');
+      if (options.group) process.kill(-child.pid!, 'SIGKILL');
+      else child.kill('SIGKILL');
       reject(new Error(`${command} ${args.join(' ')} printed no URL within ${timeoutMs} ms:\n${output}`));
     }, timeoutMs);
     const look = (chunk: Buffer) => {
@@ -40,7 +50,7 @@ export function startPrintingUrl(command: string, args: readonly string[], timeo
       // Keep draining, or a chatty server blocks on a full pipe.
       child.stdout!.resume();
       child.stderr!.resume();
-      resolve({ url: match[0], child, printedAfter: performance.now() - started, stop: stopper(child) });
+      resolve({ url: match[0], child, printedAfter: performance.now() - started, stop: stopper(child, options.group) });
     };
     child.stdout!.on('data', look);
     child.stderr!.on('data', look);

@@ -18,13 +18,14 @@
  */
 import { fork, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { InProcessResult } from './in-process.ts';
 import type { LoadJob, LoadResult } from './load.ts';
 import { cpuSeconds, freePort, rssMiB, type Started, startPolling, startPrintingUrl } from './processes.ts';
 import { type ClockAdvanceResult, medianClockAdvance } from './clock-advance.ts';
+import { type ColdStartPair, coldStartLines, measureColdStart } from './cold-start.ts';
+import { type Machine, machine, machineLine } from './machine.ts';
 import type { ScaleResult } from './scale.ts';
 import { formatSpread, type Spread, spread } from './stats.ts';
 import { HEADERS, sender, setUpFake, workload, WORKLOADS } from './workloads.ts';
@@ -238,44 +239,6 @@ async function measureHttp(): Promise<{ figures: HttpFigure[]; rss: { idle: numb
   }
 }
 
-/** One way of starting the fake, measured from spawn to its first 200. */
-interface ColdStartFigure {
-  readonly command: string;
-  readonly ms: Spread;
-}
-
-/**
- * Spawn to the first 200 answer, `starts` times each, taking turns: the fake's CLI as the package
- * ships it, `npm run fake` (npm's own start included, as a user types it) and the script behind it
- * (its cached bundle; a first start, not counted, builds the cache if it is stale), and the floor.
- */
-async function measureColdStart(): Promise<{ fake: ColdStartFigure[]; floor: Spread }> {
-  const firstAnswer = async (start: () => Promise<Started>) => {
-    const started = performance.now();
-    const server = await start();
-    const response = await fetch(`${server.url}/v1/features.list`, { method: 'POST', headers: HEADERS, body: '{}' });
-    await response.arrayBuffer();
-    const elapsed = performance.now() - started;
-    await server.stop();
-    if (response.status !== 200) throw new Error(`cold start: first answer was ${response.status}`);
-    return elapsed;
-  };
-  const cli = fakeCli();
-  const commands = [
-    { command: cli.label, start: startFake },
-    { command: 'npm run fake', start: () => startPrintingUrl('npm', ['run', '--silent', 'fake', '--', '--port', '0']) },
-    { command: 'node scripts/fake.mjs', start: () => startPrintingUrl(process.execPath, [join(ROOT, 'scripts/fake.mjs'), '--port', '0']) },
-  ];
-  await firstAnswer(commands.at(-1)!.start);
-  const times = commands.map(() => [] as number[]);
-  const floor: number[] = [];
-  for (let i = 0; i < options.starts; i++) {
-    for (const [at, { start }] of commands.entries()) times[at]!.push(await firstAnswer(start));
-    floor.push(await firstAnswer(() => startFloor()));
-  }
-  return { fake: commands.map(({ command }, at) => ({ command, ms: spread(times[at]!) })), floor: spread(floor) };
-}
-
 /** Runs a bench module in a child process of its own and reads the JSON it prints last. */
 function runChild<T>(module: string, childArgs: readonly string[], nodeOptions: readonly string[] = []): Promise<T> {
   return new Promise((resolve, reject) => {
@@ -325,7 +288,7 @@ function targetsOf(report: BenchReport): Target[] {
     add(`${figure.workload}: throughput vs floor`, figure.rpsVsFloor.median, 2, isCheck ? '≥ 0.80' : '≥ 0.50', figure.rpsVsFloor.median >= (isCheck ? 0.8 : 0.5));
     if (isCheck) add(`${figure.workload}: p99 vs floor`, figure.p99VsFloor.median, 2, '≤ 2.00', figure.p99VsFloor.median <= 2);
   }
-  for (const { command, ms } of report.coldStart?.fake ?? []) add(`cold start, ${command} (ms)`, ms.median, 0, '≤ 200', ms.median <= 200);
+  for (const pair of report.coldStart ?? []) add(`cold start, ${pair.fake}${pair.installed ? " (installed)" : ""} over ${pair.floor}`, pair.ratio.median, 2, '≤ 2.00', pair.ratio.median <= 2);
   if (report.rss) add('RSS idle (MiB)', report.rss.idle, 0, '≤ 80', report.rss.idle <= 80);
   if (report.clockAdvance) add(`clock.advance, a year of minute resets for ${report.clockAdvance.customers.toLocaleString('en-US')} customers (ms)`, report.clockAdvance.ms, 1, '< 1000', report.clockAdvance.ms < 1000);
   if (report.scale) {
@@ -339,14 +302,14 @@ function targetsOf(report: BenchReport): Target[] {
 }
 
 interface BenchReport {
-  readonly machine: { cores: number; cpu: string; memoryGiB: number; node: string; platform: string; loadAverageAtStart: number[] };
+  readonly machine: Machine;
   readonly options: typeof options & { parts: Part[] };
   readonly startedAt: string;
   readonly seconds?: number;
   http?: HttpFigure[];
   rss?: { idle: number; afterSetup: number; afterLoad: number };
   inProcess?: { rps: Spread; p50: Spread; p99: Spread };
-  coldStart?: { fake: ColdStartFigure[]; floor: Spread };
+  coldStart?: ColdStartPair[];
   /** A year of minute resets for 1,000 customers in one clock.advance (issue 11: well under a second). */
   clockAdvance?: ClockAdvanceResult;
   scale?: ScaleResult;
@@ -357,8 +320,8 @@ interface BenchReport {
 
 function printTable(report: BenchReport): void {
   const lines: string[] = [];
-  const { machine } = report;
-  lines.push(`Machine: ${machine.cores} cores (${machine.cpu}), ${machine.memoryGiB} GiB, Node ${machine.node}, load average at start ${machine.loadAverageAtStart.join(' ')}`);
+  const { machine: ran } = report;
+  lines.push(`Machine: ${machineLine(ran)}`);
   lines.push(`Each figure: median (min–max) of ${report.options.runs} runs; ${report.options.seconds} s of load per run, ${report.options.connections} keep-alive connections.`);
   if (report.http) {
     lines.push(
@@ -376,7 +339,7 @@ function printTable(report: BenchReport): void {
     if (failures.length > 0) lines.push(`Failures (non-2xx, errors, timeouts) spoil some figures: ${failures.map(([name, t]) => `${name} ${t.failures}`).join(', ')}`);
   }
   if (report.inProcess) lines.push('', `In-process createFakeApp().fetch, balances.check: ${formatSpread(report.inProcess.rps)} req/s, p50 ${formatSpread(report.inProcess.p50, 3)} ms, p99 ${formatSpread(report.inProcess.p99, 3)} ms`);
-  if (report.coldStart) lines.push(`Cold start to first 200: ${report.coldStart.fake.map(({ command, ms }) => `${command} ${formatSpread(ms)} ms`).join('; ')}; floor ${formatSpread(report.coldStart.floor)} ms`);
+  if (report.coldStart) lines.push('', ...coldStartLines(report.coldStart));
   if (report.rss) lines.push(`Fake RSS: idle ${report.rss.idle.toFixed(0)} MiB, after setup ${report.rss.afterSetup.toFixed(0)} MiB, after load ${report.rss.afterLoad.toFixed(0)} MiB`);
   if (report.scale) {
     const s = report.scale;
@@ -399,14 +362,7 @@ function printTable(report: BenchReport): void {
 async function main(): Promise<void> {
   const started = performance.now();
   const report: BenchReport = {
-    machine: {
-      cores: cpus().length,
-      cpu: cpus()[0]?.model ?? 'unknown',
-      memoryGiB: Math.round(totalmem() / 2 ** 30),
-      node: process.version,
-      platform: `${process.platform} ${process.arch}`,
-      loadAverageAtStart: loadavg().map((n) => Number(n.toFixed(2))),
-    },
+    machine: machine(),
     options: { ...options, parts: [...parts] },
     startedAt: new Date().toISOString(),
   };
@@ -417,7 +373,7 @@ async function main(): Promise<void> {
     report.rss = http.rss;
   }
   if (parts.has('inprocess')) report.inProcess = await measureInProcess();
-  if (parts.has('coldstart')) report.coldStart = await measureColdStart();
+  if (parts.has('coldstart')) report.coldStart = await measureColdStart(options.starts, (line) => console.error(line));
   if (parts.has('clock')) report.clockAdvance = await medianClockAdvance();
   if (parts.has('scale')) report.scale = await runChild<ScaleResult>('bench/scale.ts', [String(options.customers)], ['--expose-gc', '--max-old-space-size=6144']);
   if (parts.has('conformance')) report.conformance = await measureConformance();

@@ -7,6 +7,7 @@
  *   list      the scenarios and rules a run would execute, with their needs and levels; calls nothing
  *   baseline  a baseline of known failures from a report
  *   explore   random programs over the whole interface, checked against the reference model (suites/explore/)
+ *   cleanup   remove what earlier runs left on a target by URL, as their journals say (suites/cleanup-command.ts)
  *
  * The API keys come from the environment only (API_KEY, OTHER_TENANT_API_KEY). Exit codes of `run`
  * (suites/report/view.ts `verdictOf`): 0 PASSED, every applicable MUST rule was verified and holds;
@@ -15,20 +16,24 @@
  * ERROR or left BLOCKED, an interrupted run).
  */
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import { basename, dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { createVitest } from 'vitest/node';
+import type { Vitest } from 'vitest/node';
 import { RULES } from '../spec/rules/catalogue.ts';
 import { CONFORMANCE_PROJECT, conformanceProject, PROJECT_ROOT } from './conformance-project.ts';
 import { didYouMean } from './framework/closest.ts';
-import { ConfigError, DEFAULT_CONCURRENCY, ENV_VARS, loadConfig, MAX_CONCURRENCY, secretsOf } from './framework/config.ts';
+import { ConfigError, type ConformanceConfig, DEFAULT_CONCURRENCY, ENV_VARS, loadConfig, MAX_CONCURRENCY, secretsOf } from './framework/config.ts';
 import { preflight } from './framework/preflight.ts';
 import { ConformanceReporter, stoppedReport } from './framework/reporter.ts';
 import { needsOf, testName } from './framework/scenario.ts';
+import { PREPARE } from './target-setup.ts';
+import { sweepRun } from './framework/prepare.ts';
 import { baselineFrom, BaselineError, readBaseline } from './report/baseline.ts';
+import { cliInvocation, type PrintedTarget, rememberInvocation, targetedCommand } from './report/commands.ts';
+import { shellArg } from './report/curl.ts';
 import { mergeReports } from './report/merge.ts';
 import { areaOf } from './report/progress.ts';
-import { ConformanceReport } from './report/schema.ts';
+import { type Baseline, BASELINE_FORMAT, ConformanceReport } from './report/schema.ts';
 import { exactNames, failedScenarioIds, scenarioFiles, selectScenarios } from './report/select.ts';
 import { verdictOf } from './report/view.ts';
 import { shownPath, writeAtomically, writeReportFiles } from './report/write.ts';
@@ -49,6 +54,7 @@ interface RunOptions {
   readonly merge?: boolean;
   readonly baseline?: string;
   readonly reportDir?: string;
+  readonly stateDir?: string;
   readonly seed?: number;
   readonly allowLive?: boolean;
   readonly failOn?: 'must' | 'should';
@@ -71,7 +77,7 @@ function wholeNumberOption(value: string): number {
 }
 
 /** Options given on the command line become the configuration's environment variables, so every worker sees them. */
-function applyToEnvironment(options: Pick<RunOptions, 'baseUrl' | 'apiVersion' | 'profile' | 'reportDir' | 'seed' | 'allowLive' | 'failOn' | 'reuseNamespace' | 'concurrency' | 'exploreRuns' | 'exploreSeconds'>): void {
+function applyToEnvironment(options: Pick<RunOptions, 'baseUrl' | 'apiVersion' | 'profile' | 'reportDir' | 'stateDir' | 'seed' | 'allowLive' | 'failOn' | 'reuseNamespace' | 'concurrency' | 'exploreRuns' | 'exploreSeconds'>): void {
   const set = (name: string, value: string | number | undefined) => {
     if (value !== undefined) process.env[name] = String(value);
   };
@@ -79,6 +85,7 @@ function applyToEnvironment(options: Pick<RunOptions, 'baseUrl' | 'apiVersion' |
   set('API_VERSION', options.apiVersion);
   set('CONFORMANCE_PROFILE', options.profile);
   set('REPORT_DIR', options.reportDir);
+  set('CONFORMANCE_STATE_DIR', options.stateDir);
   set('CONFORMANCE_SEED', options.seed);
   set('CONFORMANCE_FAIL_ON', options.failOn);
   set('CONFORMANCE_REUSE_NAMESPACE', options.reuseNamespace === true ? 'nightly' : options.reuseNamespace);
@@ -91,9 +98,7 @@ function applyToEnvironment(options: Pick<RunOptions, 'baseUrl' | 'apiVersion' |
 
 /** How a person starts a run again, as they started this one (the npm script, tsx or the installed bin). */
 function runInvocation(): string {
-  if (process.env['npm_lifecycle_event'] === 'conformance') return 'npm run conformance --';
-  const script = process.argv[1] ?? 'besi-conformance';
-  return `${script.endsWith('.ts') ? `npx tsx ${relative(process.cwd(), script)}` : basename(script)} run`;
+  return process.env['npm_lifecycle_event'] === 'conformance' ? 'npm run conformance --' : `${cliInvocation()} run`;
 }
 
 function readReport(path: string): ConformanceReport {
@@ -122,9 +127,14 @@ async function run(options: RunOptions): Promise<number> {
   // re-runs (with its seed), an --only run into only/ of the report directory, unless a directory is given.
   const reportDir =
     options.reportDir ?? (rerunPath !== undefined ? join(dirname(rerunPath), 'rerun') : options.only !== undefined ? join(loadConfig().reportDir, 'only') : undefined);
-  applyToEnvironment({ ...options, reportDir, seed: options.seed ?? previous?.run.seed });
+  applyToEnvironment({ ...options, seed: options.seed ?? previous?.run.seed });
+  if (reportDir !== options.reportDir) {
+    // The journal stays with the full run's report directory: a partial run of a reuse namespace finds it there.
+    process.env[ENV_VARS.stateDir] = configNaming(options).stateDir;
+    process.env[ENV_VARS.reportDir] = reportDir;
+  }
   const config = configNaming(options);
-  const baseline = options.baseline === undefined ? undefined : { path: options.baseline, baseline: readBaseline(resolve(options.baseline)) };
+  const baseline = options.baseline === undefined ? undefined : baselineOf(options.baseline);
   ensureWritable(config.reportDir, options.reportDir === undefined ? ENV_VARS.reportDir : '--report-dir');
   // Loaded once the options hold: a mistake in them is told at once, not after every scenario module loaded.
   const all = await allScenarios();
@@ -145,85 +155,95 @@ async function run(options: RunOptions): Promise<number> {
   }
   if (selected !== undefined && selected.length === 0) throw new UsageError('the selection holds no scenario');
 
-  const startedAt = new Date();
-  const checked = await preflight(config, { allowLiveKey: options.allowLive === true });
-  if (!checked.ok) {
-    console.error(`conformance: cannot run (${checked.kind}): ${checked.message}`);
-    // A nightly job's JUnit step and artifact upload still find the four files, saying why.
-    writeReportFiles(
-      config.reportDir,
-      stoppedReport({
-        target: { baseUrl: config.baseUrl ?? 'the embedded fake', kind: config.baseUrl === undefined ? 'fake' : 'deployment', apiVersion: config.apiVersion, seed: config.seed, profile: config.profile.name, readOnly: config.profile.readOnly },
-        stopped: { stage: 'preflight', kind: checked.kind, message: checked.message.replace(/^Preflight failed \([^)]*\): /, '') },
-        startedAt,
-        finishedAt: new Date(),
-        secrets: secretsOf(config),
-        ...(baseline ? { baseline } : {}),
-        ...(options.only ? { only: options.only } : {}),
-        ...(rerunPath === undefined ? {} : { rerunOf: rerunPath }),
-      }),
-    );
-    console.error(`conformance: exit ${UNDECIDED} (the run could not start); the report saying why is in ${shownPath(config.reportDir)}/`);
-    return UNDECIDED;
-  }
-
   const tty = process.stdout.isTTY === true && !process.env['CI'];
-  const target = [options.baseUrl && `--base-url ${options.baseUrl}`, options.profile && `--profile ${options.profile}`].filter(Boolean).join(' ');
   const reporter = new ConformanceReporter({
     reportDir: config.reportDir,
     catalogue: RULES,
     projects: [CONFORMANCE_PROJECT],
     progress: tty ? 'live' : 'lines',
     colour: tty,
-    rerunCommand: `${runInvocation()}${target ? ` ${target}` : ''}`,
+    rerunCommand: rerunCommandOf(config, baseline?.path),
+    plannedScenarios: selected?.length ?? all.length,
+    sweep: (run, signal) => sweepRun(loadConfig(), run, PREPARE, signal),
     ...(baseline ? { baseline } : {}),
     ...(options.only ? { only: options.only } : {}),
     ...(rerunPath === undefined ? {} : { rerunOf: rerunPath }),
   });
-  const where = config.baseUrl ?? 'the embedded fake';
-  console.log(
-    `conformance: ${selected?.length ?? all.length} scenarios against ${where}, API version ${config.apiVersion}, profile ${config.profile.name}, seed ${config.seed}` +
-      `${baseline ? `, baseline ${baseline.path}` : ''}; reports in ${shownPath(config.reportDir)}/`,
-  );
-
-  const files = selected === undefined ? undefined : await filesOf(selected);
-  const vitest = await createVitest(
-    'test',
-    {
-      config: false,
-      root: PROJECT_ROOT,
-      watch: false,
-      reporters: [reporter],
-      ...(selected === undefined ? {} : { testNamePattern: exactNames(selected.map(testName)) }),
-    },
-    { test: conformanceProject },
-  );
-  const interrupted = (signal: NodeJS.Signals) => {
-    console.error(`conformance: ${signal}`);
-    reporter.interrupt();
-    process.exit(UNDECIDED);
-  };
-  process.once('SIGINT', interrupted);
-  process.once('SIGTERM', interrupted);
+  // From here on every way the run ends leaves four final report files.
+  const stops = new Interruptions(reporter);
   try {
-    await vitest.start(files);
-  } finally {
-    await vitest.close();
-    process.off('SIGINT', interrupted);
-    process.off('SIGTERM', interrupted);
-  }
+    const startedAt = new Date();
+    const checked = await preflight(config, { allowLiveKey: options.allowLive === true });
+    if (!checked.ok) {
+      console.error(`conformance: cannot run (${checked.kind}): ${checked.message}`);
+      // A nightly job's JUnit step and artifact upload still find the four files, saying why.
+      writeReportFiles(
+        config.reportDir,
+        stoppedReport({
+          target: { baseUrl: config.baseUrl ?? 'the embedded fake', kind: config.baseUrl === undefined ? 'fake' : 'deployment', apiVersion: config.apiVersion, seed: config.seed, profile: config.profile.name, readOnly: config.profile.readOnly },
+          stopped: { stage: 'preflight', kind: checked.kind, message: checked.message.replace(/^Preflight failed \([^)]*\): /, '') },
+          startedAt,
+          finishedAt: new Date(),
+          secrets: secretsOf(config),
+          ...(baseline ? { baseline } : {}),
+          ...(options.only ? { only: options.only } : {}),
+          ...(rerunPath === undefined ? {} : { rerunOf: rerunPath }),
+        }),
+      );
+      console.error(`conformance: exit ${UNDECIDED} (the run could not start); the report saying why is in ${shownPath(config.reportDir)}/`);
+      return UNDECIDED;
+    }
 
-  let report = reporter.report;
-  if (report === undefined) {
-    console.error('conformance: the run ended without a report');
-    return UNDECIDED;
+    const where = config.baseUrl ?? 'the embedded fake';
+    console.log(
+      `conformance: ${selected?.length ?? all.length} scenarios against ${where}, API version ${config.apiVersion}, profile ${config.profile.name}, seed ${config.seed}` +
+        `${baseline ? `, baseline ${baseline.path}` : ''}; reports in ${shownPath(config.reportDir)}/`,
+    );
+
+    const files = selected === undefined ? undefined : await filesOf(selected);
+    // Loaded here, not at the top: a usage error, `list` or `--help` is told without vitest's start-up (seconds of CPU).
+    const { createVitest } = await import('vitest/node');
+    const vitest = await createVitest(
+      'test',
+      {
+        config: false,
+        root: PROJECT_ROOT,
+        watch: false,
+        reporters: [reporter],
+        ...(selected === undefined ? {} : { testNamePattern: exactNames(selected.map(testName)) }),
+      },
+      { test: conformanceProject },
+    );
+    const finished = await stops.during(vitest, async () => {
+      await vitest.start(files);
+      await vitest.close();
+      return reporter.report;
+    });
+    let report = finished;
+    if (report === undefined) {
+      console.error('conformance: the run ended without a report');
+      return UNDECIDED;
+    }
+    if (options.merge && previous !== undefined && rerunPath !== undefined) {
+      report = mergeReports(previous, report, { catalogue: RULES, ...(baseline ? { baseline } : {}) });
+      writeReportFiles(dirname(rerunPath), report);
+      console.log(`conformance: merged the re-run into ${shownPath(dirname(rerunPath))}/`);
+    }
+    return closingVerdict(report, config.failOn);
+  } catch (error) {
+    // A fault of the harness once the run began: the reports still say what ran, and that it stopped.
+    const report = await stops.failed(error);
+    console.error(`conformance: internal error: ${(error as Error).message ?? String(error)}`);
+    console.error((error as Error).stack ?? '');
+    return verdictOf(report).exitCode === 1 ? 1 : UNDECIDED;
+  } finally {
+    stops.dispose();
   }
-  if (options.merge && previous !== undefined && rerunPath !== undefined) {
-    report = mergeReports(previous, report, { catalogue: RULES, ...(baseline ? { baseline } : {}) });
-    writeReportFiles(dirname(rerunPath), report);
-    console.log(`conformance: merged the re-run into ${shownPath(dirname(rerunPath))}/`);
-  }
-  const verdict = verdictOf(report, { failOn: config.failOn });
+}
+
+/** The closing lines: why the verdict, then the verdict and its exit code. */
+function closingVerdict(report: ConformanceReport, failOn: 'must' | 'should'): number {
+  const verdict = verdictOf(report, { failOn });
   for (const reason of verdict.reasons) console.log(`conformance: ${reason}`);
   const meaning = {
     PASSED: `every applicable MUST rule${verdict.failOn === 'should' ? ' and SHOULD rule' : ''} was verified and holds`,
@@ -232,6 +252,133 @@ async function run(options: RunOptions): Promise<number> {
   }[verdict.result];
   console.log(`conformance: ${verdict.result}, exit ${verdict.exitCode} (${meaning})`);
   return verdict.exitCode;
+}
+
+/** Signals arriving this soon after the first are the same one, relayed (npm, tsx) or sent to the whole process group. */
+const SAME_SIGNAL_MS = 2_000;
+/** How long stopping the scenarios may take before the cleanup starts anyway. */
+const STOP_VITEST_MS = 10_000;
+
+/**
+ * How a run ends when it does not end on its own. The first SIGINT or SIGTERM stops the scenarios,
+ * then the reporter sweeps what the run made and writes the four files marked interrupted; a
+ * second one cuts the sweep short (the report then lists what it did not check). An error of the
+ * harness, or one nobody caught, ends the same way. vitest's own signal handlers (which exit at
+ * once) are taken off: the reports must be written first.
+ */
+class Interruptions {
+  readonly #reporter: ConformanceReporter;
+  readonly #started = Date.now();
+  #vitest: Vitest | undefined;
+  /** While the vitest run goes on, `run` waits here and returns the interrupted report itself. */
+  #during = false;
+  #first: number | undefined;
+  #stopping: Promise<ConformanceReport> | undefined;
+  #settle: ((report: ConformanceReport) => void) | undefined;
+  readonly #onSignal = (signal: NodeJS.Signals) => this.#signal(signal);
+  readonly #onUncaught = (error: unknown) => {
+    console.error(`conformance: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    void this.failed(error).then(() => process.exit(UNDECIDED));
+  };
+
+  constructor(reporter: ConformanceReporter) {
+    this.#reporter = reporter;
+    process.on('SIGINT', this.#onSignal);
+    process.on('SIGTERM', this.#onSignal);
+    process.on('uncaughtException', this.#onUncaught);
+    process.on('unhandledRejection', this.#onUncaught);
+  }
+
+  /** Runs `work` (the vitest run) unless an interruption ends it first, which then gives the final report. */
+  async during<T>(vitest: Vitest, work: () => Promise<T>): Promise<T | ConformanceReport> {
+    this.#vitest = vitest;
+    this.#during = true;
+    const others = (event: string, ours: unknown) => process.listeners(event as NodeJS.Signals).filter((listener) => listener !== ours);
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) for (const listener of others(signal, this.#onSignal)) process.off(signal, listener);
+    for (const listener of others('unhandledRejection', this.#onUncaught)) process.off('unhandledRejection', listener as NodeJS.UnhandledRejectionListener);
+    const interrupted = new Promise<ConformanceReport>((resolve) => (this.#settle = resolve));
+    if (this.#stopping !== undefined) void this.#stopping.then(this.#settle);
+    const winner = await Promise.race([work(), interrupted]);
+    // The vitest run also ends when it is interrupted: the report is the interruption's.
+    return this.#stopping === undefined ? winner : this.#stopping;
+  }
+
+  #signal(signal: NodeJS.Signals): void {
+    const now = Date.now();
+    if (this.#first !== undefined) {
+      if (now - this.#first < SAME_SIGNAL_MS) return;
+      console.error(`conformance: ${signal} again: the cleanup stops where it is; the report lists what it did not check`);
+      this.#reporter.stopCleanup();
+      return;
+    }
+    this.#first = now;
+    console.error(`conformance: ${signal}: stopping the scenarios, then removing what the run made (${signal} again skips that)`);
+    void this.#stop(signal === 'SIGINT' ? 'SIGINT' : 'SIGTERM', `${signal} after ${((now - this.#started) / 1000).toFixed(1)} s`).then((report) => {
+      if (this.#during) return;
+      // Stopped before the scenarios began (preflight, loading): nothing else is to happen.
+      process.exit(closingVerdict(report, report.run.failOn ?? 'must'));
+    });
+  }
+
+  /** An error ended the run: its final report. */
+  failed(error: unknown): Promise<ConformanceReport> {
+    this.#first ??= Date.now();
+    return this.#stop('error', `an error of the harness: ${error instanceof Error ? error.message : String(error)}`);
+  }
+
+  #stop(cause: 'SIGINT' | 'SIGTERM' | 'error', message: string): Promise<ConformanceReport> {
+    this.#reporter.noteInterruption(cause, message);
+    this.#stopping ??= (async () => {
+      const vitest = this.#vitest;
+      if (vitest !== undefined) {
+        // The timer also keeps the process alive: a run whose worker was killed may leave vitest's promises waiting on nothing.
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          (async () => {
+            await vitest.cancelCurrentRun('keyboard-input');
+            await vitest.close();
+          })().catch(() => undefined),
+          new Promise((resolve) => (timer = setTimeout(resolve, STOP_VITEST_MS))),
+        ]);
+        clearTimeout(timer);
+      }
+      const report = await this.#reporter.interrupt(cause, message);
+      this.#settle?.(report);
+      return report;
+    })();
+    return this.#stopping;
+  }
+
+  dispose(): void {
+    process.off('SIGINT', this.#onSignal);
+    process.off('SIGTERM', this.#onSignal);
+    process.off('uncaughtException', this.#onUncaught);
+    process.off('unhandledRejection', this.#onUncaught);
+    // A worker that would not stop must not keep an interrupted run's process alive.
+    if (this.#stopping !== undefined) setTimeout(() => process.exit(), 2_000).unref();
+  }
+}
+
+/** The baseline of `--baseline`: a file that does not exist yet (night 1) is an empty one, with a warning saying how to make it. */
+function baselineOf(path: string): { path: string; baseline: Baseline } {
+  if (existsSync(resolve(path))) return { path, baseline: readBaseline(resolve(path)) };
+  console.warn(
+    `conformance: baseline ${path} does not exist yet: the run starts with an empty baseline (no known failures). ` +
+      `To accept this run's failures as known, write it from the report: besi-conformance baseline --from <report-dir>/report.json --out ${path} (then give each entry a reason and commit it).`,
+  );
+  return { path, baseline: { format: BASELINE_FORMAT, entries: [] } };
+}
+
+/** How a person re-runs part of this run against the same target: the command with the target's options, whatever their source, and the key as a placeholder. */
+function rerunCommandOf(config: ConformanceConfig, baseline: string | undefined): string {
+  const extra = [...(config.failOn === 'should' ? ['--fail-on should'] : []), ...(baseline === undefined ? [] : [`--baseline ${shellArg(baseline)}`])].join(' ');
+  return targetedCommand(printedTarget(config), runInvocation(), extra);
+}
+
+/** The run's target as printed commands carry it. */
+function printedTarget(config: ConformanceConfig): PrintedTarget {
+  const profile = /^[a-z0-9][a-z0-9._-]*$/i.test(config.profile.name) && !config.profile.name.endsWith('.json') ? config.profile.name : shownPath(config.profile.path);
+  return { baseUrl: config.baseUrl, apiVersion: config.apiVersion, profile, otherTenantKey: config.baseUrl !== undefined && config.otherTenantApiKey !== undefined };
 }
 
 /** The configuration, a problem with a value given as an option named by the option (`--base-url: …`), not its variable. */
@@ -345,9 +492,10 @@ function program(exit: (code: number) => void): Command {
     .option('--merge', 'with --rerun-failed: merge the re-run into the report it re-ran')
     .option('--baseline <file>', 'known failures (JSON): listed failures do not fail the run; listed rules that pass do')
     .option('--report-dir <dir>', 'where to write the reports (default: reports)')
+    .option('--state-dir <dir>', 'where the run journal of a target by URL is kept, for the next run and `cleanup` (default: CONFORMANCE_STATE_DIR, the profile\'s stateDir, <report-dir>/state); keep it between nightly runs')
     .option('--seed <n>', 'seed of the run (default 424242; a re-run takes its report’s)', wholeNumberOption)
     .option('--allow-live', 'accept a live key (am_sk_live_…) although the profile changes data; think twice')
-    .option('--reuse-namespace [name]', 'reuse mode for nightly runs: the same IDs every run of this name (default nightly), whatever the seed; an earlier run\'s leftovers are removed first')
+    .option('--reuse-namespace [name]', 'reuse mode for nightly runs: the same IDs every run of this name (default nightly), whatever the seed; what earlier runs left (their journal says) is removed first')
     .addOption(new Option('--fail-on <level>', 'the lowest rule level whose failures fail the run (default must; config failOn)').choices(['must', 'should']))
     .option('--concurrency <n>', `scenarios run at once; those that need the target to themselves run alone (default ${DEFAULT_CONCURRENCY}, at most ${MAX_CONCURRENCY}; 1: one after another)`, concurrencyOption)
     .option('--explore-runs <n>', 'random programs the exploration beside the scenarios runs at most, in the time they take (default 500; 0: no exploration)', wholeNumberOption)
@@ -386,6 +534,18 @@ function program(exit: (code: number) => void): Command {
     .addHelpText('after', '\nExit codes as run: 0 no MUST rule fails; 1 a MUST rule fails (for --replay: the finding reproduces; for --can-fail: the list of unfound faults is stale); 2 the run could not decide.')
     .action(act(async (options: Parameters<typeof import('./explore/cli.ts').exploreCommand>[0]) => (await import('./explore/cli.ts')).exploreCommand(options)));
   cli
+    .command('cleanup')
+    .description('Remove from a target by URL what earlier runs left, as their journals say (the state directory, default <report-dir>/state); lists what stays and why')
+    .option('--journal <path>', 'this journal (journal-<prefix>_<run>.jsonl) only')
+    .option('--namespace <name>', 'the journal of this reuse namespace; without one, its IDs are learnt from a run against the embedded fake')
+    .option('--base-url <url>', 'the target (or BASE_URL; API_KEY from the environment)')
+    .option('--api-version <version>', 'the x-api-version header (default 2.4.0)')
+    .option('--profile <name|path>', 'target profile (its stateDir is where journals are)')
+    .option('--state-dir <dir>', 'where the journals are (default: CONFORMANCE_STATE_DIR, the profile\'s stateDir, <report-dir>/state)')
+    .option('--allow-live', 'accept a live key (am_sk_live_…)')
+    .addHelpText('after', '\nExit codes: 0 nothing of these namespaces is left; 1 records stay (listed with why); 2 the cleanup could not run.')
+    .action(act(async (options: Parameters<typeof import('./cleanup-command.ts').cleanupCommand>[0]) => (await import('./cleanup-command.ts')).cleanupCommand(options)));
+  cli
     .command('baseline')
     .description('Write a baseline listing every FAIL and ERROR rule of a report')
     .requiredOption('--from <report>', 'the report.json to take the failures from')
@@ -401,6 +561,7 @@ function oneProblemOnOneLine(message: string): string {
 }
 
 async function main(): Promise<void> {
+  rememberInvocation();
   try {
     await program((code) => {
       process.exitCode = code;
@@ -412,8 +573,8 @@ async function main(): Promise<void> {
       process.exitCode = UNDECIDED;
       return;
     }
-    if (error instanceof ConfigError || error instanceof BaselineError || error instanceof UsageError) {
-      console.error(`conformance: ${oneProblemOnOneLine(error.message)}`);
+    if (error instanceof ConfigError || error instanceof BaselineError || error instanceof UsageError || (error as { name?: unknown }).name === 'CleanupUsageError') {
+      console.error(`conformance: ${oneProblemOnOneLine((error as Error).message)}`);
       process.exitCode = UNDECIDED;
       return;
     }

@@ -65,6 +65,13 @@ export function conformanceTarget(): Promise<ConformanceTarget> {
 // (LEDGER.creates) as soon as the answer is a 200, whatever its shape. A scenario whose subject is one of these calls makes
 // it itself, with its checks attributed.
 
+/**
+ * How many independent setup calls a scenario sends at once (`inBatches` of the framework), when it
+ * builds many holders: rounds of calls rather than one call after another, so a scenario about many
+ * of a thing costs a few round trips at a remote target's latency.
+ */
+export const SETUP_WIDTH = 8;
+
 export type FeatureKind = 'boolean' | 'consumable' | 'allocated';
 
 /** Creates a feature: a boolean flag, a consumable (resetting) metered feature, or an allocated (persistent) one. */
@@ -209,6 +216,20 @@ export function licenseEntities(t: T, setup: LicenseSetup, count: number): { ent
   });
 }
 
+/**
+ * Runs `run` with the target's clock frozen (control plane), so that "now" stays put between calls
+ * (holders attached meanwhile share one instant), and gives the clock back running if it was.
+ */
+export async function withFrozenClock<V>(t: T, run: () => Promise<V>): Promise<V> {
+  const before = await t.control.call('clock.get', {});
+  await t.control.call('clock.set', { frozen: true });
+  try {
+    return await run();
+  } finally {
+    if (!before.frozen) await t.control.call('clock.set', { frozen: false });
+  }
+}
+
 // ── Properties ───────────────────────────────────────────────────────────────
 
 /**
@@ -258,6 +279,15 @@ export async function expectDeleted(t: T, rule: RuleId, deletion: Deletion, id: 
 /** Precondition: a read of what a setup delete removed answers 404 (the delete's own rule proves it elsewhere). */
 export function requireGone(t: T, what: string, result: { readonly status: number }): void {
   t.precondition(`${what} is gone after its delete`, () => expect(result.status, `${what} is still read`).toBe(404));
+}
+
+/**
+ * Precondition: a read of what a setup delete removed no longer answers 200. How an unknown ID is
+ * refused is the read's own rule (ERR-…-NOT-FOUND), so a target refusing it otherwise still lets a
+ * scenario about what the delete left behind run.
+ */
+export function requireNotRead(t: T, what: string, result: { readonly status: number }): void {
+  t.precondition(`${what} is gone after its delete`, () => expect(result.status, `${what} is still read`).not.toBe(200));
 }
 
 /**

@@ -4,6 +4,7 @@
  * and in which order, and the probes run once per run (capabilities, and which deletes are served).
  */
 import { ErrorBody } from '../spec/common.ts';
+import { learnIds } from './learn-ids.ts';
 import { operations } from '../spec/operations.ts';
 import { field, idOf, type CleanupPlan, type Creates } from './framework/cleanup.ts';
 import type { Client } from './framework/client.ts';
@@ -159,5 +160,5 @@ export async function probeDeletes({ client, ns }: ProbeContext<Ops, typeof Erro
   await client.call('referral_programs.create', { id: ns.id('probeprog'), reward_id: rewardId, redeem_on: 'customer_creation', received_by: 'referrer' });
 }
 
-/** Everything the run's preparation (global setup) needs: the operation table, the cleanup plan and the probes. */
-export const PREPARE: PrepareOptions<Ops, typeof ErrorBody> = { operations, errorBody: ErrorBody, ...LEDGER, probes: PROBES, probeDeletes };
+/** Everything the run's preparation (global setup) needs: the operation table, the cleanup plan, the probes, how to learn a namespace's IDs. */
+export const PREPARE: PrepareOptions<Ops, typeof ErrorBody> = { operations, errorBody: ErrorBody, ...LEDGER, probes: PROBES, probeDeletes, learn: learnIds };

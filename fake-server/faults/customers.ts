@@ -67,6 +67,19 @@ export const customersFaults: readonly Fault[] = [
     handlers: deleteThatKeeps('customers.delete', (ctx, input) => getCustomer(ctx, { customer_id: input.customer_id })),
   },
   {
+    rule: 'CUS-DELETE-CASCADES',
+    breaks: "customers.delete removes the customer but leaves its entities: entities.list still lists them, also once a customer is created again under the ID",
+    handlers: {
+      'customers.delete': (real) => (ctx, input) => {
+        const entities = [...ctx.store.entitiesOf(input.customer_id).newestFirst()].map(({ id }) => ctx.store.entities.get(id)!);
+        const answer = real(ctx, input);
+        // Left without the balance they had taken a unit of: that went with the customer.
+        for (const row of entities) ctx.store.insertEntity({ ...row, allocation: [] });
+        return answer;
+      },
+    },
+  },
+  {
     rule: 'CUS-DELETE-SHAPE',
     breaks: 'customers.delete answers {deleted: true} instead of {success: true}',
     output: rewriteOutput('customers.delete', () => ({ deleted: true })),

@@ -1,7 +1,7 @@
 /** Broken variants of the license rules (pools, attach, release, assignments) and of the States and Errors rules about licenses. */
 import type { OperationName } from '../../spec/operations.ts';
 import { endRecord, holdPlan, planOfRecord } from '../domain/billing.ts';
-import { fail, type OutputOf } from '../domain/context.ts';
+import { DomainError, fail, type OutputOf } from '../domain/context.ts';
 import {
   activeAssignmentOf,
   assignEntities,
@@ -263,9 +263,24 @@ const attachFaults: readonly Fault[] = [
     rule: 'ERR-DUPLICATE-ENTITY-CODE',
     breaks: 'duplicate entity IDs in a batch are refused with 409 entity_already_exists instead of 400 invalid_request',
     handlers: {
+      // The refusal the real handler makes, where it makes it (after the customer and pool checks), answered with another code.
+      'licenses.attach': (real) => (ctx, input) => {
+        try {
+          return real(ctx, input);
+        } catch (error) {
+          if (error instanceof DomainError && error.message.startsWith('Duplicate entity')) fail('entity_already_exists', error.message);
+          throw error;
+        }
+      },
+    },
+  },
+  {
+    rule: 'ERR-PRECEDENCE',
+    breaks: 'licenses.attach refuses duplicate entity IDs before it looks the customer up: an unknown customer with a duplicated entity answers 400 invalid_request, not 404 customer_not_found',
+    handlers: {
       'licenses.attach': (real) => (ctx, input) => {
         const ids = input.entities.map((entity) => entity.entity_id);
-        if (new Set(ids).size !== ids.length) fail('entity_already_exists', 'An entity appears twice in entities.');
+        if (new Set(ids).size !== ids.length) fail('invalid_request', 'An entity appears twice in entities.');
         return real(ctx, input);
       },
     },

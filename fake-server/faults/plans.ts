@@ -266,8 +266,12 @@ export const plansFaults: readonly Fault[] = [
   {
     // Only the answers: the plan keeps resetting, so scenarios relying on resets are not touched.
     rule: 'PLAN-ITEMS-ROUND-TRIP',
-    breaks: 'plans answer every item with reset null, whatever reset it was created with',
-    output: (operation, body) => rewritePlans(operation, body, (plan) => ({ ...plan, items: plan.items.map((item) => ({ ...item, reset: null })) })),
+    breaks: 'plans answer every item with reset null, whatever reset it was created with, and a purchase cap of 0 as null, no cap (as the reference does: exchanges 174, 175)',
+    output: (operation, body) =>
+      rewritePlans(operation, body, (plan) => ({
+        ...plan,
+        items: plan.items.map((item) => ({ ...item, reset: null, price: item.price?.max_purchase === 0 ? { ...item.price, max_purchase: null } : item.price })),
+      })),
   },
   {
     rule: 'PLAN-BILLING-METHOD-ENUM',
@@ -497,6 +501,11 @@ export const plansFaults: readonly Fault[] = [
     rule: 'PLAN-DELETE',
     breaks: 'plans.delete answers success but keeps the plan',
     handlers: deleteThatKeeps('plans.delete', (ctx, input) => requireActivePlan(ctx.store, input.plan_id)),
+  },
+  {
+    rule: 'PLAN-DELETE-LATEST-VERSION',
+    breaks: 'plans.delete without all_versions deletes every version of the plan, not only the latest',
+    handlers: { 'plans.delete': (real) => (ctx, input) => real(ctx, { ...input, all_versions: true }) },
   },
   {
     rule: 'PLAN-DELETE-SHAPE',

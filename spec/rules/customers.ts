@@ -76,6 +76,17 @@ export const customersRules = [
     operations: ['customers.delete', 'customers.get'],
   },
   {
+    id: 'CUS-DELETE-CASCADES',
+    level: 'SHOULD',
+    provenance: 'reference',
+    part: 'customers',
+    section: ENDPOINTS,
+    quote:
+      "`customers.delete` removes what the customer holds with it (its entities, plans, balances and license pools): no read lists any of them afterwards, and a customer created again under the same `customer_id` starts with none of them.",
+    source: 'observed-behaviour §5',
+    operations: ['customers.delete', 'customers.get_or_create', 'entities.list'],
+  },
+  {
     id: 'CUS-DELETE-SHAPE',
     level: 'SHOULD',
     provenance: 'reference',

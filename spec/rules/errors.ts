@@ -122,6 +122,17 @@ export const errorsRules = [
     operations: ['balances.check', 'plans.create', 'features.get', 'entities.create'],
   },
   {
+    id: 'ERR-PRECEDENCE',
+    level: 'SHOULD',
+    provenance: 'reference',
+    part: 'errors',
+    section: ERRORS,
+    quote:
+      'A license request wrong in two ways is refused for the first in the reference\'s order: a body that fails validation (400 `invalid_inputs`) before an unknown `customer_id` (404 `customer_not_found`), an unknown `customer_id` before the batch\'s own errors (duplicate entity IDs, capacity), and in `licenses.release` an unknown entity (404 `entity_not_found`) before duplicate IDs.',
+    source: 'observed-behaviour §3.2',
+    operations: ['licenses.attach', 'licenses.release'],
+  },
+  {
     id: 'ERR-DUPLICATE-ENTITY-CODE',
     level: 'SHOULD',
     provenance: 'reference',

@@ -453,6 +453,17 @@ export const plansRules = [
     operations: ['plans.delete'],
   },
   {
+    id: 'PLAN-DELETE-LATEST-VERSION',
+    level: 'SHOULD',
+    provenance: 'reference',
+    part: 'plans',
+    section: ENDPOINTS,
+    quote:
+      '`plans.delete` deletes only the latest version of a plan, every version with `all_versions: true`: `plans.get` then answers the version before it, and a deleted version reads as not found.',
+    source: 'openapi-2.3.0 /v1/plans.delete',
+    operations: ['plans.delete'],
+  },
+  {
     id: 'PLAN-DELETE-SHAPE',
     level: 'SHOULD',
     provenance: 'reference',

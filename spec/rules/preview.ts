@@ -216,8 +216,9 @@ export const previewRules = [
     provenance: 'reference',
     part: 'preview',
     section: PREVIEW,
-    quote: 'Two updates of one request that target the same plan are refused with 400 `invalid_request`.',
-    source: 'observed-behaviour §3.6',
+    quote:
+      'Two updates of one request that target the same plan are refused: 400 `invalid_request` by the source, 404 `cus_product_not_found` as the running reference answers (it applies the updates in order, and the second finds the plan gone).',
+    source: 'observed-behaviour §3.6; exchanges/179-billing.preview_multi_update-same-free-plan-twice.json',
     operations: [...OP],
   },
 ] as const satisfies readonly RuleDef[];

@@ -1,8 +1,8 @@
 /**
  * `besi-conformance explore` end to end, in process: against the embedded fake broken at one rule it
  * exits 1 and writes the run's four report files with the finding as a FAIL, the replay file and the
- * curl script; `--replay` of that file exits 1 against the same broken fake and 0 against the
- * healthy one; against the healthy fake a short exploration exits 0.
+ * curl script; `--replay` of that file exits 1 where it was found (the same broken fake) and 0
+ * against the healthy one; against the healthy fake a short exploration exits 0.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,10 +25,11 @@ describe('explore (command)', () => {
     for (const file of ['report.html', 'summary.md', 'junit.xml', 'finding-1.json', 'finding-1.sh', 'explore.json']) expect(existsSync(join(dir, 'explore', file)), file).toBe(true);
   });
 
-  it('replays the finding: still there on the broken fake (exit 1), gone on the healthy one (exit 0)', { timeout: 120_000 }, async () => {
+  it('replays the finding where it was found, the fake broken the same way (exit 1), and, told otherwise, on the healthy one (exit 0)', { timeout: 120_000 }, async () => {
     const finding = join(dir, 'explore/finding-1.json');
-    expect(await exploreCommand({ ...base, replay: finding, fault: [FAULT] })).toBe(1);
-    expect(await exploreCommand({ ...base, replay: finding })).toBe(0);
+    expect(JSON.parse(readFileSync(finding, 'utf8')).target).toEqual({ apiVersion: '2.4.0', profile: 'default', faults: [FAULT] });
+    expect(await exploreCommand({ ...base, replay: finding })).toBe(1);
+    expect(await exploreCommand({ ...base, replay: finding, fault: [] })).toBe(0);
   });
 
   it('finds nothing on the healthy fake (exit 0)', { timeout: 300_000 }, async () => {

@@ -19,12 +19,13 @@ import { buildReport } from '../framework/reporter.ts';
 import { summariseCleanup } from '../framework/scenario.ts';
 import { createTarget, type Target } from '../framework/target.ts';
 import { EXPLORATION_TEST } from '../conformance-project.ts';
+import { cliInvocation, targetedCommand } from '../report/commands.ts';
 import { verdictOf } from '../report/view.ts';
 import { shownPath, writeAtomically, writeReportFiles } from '../report/write.ts';
 import { LEDGER, PROBES } from '../support.ts';
 import { COMMANDS, explore, FOCUSES } from './explorer.ts';
-import { explorationMeta, explorationRecord, FINDING_FORMAT, summaryLines, writeFindings, type FindingFile } from './findings.ts';
-import { parityReport, writeParity } from './parity.ts';
+import { explorationMeta, explorationRecord, FINDING_FORMAT, summaryLines, writeFindings, type FindingFile, type FindingTarget } from './findings.ts';
+import { parityExitCode, parityLines, parityReport, writeParity } from './parity.ts';
 import { replayFinding } from './replay.ts';
 import { readUnfound, sweepFaults, UNFOUND_FILE, type FaultOutcome, type UnfoundFaults } from './sweep.ts';
 import { httpTarget } from './targets.ts';
@@ -55,9 +56,18 @@ export interface ExploreCommandOptions {
   readonly list?: boolean;
 }
 
-/** The configuration with the command line's options over the environment's (as `run` does). */
-function configOf(options: ExploreCommandOptions): ConformanceConfig {
+/**
+ * The configuration with the command line's options over the environment's (as `run` does). A
+ * `--replay` goes to the target its finding was found on unless `--base-url` says otherwise: the
+ * file's target then stands in for the environment's.
+ */
+function configOf(options: ExploreCommandOptions, found?: FindingTarget): ConformanceConfig {
   const env: Record<string, string | undefined> = { ...process.env };
+  if (found !== undefined && options.baseUrl === undefined) {
+    env['BASE_URL'] = found.baseUrl;
+    env['API_VERSION'] = found.apiVersion;
+    env['CONFORMANCE_PROFILE'] = found.profile;
+  }
   const set = (name: string, value: string | number | boolean | undefined) => {
     if (value !== undefined && value !== false) env[name] = value === true ? '1' : String(value);
   };
@@ -84,20 +94,20 @@ async function openTarget(config: ConformanceConfig, options: ExploreCommandOpti
   return { target, stop: async () => void (await fake?.close()) };
 }
 
-function invocation(): string {
-  const script = process.argv[1] ?? 'besi-conformance';
-  return script.endsWith('.ts') ? `npx tsx ${shownPath(script)} explore` : 'besi-conformance explore';
-}
+
 
 const DEFAULT_RUNS = 200;
 const DEFAULT_MAX_STEPS = 30;
 /** What the run's deadline keeps back from the programs: time to shrink a finding and clean up. */
 const DEADLINE_RESERVE_MS = 120_000;
 
-export async function exploreCommand(options: ExploreCommandOptions): Promise<number> {
-  if (options.list) return listCommands();
-  if (options.canFail) return canFail(options);
-  const config = configOf(options);
+export async function exploreCommand(given: ExploreCommandOptions): Promise<number> {
+  if (given.list) return listCommands();
+  if (given.canFail) return canFail(given);
+  const finding = given.replay === undefined ? undefined : readFinding(given.replay);
+  // A finding of the embedded fake broken at some rules replays against it broken the same way.
+  const options = finding?.target?.faults !== undefined && given.baseUrl === undefined && given.fault === undefined ? { ...given, fault: finding.target.faults } : given;
+  const config = configOf(options, finding?.target);
   const opened = await openTarget(config, options);
   if (typeof opened === 'string') {
     console.error(`explore: cannot run: ${opened}`);
@@ -113,8 +123,8 @@ export async function exploreCommand(options: ExploreCommandOptions): Promise<nu
   const dir = join(config.reportDir, options.parity ? 'parity' : 'explore');
   const exploreTarget = httpTarget(target, { ns: target.ns });
   try {
-    if (options.replay !== undefined) return await replay(options.replay, exploreTarget);
-    const where = config.baseUrl ?? `the embedded fake${options.fault ? ` broken at ${options.fault.join(', ')}` : ''}`;
+    if (finding !== undefined) return await replay(options.replay!, finding, exploreTarget);
+    const where = config.baseUrl ?? `the embedded fake${options.fault?.length ? ` broken at ${options.fault.join(', ')}` : ''}`;
     console.log(`explore: ${runs} programs of at most ${maxSteps} calls against ${where}, seed ${config.seed}${options.timeBudget ? `, at most ${options.timeBudget} s` : ''}${options.parity ? ', parity report' : ''}`);
     const startedAt = new Date();
     const result = await explore(exploreTarget, {
@@ -131,14 +141,18 @@ export async function exploreCommand(options: ExploreCommandOptions): Promise<nu
       console.log(`explore: stopped after ${result.programs} of ${runs} programs: the run's deadline (CONFORMANCE_RUN_TIMEOUT_MS, ${config.runTimeoutMs / 1000} s) leaves no room for more`);
     }
     const secrets = exploreTarget.secrets();
+    const found = findingTarget(config, options.fault);
     if (options.parity) {
-      const paths = writeParity(dir, parityReport(result, exploreTarget.description, secrets));
+      const parity = parityReport(result, exploreTarget.description, secrets);
+      const paths = writeParity(dir, parity, { replayCommand: replayInvocation(found), apiVersion: exploreTarget.apiVersion, secrets, target: found });
       for (const line of summaryLines(result)) console.log(line);
-      console.log(`explore: parity report in ${shownPath(paths.markdown)} and ${shownPath(paths.json)}`);
-      return result.error === undefined ? 0 : UNDECIDED;
+      for (const line of parityLines(parity.report)) console.log(line);
+      const code = parityExitCode(parity.report);
+      console.log(`explore: parity report in ${shownPath(paths.markdown)} and ${shownPath(paths.json)}; exit ${code} (${['no MUST-level difference', 'a MUST-level difference', 'the run stopped early'][code]})`);
+      return code;
     }
-    const paths = writeFindings(config.reportDir, result, exploreTarget.apiVersion, secrets);
-    const meta = explorationMeta(result, target.info, paths, invocation());
+    const paths = writeFindings(config.reportDir, result, exploreTarget.apiVersion, secrets, found);
+    const meta = explorationMeta(result, target.info, paths, replayInvocation(found));
     const cleanup = summariseCleanup(await target.close());
     const report = buildReport({
       tests: [{ fullName: meta.title, file: EXPLORATION_TEST, state: result.findings.length > 0 || result.error ? 'failed' : 'passed', errors: result.error ? [{ name: 'TargetFault', message: result.error }] : [], meta }],
@@ -152,7 +166,7 @@ export async function exploreCommand(options: ExploreCommandOptions): Promise<nu
     });
     writeReportFiles(dir, report);
     writeAtomically(join(dir, 'explore.json'), explorationRecord(result));
-    for (const line of summaryLines(result, paths)) console.log(line);
+    for (const line of summaryLines(result, paths, replayInvocation(found))) console.log(line);
     console.log(`explore: reports in ${shownPath(dir)}/ (report.html, summary.md, report.json, junit.xml); reproduce with --seed ${result.seed}`);
     if (result.error !== undefined) return UNDECIDED;
     return verdictOf(report).exitCode;
@@ -162,9 +176,23 @@ export async function exploreCommand(options: ExploreCommandOptions): Promise<nu
   }
 }
 
-async function replay(path: string, target: ReturnType<typeof httpTarget>): Promise<number> {
+function readFinding(path: string): FindingFile {
   const file = JSON.parse(readFileSync(resolve(path), 'utf8')) as FindingFile;
   if (file.format !== FINDING_FORMAT) throw new ConfigError(`${path} is not a finding of the exploration (format ${FINDING_FORMAT})`);
+  return file;
+}
+
+/** Where this exploration runs, as its findings record it (the key never). */
+function findingTarget(config: ConformanceConfig, faults: readonly string[] | undefined): FindingTarget {
+  return { ...(config.baseUrl === undefined ? {} : { baseUrl: config.baseUrl }), apiVersion: config.apiVersion, profile: config.profile.name, ...(config.baseUrl === undefined && faults?.length ? { faults } : {}) };
+}
+
+/** The command that replays a finding of this exploration against its target (`… --replay <file>` follows). */
+export function replayInvocation(found: FindingTarget): string {
+  return targetedCommand(found, `${cliInvocation()} explore`, (found.faults ?? []).map((f) => `--fault ${f}`).join(' '));
+}
+
+async function replay(path: string, file: FindingFile, target: ReturnType<typeof httpTarget>): Promise<number> {
   console.log(`explore: replaying ${path}: ${file.rule} (${file.level}), ${file.steps.filter((s) => !s.resolve).length} calls, against ${target.description}`);
   const outcome = await replayFinding(file, target);
   for (const { step, operation, difference } of outcome.differences) {

@@ -17,6 +17,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TargetFault } from '../framework/checks.ts';
 import { registerBeside, type ScenarioMeta } from '../framework/scenario.ts';
+import { cliInvocation, targetedCommand } from '../report/commands.ts';
 import { conformanceTarget } from '../support.ts';
 import { explore, type ExploreResult } from './explorer.ts';
 import { explorationMeta, explorationRecord, summaryLines, writeFindings, type FindingPaths } from './findings.ts';
@@ -46,6 +47,8 @@ const SHRINK_GRACE_MS = 5_000;
 const target = await conformanceTarget();
 const budget = explorationBudget(process.env);
 const explored = httpTarget(target, { ns: target.ns, beside: true });
+// Where it was found: the finding's file, its script and its replay command point there.
+const found = { ...(target.info.kind === 'deployment' ? { baseUrl: target.info.baseUrl } : {}), apiVersion: target.info.apiVersion, profile: target.info.profile };
 
 interface Explored {
   readonly result: ExploreResult | undefined;
@@ -76,8 +79,11 @@ registerBeside<Explored>(
       pace: leftoverPacer(scenariosDone),
       shrinkRuns: 30,
       maxFindings: 5,
+      localiseBudgetMs: 15_000,
+      // What the scenarios leave goes mostly to exploring: a finding is shrunk for 20 s at most.
+      shrinkBudgetMs: 20_000,
     });
-    const paths = writeFindings(target.config.reportDir, result, explored.apiVersion, explored.secrets());
+    const paths = writeFindings(target.config.reportDir, result, explored.apiVersion, explored.secrets(), found);
     mkdirSync(join(target.config.reportDir, 'explore'), { recursive: true });
     writeFileSync(join(target.config.reportDir, 'explore', 'explore.json'), explorationRecord(result));
     return { result, paths };
@@ -85,8 +91,9 @@ registerBeside<Explored>(
   ({ result, paths }, ctx) => {
     if (result === undefined) return ctx.skip('CONFORMANCE_EXPLORE_RUNS=0: the run leaves the exploration out');
     // Typed here, not through scenario.ts's TaskMeta augmentation: built for dist/ on the framework's declarations, this file does not see it.
-    (ctx.task.meta as { conformance?: ScenarioMeta }).conformance = explorationMeta(result, target.info, paths, 'besi-conformance explore');
-    for (const line of summaryLines(result, paths)) console.log(line);
+    const replayCommand = targetedCommand(found, `${cliInvocation()} explore`);
+    (ctx.task.meta as { conformance?: ScenarioMeta }).conformance = explorationMeta(result, target.info, paths, replayCommand);
+    for (const line of summaryLines(result, paths, replayCommand)) console.log(line);
     if (result.error !== undefined) throw new TargetFault(result.error);
     if (result.findings.length > 0) throw new Error(result.findings.map((f) => `${f.rule} FAIL: ${f.differences[0]?.path || f.differences[0]?.key}`).join('\n'));
   },

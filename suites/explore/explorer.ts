@@ -39,7 +39,7 @@ import { entityWorldCommands, focusWorldCommands, worldCommands } from './parts/
 import { localise, type Attribution } from './attribution.ts';
 import { LEEWAY } from './leeway.ts';
 import { ownedOnly } from './owned.ts';
-import { idPrefixOf, replaySteps } from './replay.ts';
+import { idPrefixOf, replaySteps, ReplayStopped } from './replay.ts';
 import { reachersOf, Steering, swarmArbitrary } from './steering.ts';
 import { modelFor, type ExploreTarget, type ProgramTarget } from './targets.ts';
 
@@ -78,6 +78,8 @@ export interface ExploreOptions {
   readonly stop?: AbortSignal;
   /** Aborted: no more re-runs to shrink a finding (what is found is reported as far as it was shrunk). */
   readonly stopShrinking?: AbortSignal;
+  /** Shrinking and minimising one finding take at most this long (ms; default: no limit but `shrinkRuns`). */
+  readonly shrinkBudgetMs?: number;
   /** Awaited before each call (pace.ts: beside the scenarios, the time they leave). */
   readonly pace?: () => Promise<void>;
   /** Re-runs allowed to shrink one finding. */
@@ -146,9 +148,11 @@ export interface ExploreResult {
   readonly commands: Readonly<Record<string, number>>;
   /** Calls compared, by operation: how many the model accepted and refused. */
   readonly answers: Readonly<Record<string, { accepted: number; refused: number }>>;
-  /** Parity mode: every difference, with the step it came from. */
-  readonly differences: readonly { readonly difference: Difference; readonly step: Step; readonly program: number; readonly afterOther: boolean }[];
+  /** Parity mode: every difference, with the step it came from and the program it showed in (to replay it). */
+  readonly differences: readonly { readonly difference: Difference; readonly step: Step; readonly program: number; readonly afterOther: boolean; readonly replayable: Omit<Finding, 'rule' | 'level' | 'blocked' | 'differences' | 'at' | 'path' | 'round' | 'shrinkRuns'> }[];
   readonly durationMs: number;
+  /** Where the time went: running (and shrinking) programs, minimising findings, naming their rules. */
+  readonly timings: { readonly exploringMs: number; readonly minimizingMs: number; readonly localisingMs: number };
   readonly interrupted: boolean;
 }
 
@@ -208,6 +212,9 @@ export const FOCUSES = {
 } as const satisfies Record<string, { weight: number; parts: readonly string[]; world: string | undefined }>;
 
 export const FOCUS_WEIGHT = 10;
+
+/** Programs per fast-check run (each round draws its own, from the seed and the round). */
+const ROUND_RUNS = 25;
 
 function programArbitrary(commands: readonly CommandSpec<unknown>[], maxSteps: number, steering: Steering): fc.Arbitrary<Program> {
   const prelude = (world: string | undefined) =>
@@ -415,19 +422,22 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
   const refusedVariants = new Set<string>();
   const leeway: Record<string, number> = {};
   const stopped = () => Date.now() > deadline || options.stop?.aborted === true;
-  const shrinkStopped = () => options.stopShrinking?.aborted === true;
+  let shrinkStarted = Number.POSITIVE_INFINITY;
+  const shrinkStopped = () => options.stopShrinking?.aborted === true || Date.now() - shrinkStarted > (options.shrinkBudgetMs ?? Number.POSITIVE_INFINITY);
   const calls: Record<string, number> = {};
   const answers: Record<string, { accepted: number; refused: number }> = {};
   const differences: ExploreResult['differences'][number][] = [];
   let steps = 0;
   let blocked = 0;
   const stops: Record<string, number> = {};
+  const timings = { minimizingMs: 0, localisingMs: 0 };
   let setupRefused = 0;
   let error: string | undefined;
   let interrupted = false;
   let scopes = 0;
 
-  for (let round = 0; programs < options.runs && findings.length < maxFindings && error === undefined; round++) {
+  // Rounds of at most ROUND_RUNS programs: once stopped, fast-check does not draw hundreds of programs only to skip them.
+  for (let round = 0; programs < options.runs && findings.length < maxFindings && error === undefined && !interrupted; round++) {
     const seed = round === 0 ? options.seed : hashSeed(options.seed, `round-${round}`);
     let shrinking = false;
     let shrinkRuns = 0;
@@ -457,6 +467,7 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
         if (cause instanceof Divergence) {
           // The last failing run is the smallest program so far: fast-check shrinks from it, or stops there.
           failure = { run, divergence: cause, start: program.start, program: opened, scope };
+          if (!shrinking) shrinkStarted = Date.now();
           shrinking = true;
           return false;
         }
@@ -490,24 +501,29 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
             if (step.model.status === 200) tally.accepted++;
             else tally.refused++;
           }
-          if (options.parity) collectDifferences(run, programs, differences);
+          if (options.parity) collectDifferences(run, programs, seed, opened, program.start, differences);
         }
         await run.close().catch(() => undefined);
       }
     });
-    const details = await fc.check(property, { seed, numRuns: options.runs - programs, endOnFailure: false });
-    if (failure === undefined) break;
+    const details = await fc.check(property, { seed, numRuns: Math.min(ROUND_RUNS, options.runs - programs), endOnFailure: false });
+    if (failure === undefined) continue;
+    const shrinkEnded = Date.now();
     const shrunk = toFinding(failure, seed, round, shrinkRuns, details.counterexamplePath ?? undefined);
     const minimal = error === undefined && options.minimize !== false && !shrinkStopped() ? await minimize(shrunk, target, Math.max(0, shrinkBudget - shrinkRuns) + shrunk.steps.length, shrinkStopped) : shrunk;
+    const minimized = Date.now();
+    timings.minimizingMs += minimized - shrinkEnded;
     const named = options.localise === false || error !== undefined ? minimal : await localised(minimal, target, options.localiseBudgetMs, options.pace);
     const finding = await onConvention(named, target);
+    timings.localisingMs += Date.now() - minimized;
     findings.push(finding);
+    shrinkStarted = Number.POSITIVE_INFINITY;
     for (const d of failure.divergence.differences) found.add(d.rule).add(signature(d));
     found.add(finding.rule);
     log(`explore: ${finding.rule} (${finding.level}) at ${finding.differences[0]?.path || finding.differences[0]?.key}; program shrunk to ${finding.steps.filter((s) => !s.resolve).length} calls in ${shrinkRuns} re-runs`);
     if (interrupted) break;
   }
-  return { seed: options.seed, programs, steps, findings, blocked, knownStops: Object.values(stops).reduce((a, b) => a + b, 0), stops, leeway, unserved: [...unserved], setupRefused, ...(error ? { error } : {}), coverage, commands: calls, answers, differences, durationMs: Date.now() - started, interrupted };
+  return { seed: options.seed, programs, steps, findings, blocked, knownStops: Object.values(stops).reduce((a, b) => a + b, 0), stops, leeway, unserved: [...unserved], setupRefused, ...(error ? { error } : {}), coverage, commands: calls, answers, differences, durationMs: Date.now() - started, timings: { exploringMs: Date.now() - started - timings.minimizingMs - timings.localisingMs, ...timings }, interrupted };
 }
 
 /**
@@ -527,9 +543,10 @@ async function minimize(finding: Finding, target: ExploreTarget, budget: number,
     runs++;
     let replay;
     try {
-      replay = await replaySteps({ steps: candidate, idPrefix: current.idPrefix, start: current.start, apiVersion: target.apiVersion }, target);
+      replay = await replaySteps({ steps: candidate, idPrefix: current.idPrefix, start: current.start, apiVersion: target.apiVersion }, target, stopped);
     } catch (cause) {
       if (cause instanceof ControlRefused) continue;
+      if (cause instanceof ReplayStopped) break;
       throw cause;
     }
     const at = replay.replayed.get(candidate.at(-1)!.index);
@@ -596,13 +613,14 @@ function toFinding(failure: { run: Run; divergence: Divergence; start: CalendarS
   };
 }
 
-function collectDifferences(run: Run, program: number, out: ExploreResult['differences'][number][]): void {
+function collectDifferences(run: Run, program: number, seed: number, opened: ProgramTarget, start: CalendarStart, out: ExploreResult['differences'][number][]): void {
   let firstClass: string | undefined;
+  const replayable = { steps: run.lockstep.steps, seed, idPrefix: run.idPrefix, start: { kind: start, at: opened.start, exact: opened.exact, isolated: opened.isolated } };
   for (const step of run.lockstep.steps) {
     for (const difference of step.differences) {
       const klass = `${difference.rule} ${difference.key}`;
       firstClass ??= klass;
-      out.push({ difference, step, program, afterOther: klass !== firstClass });
+      out.push({ difference, step, program, afterOther: klass !== firstClass, replayable });
     }
   }
 }

@@ -34,11 +34,21 @@ export interface FindingFile {
   readonly apiVersion: string;
   readonly at: number;
   readonly steps: readonly Omit<Finding['steps'][number], 'exchange'>[];
+  /** Where it was found: `--replay` replays it there unless told otherwise (older files: absent). */
+  readonly target?: FindingTarget;
   /** How the rule was named (attribution.ts). */
   readonly attribution?: Omit<NonNullable<Finding['attribution']>, 'evidence'>;
 }
 
-export function findingFile(finding: Finding, apiVersion: string, secrets: readonly string[]): FindingFile {
+/** The target a finding was found on: a deployment by URL (its key never written), or the embedded fake with the faults it was broken at. */
+export interface FindingTarget {
+  readonly baseUrl?: string;
+  readonly apiVersion: string;
+  readonly profile: string;
+  readonly faults?: readonly string[];
+}
+
+export function findingFile(finding: Finding, apiVersion: string, secrets: readonly string[], target?: FindingTarget): FindingFile {
   return redactSecrets(
     {
       format: FINDING_FORMAT,
@@ -54,6 +64,7 @@ export function findingFile(finding: Finding, apiVersion: string, secrets: reado
       apiVersion,
       at: finding.at,
       steps: finding.steps.map(({ exchange: _exchange, ...step }) => step),
+      ...(target ? { target } : {}),
       // The evidence of a confirmation is the steps above already.
       ...(finding.attribution ? { attribution: { rule: finding.attribution.rule, how: finding.attribution.how, note: finding.attribution.note, reproducing: finding.attribution.reproducing } } : {}),
     },
@@ -95,7 +106,7 @@ export function findingMessage(finding: Finding, paths: FindingPaths | undefined
     ...(finding.differences.length > 1 ? [`  also differing there: ${finding.differences.slice(1, 6).map((d) => `${d.path || d.key} (${d.rule})`).join(', ')}`] : []),
     'Program (as sent to the target):',
     ...programLines(finding),
-    ...(paths ? [`Replay: ${replayCommand} --replay ${shownPath(paths.json)}; as curl: sh ${shownPath(paths.script)} (BASE_URL and API_KEY from the environment)`] : []),
+    ...(paths ? [`Replay: ${replayCommand} --replay ${shownPath(paths.json)}; as curl: API_KEY=… sh ${shownPath(paths.script)} (against the target it was found on; BASE_URL=… for another)`] : []),
   ].join('\n');
 }
 
@@ -149,13 +160,13 @@ function oneKey(exchange: Exchange): Exchange {
   return { ...exchange, request: { ...exchange.request, headers } };
 }
 
-/** Writes each finding's replay file and curl script into `<dir>/explore/`; returns their paths. */
-export function writeFindings(dir: string, result: ExploreResult, apiVersion: string, secrets: readonly string[]): FindingPaths[] {
+/** Writes each finding's replay file and curl script into `<dir>/explore/`; returns their paths. `target`: where they were found. */
+export function writeFindings(dir: string, result: ExploreResult, apiVersion: string, secrets: readonly string[], target?: FindingTarget): FindingPaths[] {
   if (result.findings.length === 0) return [];
   const out = join(dir, 'explore');
   mkdirSync(out, { recursive: true });
   return result.findings.map((finding, i) => {
-    const file = findingFile(finding, apiVersion, secrets);
+    const file = findingFile(finding, apiVersion, secrets, target);
     const paths = { json: join(out, `finding-${i + 1}.json`), script: join(out, `finding-${i + 1}.sh`) };
     writeFileSync(paths.json, `${JSON.stringify(file, null, 2)}\n`);
     writeFileSync(paths.script, curlScript(file), { mode: 0o755 });
@@ -165,13 +176,13 @@ export function writeFindings(dir: string, result: ExploreResult, apiVersion: st
 
 /** What an exploration did, as `explore.json` records it: programs, calls, coverage, what stopped programs, the findings' rules. */
 export function explorationRecord(result: ExploreResult): string {
-  const { seed, programs, steps: calls, durationMs, interrupted, coverage, commands, answers, blocked, knownStops, stops, leeway, unserved, error } = result;
+  const { seed, programs, steps: calls, durationMs, timings, interrupted, coverage, commands, answers, blocked, knownStops, stops, leeway, unserved, error } = result;
   const findings = result.findings.map((f) => ({ rule: f.rule, level: f.level, ...(f.attribution ? { named: f.attribution.how } : {}) }));
-  return `${JSON.stringify({ seed, programs, calls, durationMs, interrupted, coverage, commands, answers, findings, blocked, knownStops, stops, leeway, unserved, ...(error ? { error } : {}) }, null, 2)}\n`;
+  return `${JSON.stringify({ seed, programs, calls, durationMs, timings, interrupted, coverage, commands, answers, findings, blocked, knownStops, stops, leeway, unserved, ...(error ? { error } : {}) }, null, 2)}\n`;
 }
 
-/** The closing lines of an exploration: what ran, what it reached, what it found. */
-export function summaryLines(result: ExploreResult, paths: readonly (FindingPaths | undefined)[] = []): string[] {
+/** The closing lines of an exploration: what ran, what it reached, what it found (and, given the command, how to replay each finding). */
+export function summaryLines(result: ExploreResult, paths: readonly (FindingPaths | undefined)[] = [], replayCommand?: string): string[] {
   const reached = (Object.keys(DIMENSIONS) as Dimension[]).map((d) => `${d} ${result.coverage[d]}`);
   const lines = [
     `explore: ${result.programs} programs, ${result.steps} calls in ${(result.durationMs / 1000).toFixed(1)} s (seed ${result.seed})${result.interrupted ? ', stopped by the time budget' : ''}; ${result.findings.length} finding(s), ${result.blocked} program(s) stopped by a finding's knock-on, ${result.knownStops} by a known difference of the reference`,
@@ -185,6 +196,7 @@ export function summaryLines(result: ExploreResult, paths: readonly (FindingPath
   result.findings.forEach((finding, i) => {
     const main = finding.differences[0]!;
     lines.push(`explore: FAIL ${finding.rule} (${finding.level}) at ${finding.steps[finding.at]?.operation} ${main.path || main.key}: model ${show(main.model, 80)}, target ${show(main.target, 80)}${paths[i] ? ` — ${shownPath(paths[i]!.json)}` : ''}`);
+    if (paths[i] && replayCommand !== undefined) lines.push(`  replay: ${replayCommand} --replay ${shownPath(paths[i]!.json)}`);
   });
   if (result.error) lines.push(`explore: ERROR: ${result.error}`);
   return lines;

@@ -1,10 +1,14 @@
 /**
  * The parity report against a deployment: here a second fake process, started from the command line
  * with one rule broken. The report must list exactly that difference class (its rule, its field) and
- * nothing else, counted, with an example.
+ * nothing else, counted, with an example and the shortest program that showed it, which replays;
+ * the console says the classes by level, and the exit code is 1 only for a MUST-level class.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +18,9 @@ import { loadConfig } from '../framework/config.ts';
 import { createTarget } from '../framework/target.ts';
 import { LEDGER, PROBES } from '../support.ts';
 import { explore } from './explorer.ts';
-import { parityMarkdown, parityReport } from './parity.ts';
+import type { FindingFile } from './findings.ts';
+import { parityExitCode, parityLines, parityReport, writeParity, type ParityReport } from './parity.ts';
+import { replayFinding } from './replay.ts';
 import { httpTarget } from './targets.ts';
 
 const FAULT = 'CHECK-RESULT-ECHOES';
@@ -48,12 +54,31 @@ describe('explore --parity against a fake process with one fault', () => {
     try {
       const explored = httpTarget(target, { ns: target.ns });
       const result = await explore(explored, { seed: 4242, runs: 20, maxSteps: 25, parity: true });
-      const report = parityReport(result, ready.url, explored.secrets());
+      const parity = parityReport(result, ready.url, explored.secrets());
+      const { report } = parity;
       expect(result.error).toBeUndefined();
       expect(report.classes.map((c) => `${c.rule} ${c.field}`)).toEqual([`${FAULT} BalancesCheckResult.required_balance`]);
       expect(report.classes[0]!.count).toBeGreaterThan(0);
-      expect(parityMarkdown(report)).toMatch(new RegExp(`\\| ${FAULT} \\| SHOULD \\| BalancesCheckResult.required_balance \\|`));
-      expect(JSON.stringify(report)).not.toMatch(/am_sk_/);
+      const dir = mkdtempSync(join(tmpdir(), 'parity-'));
+      try {
+        const paths = writeParity(dir, parity, { replayCommand: 'API_KEY=… besi-conformance explore --base-url X', apiVersion: '2.4.0', secrets: explored.secrets(), target: { baseUrl: ready.url, apiVersion: '2.4.0', profile: 'default' } });
+        const markdown = readFileSync(paths.markdown, 'utf8');
+        expect(markdown).toMatch(new RegExp(`\\| ${FAULT} \\| SHOULD \\| BalancesCheckResult.required_balance \\|`));
+        expect(markdown).toMatch(/The shortest program that showed it, \d+ call\(s\)/);
+        expect(markdown).toMatch(/Replay: `API_KEY=… besi-conformance explore --base-url X --replay .*class-1\.json`/);
+        expect(`${markdown}${readFileSync(join(dir, 'parity.json'), 'utf8')}${readFileSync(join(dir, 'class-1.sh'), 'utf8')}`).not.toMatch(/am_sk_[a-z]+_[a-z0-9]/);
+        // The class's program replays: it still differs there.
+        const program = JSON.parse(readFileSync(join(dir, 'class-1.json'), 'utf8')) as FindingFile;
+        expect(program.target?.baseUrl).toBe(ready.url);
+        expect((await replayFinding(program, explored)).reproduced).toBe(true);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+      expect(parityLines(report)[0]).toMatch(/^explore: parity: 1 difference class\(es\): 0 MUST, 1 SHOULD/);
+      expect(parityExitCode(report)).toBe(0);
+      const must: ParityReport = { ...report, classes: report.classes.map((c) => ({ ...c, level: 'MUST' })) };
+      expect(parityExitCode(must)).toBe(1);
+      expect(parityExitCode({ ...report, error: 'the target stopped answering' })).toBe(2);
     } finally {
       await target.close();
     }

@@ -62,7 +62,7 @@ export interface ReplayableFinding extends Replayable {
  * Returns the new log (its steps hold the target's new exchanges) and, per replayed call, the index
  * of its step in the new log.
  */
-export async function replaySteps(program: Replayable, target: ExploreTarget): Promise<{ lockstep: Lockstep; replayed: Map<number, number>; start: number; prefix: string }> {
+export async function replaySteps(program: Replayable, target: ExploreTarget, stopped?: () => boolean): Promise<{ lockstep: Lockstep; replayed: Map<number, number>; start: number; prefix: string }> {
   const opened = await target.open(program.start.kind);
   const model = modelFor(opened, program.apiVersion);
   const prefix = idPrefixOf(target.ns.scope(`replay-${Date.now()}-${++replays}`));
@@ -103,6 +103,7 @@ export async function replaySteps(program: Replayable, target: ExploreTarget): P
   try {
     for (const step of program.steps) {
       if (step.resolve) continue;
+      if (stopped?.()) throw new ReplayStopped();
       if (step.operation === 'control:events.list') {
         await lockstep.events(step.command, fresh(step.question?.customerId ?? ''));
         replayed.set(step.index, lockstep.steps.length - 1);
@@ -147,6 +148,11 @@ export async function replaySteps(program: Replayable, target: ExploreTarget): P
 
 let replays = 0;
 
+/** A replay given up part-way (`stopped`): the exploration's time is over. */
+export class ReplayStopped extends Error {
+  override readonly name = 'ReplayStopped';
+}
+
 /** Runs a finding's program again against `target` and a fresh model; the finding is reproduced when the diverging call differs again. */
 export async function replayFinding(file: ReplayableFinding, target: ExploreTarget): Promise<ReplayOutcome> {
   const { lockstep, replayed } = await replaySteps(file, target);
@@ -162,14 +168,16 @@ export function idPrefixOf(ns: { id(kind: string): string }): string {
 }
 
 /** A POSIX shell script of curls replaying the program against `$BASE_URL` with `$API_KEY` (keys never written into it). */
-export function curlScript(file: ReplayableFinding): string {
+export function curlScript(file: ReplayableFinding & { readonly target?: { readonly baseUrl?: string } }): string {
   const main = file.differences[0];
+  const foundOn = file.target?.baseUrl;
   const lines = [
     '#!/bin/sh',
     `# Replays an exploration finding: ${file.rule} (${file.level})${main ? ` at ${main.path || main.key}` : ''}, seed ${file.seed}.`,
-    '# Needs BASE_URL and API_KEY; NS (letters, digits, _) prefixes the IDs it creates (default: a fresh one).',
+    `# Needs API_KEY${foundOn === undefined ? ' and BASE_URL' : `; BASE_URL defaults to the target it was found on, ${foundOn}`}; NS (letters, digits, _) prefixes the IDs it creates (default: a fresh one).`,
     '# Compare each answer with the model\'s in the finding\'s JSON file (steps[].model).',
     'set -eu',
+    ...(foundOn === undefined ? [] : [`BASE_URL="\${BASE_URL:-${foundOn.replace(/["$`\\]/g, '\\$&')}}"`]),
     ': "${BASE_URL:?set BASE_URL}" "${API_KEY:?set API_KEY}"',
     'NS="${NS:-conf_replay_$(date +%s)}"',
     `V="\${API_VERSION:-${file.apiVersion}}"`,

@@ -98,7 +98,7 @@ export function clientSide(client: Client<typeof operations, typeof ErrorBody>, 
     async pair(first, second) {
       // One connection that sends the second request before the first is answered (both change nothing, so undici may pipeline them).
       const connection = client.transport.pipelinedConnection();
-      const options = (paired: PairedCall): RequestOptions => ({ ...(paired.headers ? { headers: paired.headers } : {}), dispatcher: connection.dispatcher, idempotent: true, retry: false });
+      const options = (paired: PairedCall): RequestOptions => ({ ...(paired.headers ? { headers: paired.headers } : {}), dispatcher: connection.dispatcher, pipelined: true, retry: false });
       try {
         return await Promise.all([call(first.operation, first.body, options(first)), call(second.operation, second.body, options(second))]);
       } finally {

@@ -63,13 +63,23 @@
  * - a control-plane call refused with a 4xx (the state it should force is not there) → BLOCKED by it;
  * - TargetFault (5xx, 429 beyond the retry budget), TransportError (network, timeout), a scenario
  *   timeout, an answer that is not JSON → ERROR, of R when inside R's check (the others BLOCKED by
- *   R), else of every undecided rule; never FAIL;
+ *   R); never FAIL. Outside a check, a server fault (a 5xx, or a request that timed out) is charged
+ *   once, to the success rule of the operation called (ERR-SUCCESS-200 for a documented operation,
+ *   ERR-SUCCESS-200-SETUP for the reference's; declared by the scenario or not), ERROR, and the
+ *   undecided rules are BLOCKED by it, the call named ("Server faults"); anything else (a 429 beyond
+ *   the budget, a network failure, the run's deadline, a scenario timeout) is ERROR of every
+ *   undecided rule;
  * - PreconditionOverreach (a suite defect) → ERROR;
  * - any other error (a TypeError reading a field): after a read of a missing field → BLOCKED by that
  *   answer's shape rule; after a SHOULD failure the scenario went on from → BLOCKED by that rule;
  *   after a 200 that failed its wire schema → BLOCKED by that shape rule; else ERROR (a bug).
  * A scenario that ends without a thrown error: every declared rule not FAILed is PASS, except a
  * declared shape rule no 200 exercised, which is BLOCKED.
+ *
+ * Server faults. A scenario that can go on past a 5xx (the next generated body, the next operation)
+ * says so with `chargeFault(exchange)`: the fault is charged as above, once per rule (the first
+ * call's message stands, the others counted), and the scenario goes on; a rule so charged is ERROR
+ * whatever the scenario's other checks of it found.
  *
  * Across scenarios a rule takes the highest status: FAIL > ERROR > PASS > BLOCKED > SKIP
  * (`aggregateRuleStatus`).
@@ -92,6 +102,8 @@ export interface RuleResult {
   readonly actual?: unknown;
   /** Indices into the scenario's reported evidence (`ScenarioMeta.evidence`) of the exchanges behind the verdict. */
   readonly exchanges?: readonly number[];
+  /** PASS: what of the rule this scenario did not ask, and why (`t.notVerified`): the rule is only partly verified here. */
+  readonly unverified?: readonly string[];
 }
 
 /** A verdict as recorded during the run: exchanges by their sequence number in the scenario's log. */
@@ -172,6 +184,14 @@ export class NeedsFailedCheck extends Error {
 /** A suite defect: a precondition asserts the behaviour of an operation a rule of its scenario owns. */
 export class PreconditionOverreach extends Error {
   override readonly name = 'PreconditionOverreach';
+}
+
+/** A server fault outside a rule check: a 5xx answer, or a request that got no answer in time (see "Server faults"). */
+export function isServerFault(error: unknown): error is { readonly exchange: Exchange; readonly message: string } {
+  const exchange = (error as { exchange?: Exchange } | null)?.exchange;
+  if (exchange === undefined) return false;
+  if (error instanceof TransportError) return error.kind === 'timeout';
+  return nameOf(error) === 'TargetFault' && (exchange.response?.status ?? 0) >= 500;
 }
 
 /** Statuses that say nothing about the rule under test: the target is failing or rate limiting. */
@@ -316,6 +336,10 @@ export class RuleChecks {
   readonly #wentOnFrom: string[] = [];
   /** Rules whose check failed on their own field missing from an answer (RuleDef.fields): the scenario goes on from them, whatever their level. */
   readonly #ownFieldFailures = new Set<string>();
+  /** Success rules charged with a server fault (declared by the scenario or not), and how many faults each. */
+  readonly #charged = new Map<string, number>();
+  /** Per rule: what of it the scenario went on without asking, and why (`notVerified`). */
+  readonly #unverified = new Map<string, string[]>();
   /** Sequence number of the last exchange already behind a finished check. */
   #mark = 0;
   /** How many missing reads were already behind a finished check. */
@@ -330,6 +354,40 @@ export class RuleChecks {
     this.#facts = options.rules ?? (() => undefined);
     const ruleRules = options.declared.filter((rule) => !options.shapeRules.has(rule));
     this.#primary = ruleRules.length === 1 ? ruleRules[0] : undefined;
+  }
+
+  /** The rules a server fault was charged to (see "Server faults"). */
+  get chargedRules(): readonly string[] {
+    return [...this.#charged.keys()];
+  }
+
+  /**
+   * A server fault met outside a rule check: ERROR of the success rule of the operation `exchange`
+   * called (undefined when it called none of the table, e.g. the control plane: nothing is charged).
+   * A rule already charged keeps its first message, with the count of faults charged to it.
+   */
+  chargeFault(exchange: Exchange, message: string): string | undefined {
+    const rule = this.#documentedOperation(exchange) !== undefined ? CONVENTION_RULES.successStatus : this.#referenceOperation(exchange) !== undefined ? CONVENTION_RULES.successStatusSetup : undefined;
+    if (rule === undefined) return undefined;
+    const count = (this.#charged.get(rule) ?? 0) + 1;
+    this.#charged.set(rule, count);
+    const earlier = this.#verdicts.get(rule);
+    if (earlier?.status === 'FAIL') return rule;
+    const first = earlier?.status === 'ERROR' ? earlier : { status: 'ERROR' as const, message: `a server fault: ${message}`, seqs: [exchange.seq] };
+    const more = count > 1 ? ` (and ${count - 1} more server fault(s) in this scenario)` : '';
+    this.#verdicts.set(rule, { ...first, message: `${(first.message ?? '').replace(/ \(and \d+ more server fault\(s\) in this scenario\)$/, '')}${more}` });
+    this.settled();
+    return rule;
+  }
+
+  /**
+   * The scenario goes on without asking part of `rule` (an operation the target does not serve, a
+   * case whose nearest valid request was refused): if the rule ends PASS here, it is only partly
+   * verified, and the report says what was left out.
+   */
+  notVerified(rule: string, what: string): void {
+    if (!this.#declared.includes(rule)) throw new Error(`a scenario notes part of rule ${rule} unverified, which it does not declare (rules: ${this.#declared.join(', ')})`);
+    this.#unverified.set(rule, [...(this.#unverified.get(rule) ?? []), what]);
   }
 
   /** Preconditions of this scenario that rest on an operation one of its rules owns. */
@@ -645,6 +703,13 @@ export class RuleChecks {
       return { kind: 'skip', reason: error.message };
     }
     const name = nameOf(error);
+    if (isServerFault(error)) {
+      const charged = this.chargeFault(error.exchange, firstLine(error));
+      if (charged !== undefined) {
+        undecided({ status: 'BLOCKED', blockedBy: charged, message: `not reached: ${firstLine(error)}`, seqs: [error.exchange.seq] });
+        return { kind: 'error' };
+      }
+    }
     if (error instanceof TransportError || (typeof name === 'string' && TARGET_ERRORS.has(name))) {
       const exchange = (error as { exchange?: Exchange }).exchange;
       undecided({ status: 'ERROR', message: firstLine(error), ...(exchange ? { seqs: [exchange.seq] } : {}) });
@@ -721,11 +786,17 @@ export class RuleChecks {
     for (const rule of this.#declared) {
       if (this.#shapeRules.has(rule)) continue;
       const relied = this.#reliedOn.get(rule);
-      out[rule] = { ...(this.#verdicts.get(rule) ?? { status: 'PASS' }), ...(relied ? { referenceOperations: [...relied].sort() } : {}) };
+      const verdict = this.#verdicts.get(rule) ?? { status: 'PASS' };
+      const unverified = verdict.status === 'PASS' ? this.#unverified.get(rule) : undefined;
+      out[rule] = { ...verdict, ...(relied ? { referenceOperations: [...relied].sort() } : {}), ...(unverified ? { unverified: [...unverified] } : {}) };
     }
     for (const [rule, verdict] of shapeVerdicts(this.#evidence())) {
       const explicit = this.#verdicts.get(rule);
       out[rule] = explicit !== undefined && outranks(explicit.status, verdict.status) ? explicit : verdict;
+    }
+    // A success rule charged with a server fault is ERROR here, declared or not.
+    for (const rule of this.#charged.keys()) {
+      if (out[rule]?.status !== 'FAIL') out[rule] = this.#verdicts.get(rule)!;
     }
     const notServed = this.#evidence().filter((e) => this.#isNotServed(e));
     for (const rule of this.#declared) {

@@ -5,8 +5,11 @@
  * scope adds), and the probes' cleanup, done once per run and reported by exactly one test file.
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { AnswerListener } from './client.ts';
-import type { CleanupAction, CleanupReport, KindCleanup, LedgerEntry, LedgerOptions, ScenarioLedger } from './ledger.ts';
+import { SetupFailed } from './checks.ts';
+import type { AnswerListener, SendListener } from './client.ts';
+import type { HeaderOverrides } from './http.ts';
+import type { Journal } from './journal.ts';
+import { type CleanupAction, type CleanupReport, type KindCleanup, Ledger, type LedgerEntry, type LedgerOptions, type ScenarioLedger } from './ledger.ts';
 import type { Namespace } from './namespace.ts';
 
 /**
@@ -24,6 +27,13 @@ export interface CleanupPlan<C> {
   readonly creates?: Readonly<Record<string, Creates>>;
 }
 
+/** The entries of the run's namespace that `operation` creates, read from its answer (when given) and request. */
+export function createdBy(creates: Readonly<Record<string, Creates>>, ns: Pick<Namespace, 'owns'>, operation: string, request: unknown, response?: unknown): LedgerEntry[] {
+  const made = (creates[operation] as ((request: unknown, response?: unknown) => LedgerEntry | readonly LedgerEntry[] | undefined) | undefined)?.(request ?? {}, response);
+  const entries: readonly LedgerEntry[] = made === undefined ? [] : Array.isArray(made) ? made : [made as LedgerEntry];
+  return entries.filter((entry) => typeof entry.id === 'string' && ns.owns(entry.id));
+}
+
 /** Records in `ledger` what `operation` created, when the entry names an ID of the run's namespace. */
 export function recordCreated(
   creates: Readonly<Record<string, Creates>>,
@@ -33,11 +43,7 @@ export function recordCreated(
   request: unknown,
   response?: unknown,
 ): void {
-  const made = (creates[operation] as ((request: unknown, response?: unknown) => LedgerEntry | readonly LedgerEntry[] | undefined) | undefined)?.(request ?? {}, response);
-  const entries: readonly LedgerEntry[] = made === undefined ? [] : Array.isArray(made) ? made : [made as LedgerEntry];
-  for (const entry of entries) {
-    if (typeof entry.id === 'string' && ns.owns(entry.id)) ledger.record(entry);
-  }
+  for (const entry of createdBy(creates, ns, operation, request, response)) ledger.record(entry);
 }
 
 /** The root client's listener: every 200 answer to an operation that creates is recorded at once, raw calls included. */
@@ -85,4 +91,77 @@ export function claimProbeCleanup(file: string | undefined): CleanupReport | und
 export function mergeCleanups(a: CleanupReport, b: CleanupReport | undefined): CleanupReport {
   if (b === undefined) return a;
   return { undone: [...a.undone, ...b.undone], alreadyGone: [...a.alreadyGone, ...b.alreadyGone], left: [...a.left, ...b.left], failed: [...a.failed, ...b.failed] };
+}
+
+/** What a run tells its test files about its journal (RunInfo.journal; prepare.ts decides it). */
+export interface JournalInfo {
+  readonly path: string;
+  /**
+   * Records earlier runs of this reuse namespace left that the run could not remove before it
+   * started: each is tried again when this run first makes its ID, and the create is not sent
+   * (the scenario BLOCKED by the suite's leftover) if it is still there.
+   */
+  readonly present?: readonly LedgerEntry[];
+}
+
+/** Whether a request is sent with the run's own key (no override, or an override carrying it): another key is another tenant. */
+function withOwnKey(headers: HeaderOverrides | undefined, apiKey: string): boolean {
+  const authorization = Object.entries(headers ?? {}).find(([name]) => name.toLowerCase() === 'authorization');
+  return authorization === undefined || (authorization[1] ?? '').includes(apiKey);
+}
+
+/** Per journal, the IDs this process has claimed: the removal of an earlier run's record, if any, each made once. */
+const claims = new Map<string, Map<string, Promise<void>>>();
+
+/**
+ * The client listeners that keep the journal: before a request that may create a record of the
+ * namespace is sent, its IDs are claimed (an earlier run's record still under the same ID removed
+ * first, see JournalInfo) and written down as `intent`; a refusal is written down as `refused` (a 200 is
+ * the ledger's to record as `made`). Requests with another tenant's key create nothing of this run's.
+ */
+export function journalHooks<C>(
+  info: JournalInfo,
+  journal: Journal,
+  options: { readonly creates: Readonly<Record<string, Creates>>; readonly ns: Pick<Namespace, 'owns' | 'root'>; readonly apiKey: string; readonly plan: CleanupPlan<C>; readonly unserved?: ReadonlySet<string>; readonly client: () => C },
+): { readonly onSend: SendListener; readonly onAnswer: AnswerListener } {
+  const present = new Set((info.present ?? []).map(keyOf));
+  const claimed = claims.get(info.path) ?? new Map<string, Promise<void>>();
+  claims.set(info.path, claimed);
+  const claim = (entry: LedgerEntry): Promise<void> => {
+    const key = keyOf(entry);
+    let done = claimed.get(key);
+    if (done === undefined) {
+      done = present.has(key) ? removeEarlier(entry) : Promise.resolve();
+      claimed.set(key, done);
+    }
+    return done;
+  };
+  const removeEarlier = async (entry: LedgerEntry): Promise<void> => {
+    const ledger = new Ledger<C>(options.ns, options.plan.cleanup, { order: options.plan.order ?? [], ...(options.unserved ? { unserved: options.unserved } : {}), journal });
+    ledger.record(entry);
+    const report = await ledger.cleanup(options.client());
+    const stays = [...report.left.map((r) => ({ ...r, error: 'the target offers no removal for it' })), ...report.failed][0];
+    if (stays !== undefined) {
+      throw new SetupFailed(
+        'suite leftover',
+        `${entry.kind} ${entry.id} is left on the target by an earlier run of this namespace and could not be removed (${stays.error}): the suite's own leftover, so the create that would meet it is not sent`,
+      );
+    }
+  };
+  return {
+    onSend: async ({ operation, request, headers }) => {
+      if (!withOwnKey(headers, options.apiKey)) return;
+      const entries = createdBy(options.creates, options.ns, operation, request);
+      if (entries.length === 0) return;
+      await Promise.all(entries.map(claim));
+      journal.write('intent', entries);
+    },
+    onAnswer: ({ operation, request, status }) => {
+      if (status !== 200) journal.write('refused', createdBy(options.creates, options.ns, operation, request), `answered ${status}`);
+    },
+  };
+}
+
+function keyOf(entry: Pick<LedgerEntry, 'kind' | 'id'>): string {
+  return `${entry.kind}\u0000${entry.id}`;
 }

@@ -11,8 +11,8 @@
 import { z } from 'zod';
 import { callMutates, type OperationDef } from '../../spec/operation.ts';
 import { TargetFault } from './checks.ts';
-import type { EvidenceLog, Exchange, Issue, Spelling } from './evidence.ts';
-import { Transport, type ExchangeAnnotations, type HeaderOverrides, type HttpResponse, type TransportOptions } from './http.ts';
+import type { Exchange, Issue, Spelling } from './evidence.ts';
+import { Transport, type ExchangeAnnotations, type HeaderOverrides, type HttpResponse, type TransportOptions, type TransportScope } from './http.ts';
 import type { RetryPolicy } from './retry.ts';
 import type { Dispatcher } from 'undici';
 
@@ -29,9 +29,9 @@ export interface RequestOptions {
   readonly timeoutMs?: number;
   readonly retry?: Partial<RetryPolicy> | false;
   readonly signal?: AbortSignal;
-  /** Another connection than the shared pool's, and whether the request may be pipelined (http.ts HttpRequest). */
+  /** Another connection than the shared pool's, and whether the request goes pipelined on it (http.ts HttpRequest). */
   readonly dispatcher?: Dispatcher;
-  readonly idempotent?: boolean;
+  readonly pipelined?: boolean;
 }
 
 export interface CallSuccess<Out> {
@@ -84,9 +84,7 @@ export class ReadOnlyViolation extends Error {
   override readonly name = 'ReadOnlyViolation';
 }
 
-export interface ClientScope {
-  readonly evidence?: EvidenceLog;
-  readonly signal?: AbortSignal;
+export interface ClientScope extends TransportScope {
   /** Refuse (throw ReadOnlyViolation, send nothing) any call to an operation with `mutates: true`. */
   readonly readOnly?: boolean;
   /** Told of every `call` answered 200 (with the request body sent), whatever the answer's shape, before it returns: the cleanup ledger listens. */
@@ -99,7 +97,16 @@ export interface ClientScope {
    * replacing them: the cleanup ledger listens at the root, whatever a scope adds.
    */
   readonly onAnswer?: AnswerListener;
+  /**
+   * Told of every request to an operation of the table, `call` and `raw` alike, before it is sent,
+   * and awaited: the run journal writes down what the request may create before it can (journal.ts).
+   * Added to the hooks of the client it is made from, as `onAnswer`; throwing stops the request.
+   */
+  readonly onSend?: SendListener;
 }
+
+/** A request about to be sent: its operation, the request body and the header overrides (a raw body that is not JSON as undefined). */
+export type SendListener = (send: { readonly operation: string; readonly request: unknown; readonly headers: HeaderOverrides | undefined }) => void | Promise<void>;
 
 /** An answer to an operation of the table: its name, the request body sent, the status and the parsed body. */
 export type AnswerListener = (answer: { readonly operation: string; readonly request: unknown; readonly status: number; readonly body: unknown }) => void;
@@ -118,8 +125,15 @@ export class Client<Ops extends OperationTable, E extends z.ZodType> {
   readonly #onSuccess: ClientScope['onSuccess'];
   readonly #beforeSend: ClientScope['beforeSend'];
   readonly #onAnswer: readonly AnswerListener[];
+  readonly #onSend: readonly SendListener[];
 
-  constructor(operations: Ops, errorBody: E, transport: Transport, readOnly: boolean, hooks: Pick<ClientScope, 'onSuccess' | 'beforeSend'> & { readonly onAnswer?: readonly AnswerListener[] } = {}) {
+  constructor(
+    operations: Ops,
+    errorBody: E,
+    transport: Transport,
+    readOnly: boolean,
+    hooks: Pick<ClientScope, 'onSuccess' | 'beforeSend'> & { readonly onAnswer?: readonly AnswerListener[]; readonly onSend?: readonly SendListener[] } = {},
+  ) {
     this.operations = operations;
     this.errorBody = errorBody;
     this.transport = transport;
@@ -128,6 +142,7 @@ export class Client<Ops extends OperationTable, E extends z.ZodType> {
     this.#onSuccess = hooks.onSuccess;
     this.#beforeSend = hooks.beforeSend;
     this.#onAnswer = hooks.onAnswer ?? [];
+    this.#onSend = hooks.onSend ?? [];
   }
 
   /** Same pool and settings; evidence into `scope.evidence`, cancelled by `scope.signal`, optionally read-only. */
@@ -136,6 +151,7 @@ export class Client<Ops extends OperationTable, E extends z.ZodType> {
       onSuccess: scope.onSuccess ?? this.#onSuccess,
       beforeSend: scope.beforeSend ?? this.#beforeSend,
       onAnswer: scope.onAnswer === undefined ? this.#onAnswer : [...this.#onAnswer, scope.onAnswer],
+      onSend: scope.onSend === undefined ? this.#onSend : [...this.#onSend, scope.onSend],
     });
   }
 
@@ -148,6 +164,7 @@ export class Client<Ops extends OperationTable, E extends z.ZodType> {
     if (!op) throw new Error(`unknown operation ${name}`);
     this.#guard(op, body);
     this.#beforeSend?.(op.name, body);
+    await this.#sending(op.name, body, options.headers);
     const { value: seen, exchange } = await this.transport.send<Interpreted<z.output<E>>>(
       { label: op.name, path: op.path, body: JSON.stringify(body), ...options },
       (res) => {
@@ -186,9 +203,14 @@ export class Client<Ops extends OperationTable, E extends z.ZodType> {
   async raw(req: RawRequest): Promise<RawResult> {
     const op = this.#byPath.get(req.path);
     if (op) this.#guard(op, parsedOrUndefined(req.body));
+    if (op) await this.#sending(op.name, parsedOrUndefined(req.body), req.headers);
     const { value, exchange } = await this.transport.send({ label: 'raw', ...req }, (res) => ({ value: res }));
     if (op) this.#answered(op.name, parsedOrUndefined(req.body), value.status, value.isJson ? value.body : undefined);
     return { status: value.status, headers: value.headers, body: value.body, text: value.text, exchange };
+  }
+
+  async #sending(operation: string, request: unknown, headers: HeaderOverrides | undefined): Promise<void> {
+    for (const listener of this.#onSend) await listener({ operation, request, headers });
   }
 
   #answered(operation: string, request: unknown, status: number, body: unknown): void {

@@ -7,7 +7,7 @@
  * cannot create.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { DEFAULT_TEST_SEED } from '../../fixtures/random.ts';
@@ -74,6 +74,12 @@ export const Profile = z.strictObject({
    * spells them otherwise than the reference: `{"entities.list.plan_filter": "plan_filter"}`.
    */
   wireNames: z.partialRecord(z.enum(WIRE_NAME_KEYS), z.string().regex(WIRE_NAME_PATTERN, 'must be a JSON key of letters, digits and underscores')).optional(),
+  /**
+   * Where the run journal is kept (suites/framework/journal.ts), relative to the working directory:
+   * for nightly CI a directory cached between nights or kept as an artifact. CONFORMANCE_STATE_DIR
+   * (or `stateDir` in the config file) wins over it.
+   */
+  stateDir: z.string().min(1).optional(),
 });
 export type Profile = z.infer<typeof Profile>;
 
@@ -101,6 +107,7 @@ const fields = {
   namespacePrefix: z.string().regex(/^[a-zA-Z0-9]{1,16}$/, 'must be 1 to 16 letters or digits'),
   reuseNamespace: z.string().regex(/^[a-zA-Z0-9-]{1,32}$/, 'must be 1 to 32 letters, digits or -'),
   reportDir: z.string().min(1),
+  stateDir: z.string().min(1),
   runTimeoutMs: z.int().positive(),
   maxNetworkFailures: z.int().positive(),
   maxBodyBytes: z.int().positive(),
@@ -138,6 +145,7 @@ export const ENV_VARS = {
   namespacePrefix: 'CONFORMANCE_NAMESPACE_PREFIX',
   reuseNamespace: 'CONFORMANCE_REUSE_NAMESPACE',
   reportDir: 'REPORT_DIR',
+  stateDir: 'CONFORMANCE_STATE_DIR',
   runTimeoutMs: 'CONFORMANCE_RUN_TIMEOUT_MS',
   maxNetworkFailures: 'CONFORMANCE_MAX_NETWORK_FAILURES',
   maxBodyBytes: 'CONFORMANCE_MAX_BODY_BYTES',
@@ -198,6 +206,11 @@ export interface ConformanceConfig {
   readonly reuseNamespace: string | undefined;
   /** Absolute. */
   readonly reportDir: string;
+  /**
+   * Where the run journal of a target by URL is kept (absolute): CONFORMANCE_STATE_DIR or `stateDir`
+   * of the config file, else the profile's `stateDir`, else `<reportDir>/state`.
+   */
+  readonly stateDir: string;
   /**
    * The profile in effect. With a live API key and `allowLive`, it is made read-only unless it sets
    * `allowLiveMutations` (see checkLiveKey).
@@ -266,6 +279,7 @@ export function loadConfig({ env = process.env, cwd = process.cwd() }: LoadConfi
     namespacePrefix: merged.namespacePrefix,
     reuseNamespace: merged.reuseNamespace,
     reportDir: resolve(cwd, merged.reportDir),
+    stateDir: resolve(cwd, merged.stateDir ?? profile.stateDir ?? join(merged.reportDir, 'state')),
     profile,
     configFile: file.path,
     runTimeoutMs: merged.runTimeoutMs,

@@ -7,8 +7,8 @@
 import type { z } from 'zod';
 import { CONTROL_PREFIX, controlCalls, type ControlCallName } from '../../spec/control-plane.ts';
 import { toIssues, type RequestOptions } from './client.ts';
-import type { EvidenceLog, Exchange, Issue } from './evidence.ts';
-import { TransportError, type Transport } from './http.ts';
+import type { Exchange, Issue } from './evidence.ts';
+import { TransportError, type Transport, type TransportScope } from './http.ts';
 
 type Calls = typeof controlCalls;
 export type ControlRequest<N extends ControlCallName> = z.input<Calls[N]['request']>;
@@ -37,7 +37,7 @@ export class ControlClient {
     this.transport = transport;
   }
 
-  with(scope: { readonly evidence?: EvidenceLog; readonly signal?: AbortSignal }): ControlClient {
+  with(scope: TransportScope): ControlClient {
     return new ControlClient(this.transport.with(scope));
   }
 

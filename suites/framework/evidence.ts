@@ -160,6 +160,13 @@ export interface Redactor {
   value<T>(value: T): T;
 }
 
+/**
+ * The public prefixes of the target's keys (DESIGN.md decision 6): every key of a kind starts with
+ * one, so a run of characters inside it is no secret, and the suite's own placeholders
+ * (`am_sk_test_…`) stay as written.
+ */
+const PUBLIC_KEY_PREFIXES = ['am_sk_test_', 'am_sk_live_'];
+
 export function createRedactor(secrets: readonly string[]): Redactor {
   const grams = new Set<string>();
   const quads = new Set<string>();
@@ -167,7 +174,9 @@ export function createRedactor(secrets: readonly string[]): Redactor {
   for (const secret of secrets) {
     if (secret.length === 0) continue;
     if (secret.length < MIN_SECRET_RUN) whole.push(secret);
-    for (let i = 0; i + MIN_SECRET_RUN <= secret.length; i++) grams.add(secret.slice(i, i + MIN_SECRET_RUN));
+    // A run lying wholly inside the key's public prefix gives nothing away; one reaching past it does.
+    const open = PUBLIC_KEY_PREFIXES.find((prefix) => secret.startsWith(prefix) && secret.length > prefix.length)?.length ?? 0;
+    for (let i = 0; i + MIN_SECRET_RUN <= secret.length; i++) if (i + MIN_SECRET_RUN > open) grams.add(secret.slice(i, i + MIN_SECRET_RUN));
     for (let i = 0; i + QUAD <= secret.length; i++) quads.add(secret.slice(i, i + QUAD));
   }
   if (grams.size === 0 && whole.length === 0) return { text: (t) => t, value: (v) => v };
@@ -185,7 +194,8 @@ export function createRedactor(secrets: readonly string[]): Redactor {
     let out = '';
     let copiedTo = 0;
     for (let k = 0; k < starts.length; ) {
-      const runStart = starts[k]!;
+      // A key's public prefix goes with the rest of it: `Bearer [REDACTED]`, not `Bearer am_s[REDACTED]`.
+      const runStart = Math.max(copiedTo, withPrefix(input, starts[k]!));
       let runEnd = runStart + MIN_SECRET_RUN;
       for (k++; k < starts.length && starts[k]! <= runEnd; k++) runEnd = starts[k]! + MIN_SECRET_RUN;
       out += input.slice(copiedTo, runStart) + REDACTED;
@@ -201,6 +211,16 @@ export function createRedactor(secrets: readonly string[]): Redactor {
     return v;
   };
   return { text, value: <T>(v: T) => walk(v) as T };
+}
+
+/** Where a redacted run starts once the part of a public key prefix just before it is taken along. */
+function withPrefix(input: string, start: number): number {
+  for (const prefix of PUBLIC_KEY_PREFIXES) {
+    for (let before = prefix.length - 1; before > 0; before--) {
+      if (input.startsWith(prefix.slice(before), start) && input.slice(start - before, start) === prefix.slice(0, before)) return start - before;
+    }
+  }
+  return start;
 }
 
 /** One-off redaction; build a Redactor once where the same secrets scrub many values. */

@@ -19,6 +19,7 @@ import {
   type RetriedAttempt,
 } from './evidence.ts';
 import type { TransportLimits } from './guard.ts';
+import type { TargetWait } from './pace.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import {
   backoffDelay,
@@ -61,8 +62,11 @@ export interface HttpRequest {
   readonly signal?: AbortSignal;
   /** Another connection than the shared pool's (one connection pipelining requests, for the exploration's pipelined pairs). */
   readonly dispatcher?: Dispatcher;
-  /** The request may be pipelined after another (undici sends a non-idempotent one only once the previous has been answered). */
-  readonly idempotent?: boolean;
+  /**
+   * Sent on the connection before the previous request is answered (undici waits for an answer after
+   * a request not marked idempotent, or marked blocking, as every POST is by default).
+   */
+  readonly pipelined?: boolean;
 }
 
 export interface HttpResponse {
@@ -122,15 +126,25 @@ interface Shared {
   readonly redactor: Redactor;
 }
 
+/** What a `with` copy of a transport records into, is cancelled by, and counts its waits in. */
+export interface TransportScope {
+  readonly evidence?: EvidenceLog;
+  readonly signal?: AbortSignal;
+  /** Counts the time a request of this scope is pending (a scenario's time limit leaves it out: pace.ts). */
+  readonly waits?: TargetWait;
+}
+
 export class Transport {
   readonly #shared: Shared;
   readonly #evidence: EvidenceLog;
   readonly #signal: AbortSignal | undefined;
+  readonly #waits: TargetWait | undefined;
 
   constructor(options: TransportOptions);
-  /** @internal the `with` copy: same pool and settings, another log or signal. */
-  constructor(shared: Shared, evidence: EvidenceLog, signal: AbortSignal | undefined);
-  constructor(first: TransportOptions | Shared, evidence?: EvidenceLog, signal?: AbortSignal) {
+  /** @internal the `with` copy: same pool and settings, another log, signal or wait counter. */
+  constructor(shared: Shared, evidence: EvidenceLog, signal: AbortSignal | undefined, waits: TargetWait | undefined);
+  constructor(first: TransportOptions | Shared, evidence?: EvidenceLog, signal?: AbortSignal, waits?: TargetWait) {
+    this.#waits = waits;
     if ('agent' in first) {
       this.#shared = first;
       this.#evidence = evidence ?? first.options.evidence;
@@ -161,9 +175,9 @@ export class Transport {
     return { dispatcher: connection, close: () => connection.close() };
   }
 
-  /** The same connection pool and settings, recording into `evidence` and/or cancelled by `signal`. */
-  with(scope: { readonly evidence?: EvidenceLog; readonly signal?: AbortSignal }): Transport {
-    return new Transport(this.#shared, scope.evidence ?? this.#evidence, scope.signal ?? this.#signal);
+  /** The same connection pool and settings, recording into `evidence`, cancelled by `signal`, counting its waits in `waits`. */
+  with(scope: TransportScope): Transport {
+    return new Transport(this.#shared, scope.evidence ?? this.#evidence, scope.signal ?? this.#signal, scope.waits ?? this.#waits);
   }
 
   /**
@@ -172,6 +186,18 @@ export class Transport {
    * Throws TransportError when no response arrived.
    */
   async send<T>(
+    req: HttpRequest,
+    interpret: (res: HttpResponse) => { readonly value: T; readonly annotations?: ExchangeAnnotations },
+  ): Promise<{ readonly value: T; readonly exchange: Exchange }> {
+    const done = this.#waits?.begin();
+    try {
+      return await this.#send(req, interpret);
+    } finally {
+      done?.();
+    }
+  }
+
+  async #send<T>(
     req: HttpRequest,
     interpret: (res: HttpResponse) => { readonly value: T; readonly annotations?: ExchangeAnnotations },
   ): Promise<{ readonly value: T; readonly exchange: Exchange }> {
@@ -216,8 +242,9 @@ export class Transport {
       // Never wait for an answer past the run's deadline.
       const attemptTimeoutMs = guard ? Math.min(timeoutMs, guard.remainingMs()) : timeoutMs;
       let res: HttpResponse;
+      const attemptStarted = policy.now();
       try {
-        res = await attemptOnce(req.dispatcher ?? agent, { method, url, headers, body: req.body, ...(req.idempotent === undefined ? {} : { idempotent: req.idempotent }) }, { timeoutMs: attemptTimeoutMs, maxBodyBytes, signals });
+        res = await attemptOnce(req.dispatcher ?? agent, { method, url, headers, body: req.body, pipelined: req.pipelined === true }, { timeoutMs: attemptTimeoutMs, maxBodyBytes, signals });
       } catch (error) {
         release();
         if (error instanceof BodyTooLarge) {
@@ -246,7 +273,7 @@ export class Transport {
         guard?.recordFailure(`${req.label}: ${res.status} after ${attempt} attempt(s), beyond the retry budget`);
       } else {
         guard?.recordServed();
-        options.limiter?.served();
+        options.limiter?.served(policy.now() - attemptStarted);
       }
 
       const { value, annotations } = interpret(res);
@@ -352,7 +379,7 @@ class AttemptTimeout extends Error {
 
 async function attemptOnce(
   agent: Dispatcher,
-  req: { method: string; url: string; headers: Record<string, string>; body: string | undefined; idempotent?: boolean },
+  req: { method: string; url: string; headers: Record<string, string>; body: string | undefined; pipelined: boolean },
   limits: { readonly timeoutMs: number; readonly maxBodyBytes: number; readonly signals: readonly AbortSignal[] },
 ): Promise<HttpResponse> {
   const linked = linkSignals(limits.signals);
@@ -364,7 +391,7 @@ async function attemptOnce(
       headers: req.headers,
       body: req.body,
       dispatcher: agent,
-      ...(req.idempotent === undefined ? {} : { idempotent: req.idempotent }),
+      ...(req.pipelined ? { idempotent: true, blocking: false } : {}),
       signal: linked.signal,
       // undici's own timers as a second line: they do not depend on any AbortSignal.
       headersTimeout: limits.timeoutMs,

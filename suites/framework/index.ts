@@ -21,6 +21,7 @@ export {
   type RuleResult,
   type RuleStatus,
 } from './checks.ts';
+export { inBatches } from './batches.ts';
 export { inOwnWords, printable } from './own-words.ts';
 export { capabilitySet, PROBE_TIMEOUT_MS, resolveCapabilities, type Capability, type CapabilitySet, type Need } from './capabilities.ts';
 export {

@@ -15,6 +15,7 @@
  *   anything else. Every outcome is collected, never thrown: one failure cannot stop the rest.
  */
 import type { Namespace } from './namespace.ts';
+import { inBatches } from './batches.ts';
 
 /** What was created: its kind (`plan`, `entity`…), its ID, and the IDs of its parents (`customer_id`…). */
 export interface LedgerEntry {
@@ -60,6 +61,13 @@ export interface LedgerOptions {
   readonly unserved?: ReadonlySet<string>;
   /** Removals sent at once within a kind (default 4). */
   readonly concurrency?: number;
+  /** The run journal: told of every record (`made`) and of how each removal ended (journal.ts). */
+  readonly journal?: JournalSink;
+}
+
+/** What the ledger tells the run journal (journal.ts `Journal`). */
+export interface JournalSink {
+  write(state: 'made' | 'removed' | 'left' | 'failed', entries: readonly LedgerEntry[], note?: string): void;
 }
 
 export interface CleanupReport {
@@ -110,6 +118,7 @@ export class Ledger<C> {
     }
     if (this.#entries.some((recorded) => recorded.entry.kind === entry.kind && recorded.entry.id === entry.id)) return;
     this.#entries.push({ entry, scenario });
+    this.#options.journal?.write('made', [entry]);
   }
 
   forScenario(scenario: string | undefined): ScenarioLedger {
@@ -127,6 +136,7 @@ export class Ledger<C> {
   async cleanup(client: C, find?: (id: string) => boolean): Promise<CleanupReport> {
     if (find !== undefined) await this.#find(client, find);
     const recorded = this.#entries;
+    const journal = this.#options.journal;
     this.#entries = [];
     const report = { undone: [] as RecordedEntry[], alreadyGone: [] as RecordedEntry[], left: [] as RecordedEntry[], failed: [] as (RecordedEntry & { error: string })[] };
     const byKind = new Map<string, Pending[]>();
@@ -154,7 +164,10 @@ export class Ledger<C> {
           this.#options.concurrency ?? 4,
           async (item) => {
             const outcome = await attempt(() => cleanup.remove!(item.entry, client));
-            if (outcome.ok) report.undone.push(strip(item));
+            if (outcome.ok) {
+              report.undone.push(strip(item));
+              journal?.write('removed', [item.entry]);
+            }
             else refused.push({ ...item, error: outcome.error, answered404: outcome.status === 404 });
           },
         );
@@ -170,6 +183,7 @@ export class Ledger<C> {
       const exists = cleanup?.exists === undefined ? undefined : await cleanup.exists(item.entry, client).catch(() => undefined);
       if (exists === false || (exists === undefined && item.answered404 === true)) {
         report.alreadyGone.push(strip(item));
+        journal?.write('removed', [item.entry]);
         continue;
       }
       if (cleanup?.fallback !== undefined) {
@@ -178,6 +192,7 @@ export class Ledger<C> {
       }
       if (item.error === undefined) report.left.push(strip(item));
       else report.failed.push({ ...strip(item), error: item.error });
+      journal?.write(item.error === undefined ? 'left' : 'failed', [item.entry], item.error);
     }
     return report;
   }
@@ -216,10 +231,6 @@ async function attempt(call: () => ReturnType<CleanupAction<unknown>>): Promise<
   } catch (error) {
     return { ok: false, status: undefined, error: error instanceof Error ? error.message : String(error) };
   }
-}
-
-async function inBatches<T>(items: readonly T[], size: number, run: (item: T) => Promise<void>): Promise<void> {
-  for (let at = 0; at < items.length; at += size) await Promise.all(items.slice(at, at + size).map(run));
 }
 
 function describeBody(body: unknown): string {

@@ -61,8 +61,7 @@ export function createNamespace({ prefix, seed, salt = '', reuse }: NamespaceOpt
   if (!NAME.test(prefix)) throw new Error(`namespace prefix must be letters and digits: ${JSON.stringify(prefix)}`);
   if (reuse !== undefined && !REUSE_NAME.test(reuse)) throw new Error(`reuse name must be 1 to 32 letters, digits or -: ${JSON.stringify(reuse)}`);
   const root = `${prefix}_${shortHash(reuse === undefined ? `${seed}:${salt}` : `reuse:${reuse}`, 6)}`;
-  // An ID of the form, or one derived from it by a suffix of plan-ID characters.
-  const pattern = new RegExp(`^${root}_([a-z0-9]{5})_[a-zA-Z0-9]+_\\d+[a-zA-Z0-9_-]*$`);
+  const pattern = idPattern(root);
   const owns = (id: string) => pattern.test(id);
   const scopes = new Map<string, Namespace>();
   const tags = new Set<string>();
@@ -105,6 +104,23 @@ export function createNamespace({ prefix, seed, salt = '', reuse }: NamespaceOpt
     return ns;
   }
   return scope('');
+}
+
+/** The run's namespace: the configured prefix, the run's seed and salt (RunInfo), or the reuse name. */
+export function runNamespace(config: { readonly namespacePrefix: string; readonly reuseNamespace?: string | undefined }, run: { readonly seed: number; readonly salt: string }): Namespace {
+  return createNamespace({ prefix: config.namespacePrefix, seed: run.seed, salt: run.salt, reuse: config.reuseNamespace });
+}
+
+/** An ID of a namespace's form, or one derived from it by a suffix of plan-ID characters; group 1 is the scope. */
+function idPattern(root: string): RegExp {
+  return new RegExp(`^${root}_([a-z0-9]{5})_[a-zA-Z0-9]+_\\d+[a-zA-Z0-9_-]*$`);
+}
+
+/** What a journal's namespace (`<prefix>_<run>`, from its file name) owns: `besi-conformance cleanup` touches nothing else. */
+export function namespaceOfRoot(root: string): Pick<Namespace, 'root' | 'owns'> {
+  if (!/^[a-zA-Z0-9]+_[a-z0-9]{6}$/.test(root)) throw new Error(`not a namespace root: ${JSON.stringify(root)}`);
+  const pattern = idPattern(root);
+  return { root, owns: (id) => pattern.test(id) };
 }
 
 /** `length` base-36 characters of the SHA-256 of `text`. */

@@ -55,6 +55,31 @@ describe('RateLimiter', () => {
     expect(limiter.allowed).toBe(8);
   });
 
+  it('halves the requests in flight each round the latency stays climbed well above its floor, and grows them back once it falls', () => {
+    const limiter = new RateLimiter(8, fakeClock());
+    for (let i = 0; i < 20; i++) limiter.served(40);
+    expect(limiter.allowed).toBe(8);
+    // The target slows down under the run's load: 40 ms → 470 ms (issue 26).
+    const rounds: number[] = [];
+    for (let i = 0; i < 40; i++) {
+      limiter.served(470);
+      rounds.push(limiter.allowed);
+    }
+    expect(Math.min(...rounds)).toBe(1);
+    expect(rounds.indexOf(4)).toBeGreaterThan(0);
+    for (let i = 0; i < 200; i++) limiter.served(40);
+    expect(limiter.allowed).toBe(8);
+  });
+
+  it('does not back off for a target that is slow from the start (far away, or a proxy adding latency), nor for jitter', () => {
+    const slow = new RateLimiter(8, fakeClock());
+    for (let i = 0; i < 100; i++) slow.served(400 + (i % 3) * 50);
+    expect(slow.allowed).toBe(8);
+    const jittery = new RateLimiter(8, fakeClock());
+    for (let i = 0; i < 100; i++) jittery.served(i % 10 === 0 ? 120 : 2);
+    expect(jittery.allowed).toBe(8);
+  });
+
   it('waits no longer than it is allowed to (the run deadline), and gives up a wait when aborted', async () => {
     const clock = fakeClock();
     const limiter = new RateLimiter(1, clock);

@@ -8,6 +8,13 @@
  * increase, multiplicative decrease, as TCP does). A scenario is never failed for it: only a request
  * still refused when its own retry budget runs out ends in ERROR.
  *
+ * Latency says the same before any 429 does: when the answers' smoothed latency climbs well above
+ * the lowest the run has seen (LATENCY_CLIMB: three times it, and 250 ms more), the target is
+ * loaded, and the requests allowed in flight are halved again each round it stays so; once it falls
+ * back, they grow one a round as after a 429. A target that is slow from the start (far away, or a
+ * proxy adding latency) is not loaded by the run: its floor is high, and nothing backs off. The
+ * scenarios never pay for the wait: their time limit leaves it out (pace.ts).
+ *
  * One limiter per target origin and process (`limiterFor`), shared by every test file's target of
  * the run. The clock is injectable so tests never wait.
  */
@@ -20,6 +27,12 @@ export interface LimiterClock {
 
 const realClock: LimiterClock = { now: () => Date.now(), sleep: (ms, signal) => delay(ms, undefined, signal ? { signal } : {}) };
 
+/** Latency climbed when the smoothed latency is above both (factor × the floor) and (the floor + margin). */
+export const LATENCY_CLIMB = { factor: 3, marginMs: 250 } as const;
+/** Weight of a new answer in the smoothed latency, and answers seen before a climb counts. */
+const SMOOTHING = 0.2;
+const WARM_UP_ANSWERS = 8;
+
 export class RateLimiter {
   readonly maxInFlight: number;
   readonly #clock: LimiterClock;
@@ -29,6 +42,10 @@ export class RateLimiter {
   #resumeAt = 0;
   /** Requests answered since the last change of `#allowed`. */
   #answered = 0;
+  /** Smoothed answer latency, its lowest value so far, and answers measured. */
+  #latencyMs: number | undefined;
+  #floorMs = Number.POSITIVE_INFINITY;
+  #measured = 0;
   readonly #queue: (() => void)[] = [];
 
   constructor(maxInFlight: number, clock: LimiterClock = realClock) {
@@ -83,13 +100,35 @@ export class RateLimiter {
     this.#answered = 0;
   }
 
-  /** The target answered a request (not 429/503). */
-  served(): void {
+  /** The smoothed latency of the answers so far (undefined before the first measured one). */
+  get latencyMs(): number | undefined {
+    return this.#latencyMs;
+  }
+
+  /**
+   * The target answered a request (not 429/503), in `latencyMs` when measured: while the latency has
+   * climbed, one round of answers halves the requests allowed in flight; else one round lets one more in.
+   */
+  served(latencyMs?: number): void {
+    if (latencyMs !== undefined && this.#climbed(latencyMs)) {
+      if (++this.#answered < this.#allowed) return;
+      this.#allowed = Math.max(1, Math.floor(this.#allowed / 2));
+      this.#answered = 0;
+      return;
+    }
     if (this.#allowed >= this.maxInFlight) return;
     if (++this.#answered < this.#allowed) return;
     this.#allowed++;
     this.#answered = 0;
     this.#queue.shift()?.();
+  }
+
+  /** Takes one measured latency in; whether the smoothed latency now stands well above the lowest seen. */
+  #climbed(latencyMs: number): boolean {
+    this.#latencyMs = this.#latencyMs === undefined ? latencyMs : this.#latencyMs + (latencyMs - this.#latencyMs) * SMOOTHING;
+    this.#floorMs = Math.min(this.#floorMs, this.#latencyMs);
+    this.#measured++;
+    return this.#measured > WARM_UP_ANSWERS && this.#latencyMs > Math.max(LATENCY_CLIMB.factor * this.#floorMs, this.#floorMs + LATENCY_CLIMB.marginMs);
   }
 
   /** Resolves when a place may have come free (or rejects on abort). */

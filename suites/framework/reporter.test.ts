@@ -37,6 +37,26 @@ function ruleResults(results: Record<string, RuleResult>): Partial<ScenarioMeta>
 }
 
 describe('buildReport', () => {
+  it('carries a success rule a server fault was charged to, though the scenario did not declare it (issue 26)', () => {
+    const report = buildReport({
+      ...times,
+      tests: [
+        test(
+          {
+            scenario: 's1',
+            rules: ['R-GEN'],
+            status: 'error',
+            charged: ['ERR-SUCCESS-200-SETUP'],
+            ...ruleResults({ 'R-GEN': { status: 'BLOCKED', blockedBy: 'ERR-SUCCESS-200-SETUP', message: 'not reached' }, 'ERR-SUCCESS-200-SETUP': { status: 'ERROR', message: 'a server fault: entities.delete answered 500' } }),
+          },
+          'failed',
+        ),
+      ],
+    });
+    expect(report.rules['ERR-SUCCESS-200-SETUP']).toMatchObject({ status: 'ERROR', scenarios: [{ scenario: 's1', via: 'server-fault', status: 'ERROR', message: 'a server fault: entities.delete answered 500' }] });
+    expect(report.rules['R-GEN']).toMatchObject({ status: 'BLOCKED', scenarios: [{ blockedBy: 'ERR-SUCCESS-200-SETUP' }] });
+  });
+
   it('gives a rule FAIL over ERROR over PASS over SKIP, across the scenarios that carry it', () => {
     const report = buildReport({
       ...times,
@@ -137,7 +157,7 @@ describe('buildReport', () => {
       'conformance: failing rules:',
       '  M-1 [FAIL MUST] AssertionError: expected 400',
       '    re-run: conformance run --only M-1 --seed 9',
-      'conformance: seed 9 (reproduce with --seed 9)',
+      'conformance: seed 9 (reproduce: conformance run --seed 9)',
     ]);
     expect(summaryLines(buildReport({ ...times, tests: [] }), 'r').at(-1)).toBe('conformance: no scenario ran, so no seed was used');
   });
@@ -294,7 +314,7 @@ describe('ConformanceReporter in a real vitest run', () => {
   it('prints progress by area, the counts, and the seed at the end of the run', () => {
     expect(printed[0]).toMatch(/^scenarios\.fixture +5 scenarios: 1 pass, 2 fail, 1 error, 1 skip$/);
     expect(printed).toContainEqual(expect.stringMatching(/^conformance: 7 rules: 3 PASS, 2 FAIL, 0 BLOCKED, 1 SKIP, 1 ERROR/));
-    expect(printed.at(-1)).toBe('conformance: seed 4242 (reproduce with --seed 4242)');
+    expect(printed.at(-1)).toBe('conformance: seed 4242 (reproduce: npm run conformance -- --seed 4242)');
   });
 
   it('writes the JUnit XML from the report: a test case per rule, its time the time of its scenarios, skip reasons in the message', () => {

@@ -5,7 +5,8 @@
  * atomic, so a run that is killed leaves valid files marked incomplete (`complete: false`).
  *
  * Scenarios reach the reporter through `task.meta.conformance` (see scenario.ts). A rule is carried
- * by the scenarios that declare it, and its shape rule also by every wire-schema check of a 200.
+ * by the scenarios that declare it, and its shape rule also by every wire-schema check of a 200; a
+ * success rule also by every scenario a server fault was charged to it in (checks.ts, "Server faults").
  * Its verdict per scenario comes from the scenario's rule results where it has them, else from the
  * scenario's outcome; across scenarios the highest wins (see `ruleStatus`).
  *
@@ -15,7 +16,7 @@ import { relative } from 'node:path';
 import type { Reporter, TestCase, TestModule, TestRunEndReason, Vitest } from 'vitest/node';
 import type { RuleDef } from '../../spec/rules/rule.ts';
 import { applyBaseline } from '../report/baseline.ts';
-import { countOf, failingRules, firstLine, kindCounts, leftBehind, undecidedCauses, undecidedMustRules } from '../report/digest.ts';
+import { countOf, failingRules, firstLine, kindCounts, leftBehind, partlyVerifiedRules, undecidedCauses, undecidedMustRules } from '../report/digest.ts';
 import { curlOf } from '../report/curl.ts';
 import { replayScript } from '../report/replay.ts';
 import { formatProgress, ProgressPrinter } from '../report/progress.ts';
@@ -26,6 +27,9 @@ import { shownPath, writeReportFiles } from '../report/write.ts';
 import { aggregateRuleStatus, type RuleResult } from './checks.ts';
 import { loadConfig } from './config.ts';
 import { redactSecrets, truncate, type Exchange } from './evidence.ts';
+import { readJournal } from './journal.ts';
+import type { CleanupReport } from './ledger.ts';
+import type { RunInfo } from './run.ts';
 import type { CleanupSummary, ScenarioMeta } from './scenario.ts';
 import type { TargetInfo } from './target.ts';
 
@@ -62,6 +66,10 @@ export interface ReportInput {
   readonly rerunOf?: string;
   /** `should`: SHOULD failures fail the run too (recorded in the report for its verdict). */
   readonly failOn?: 'must' | 'should';
+  /** What the run left on its target, from its journal (report.json `leftovers`). */
+  readonly leftovers?: ConformanceReport['leftovers'];
+  /** What stopped the run before it ended on its own. */
+  readonly interrupted?: NonNullable<ConformanceReport['run']['interrupted']>;
 }
 
 /** Exchanges shown with a failure when the scenario does not say which ones it was about. */
@@ -104,6 +112,11 @@ export function buildReport(input: ReportInput): ConformanceReport {
       return replay === undefined ? outcome : { ...outcome, replay: redactSecrets(replay, secrets) };
     };
     for (const rule of meta.rules) add(rule, { ...base, via: 'declared', ...withReplay(rule, declaredResult(test, status, rule, evidence, secrets)) });
+    for (const rule of meta.charged ?? []) {
+      if (meta.rules.includes(rule)) continue;
+      const charged = recordedResult(test, rule, evidence, secrets);
+      if (charged !== undefined) add(rule, { ...base, via: 'server-fault', ...withReplay(rule, charged) });
+    }
     for (const [rule, check] of Object.entries(meta.shapeChecks ?? {})) {
       if (meta.rules.includes(rule)) continue;
       // The scenario's rule results hold the shape rule's verdict with its message; shapeChecks says only pass or fail.
@@ -143,6 +156,7 @@ export function assembleReport(byRule: ReadonlyMap<string, readonly RuleScenario
       ...(entry ? { known: { reason: entry.reason, ...(entry.expires === undefined ? {} : { expires: entry.expires }) } } : {}),
       ...(def ? { level: def.level, area: def.part, section: def.section, provenance: def.provenance, quote: def.quote, ...(def.source ? { source: def.source } : {}) } : {}),
       ...((status === 'SKIP' || status === 'BLOCKED') && reasons.length > 0 ? { reason: reasons.join('; ') } : {}),
+      ...(status === 'PASS' ? partlyVerified(entries) : {}),
       scenarios: entries,
     };
   }
@@ -167,6 +181,7 @@ export function assembleReport(byRule: ReadonlyMap<string, readonly RuleScenario
       ...(input.rerunOf === undefined ? {} : { rerunOf: input.rerunOf }),
       ...(input.baseline ? { baseline: input.baseline.path } : {}),
       ...(input.failOn === 'should' ? { failOn: input.failOn } : {}),
+      ...(input.interrupted ? { interrupted: input.interrupted } : {}),
     },
     counts: { rules: ruleCounts, known, scenarios: scenarioCounts, mustFailures },
     rules,
@@ -174,6 +189,7 @@ export function assembleReport(byRule: ReadonlyMap<string, readonly RuleScenario
     ...(uncovered ? { uncovered } : {}),
     errors: input.errors.map((e) => ({ ...e, message: cut(e.message, secrets) })),
     cleanup: input.cleanup.map((c) => ({ ...c, left: [...c.left], failed: [...c.failed] })),
+    ...(input.leftovers ? { leftovers: { ...input.leftovers, records: [...input.leftovers.records] } } : {}),
   };
   return redactSecrets(report, secrets);
 }
@@ -192,6 +208,22 @@ export function stoppedReport(
   const { target, stopped, ...rest } = input;
   const report = assembleReport(new Map(), [target], { ...rest, result: 'failed', complete: true, errors: [{ message: `Stopped at ${stopped.stage} (${stopped.kind}): ${stopped.message}` }], cleanup: [] });
   return redactSecrets({ ...report, run: { ...report.run, stopped } }, input.secrets ?? []);
+}
+
+/**
+ * A PASS rule's `partly`, when a scenario that declares it did not ask all of it: BLOCKED there, or
+ * PASS with parts it went on without (`unverified`). Scenarios that SKIP it do not apply; a wire-schema
+ * PASS verifies a shape rule as a declared one does.
+ */
+function partlyVerified(entries: readonly RuleScenario[]): Pick<RuleReport, 'partly'> {
+  const applicable = entries.filter((e) => e.status !== 'SKIP');
+  const verified = applicable.filter((e) => e.status === 'PASS' && (e.unverified ?? []).length === 0);
+  const partial = applicable.filter((e) => e.via === 'declared' && !verified.includes(e));
+  const gaps = partial.flatMap((e): string[] => {
+    if (e.status === 'BLOCKED') return [`${e.scenario}: BLOCKED by ${e.blockedBy ?? e.reason ?? 'a step it does not name'}${e.message === undefined ? '' : ` (${firstLine({ message: e.message, status: e.status })})`}`];
+    return (e.unverified ?? []).map((what) => `${e.scenario}: ${what}`);
+  });
+  return gaps.length === 0 ? {} : { partly: { verified: verified.length, of: verified.length + partial.length, gaps } };
 }
 
 /** The replay scripts of the first REPLAYS_PER_RULE failing entries are kept; later ones go (report.json stays readable). */
@@ -239,6 +271,7 @@ function recordedResult(test: FinishedTest, rule: string, evidence: readonly Exc
     ...((result.status === 'SKIP' || result.status === 'BLOCKED') && test.meta?.reason !== undefined ? { reason: test.meta.reason } : {}),
     ...(result.blockedBy === undefined ? {} : { blockedBy: result.blockedBy }),
     ...(result.message === undefined ? {} : { message: cut(result.message, secrets) }),
+    ...(result.unverified === undefined ? {} : { unverified: result.unverified.map((what) => cut(what, secrets)) }),
     ...('expected' in result ? { expected: result.expected } : {}),
     ...('actual' in result ? { actual: result.actual } : {}),
     ...(failing ? { exchanges: reported(picked) } : {}),
@@ -288,6 +321,13 @@ export interface ConformanceReporterOptions {
   readonly colour?: boolean;
   /** How a person re-runs one rule (`npm run conformance -- run`); the summary prints it per failing rule. */
   readonly rerunCommand?: string;
+  /** How many scenarios the run means to run: an interrupted run's report says how many of them ran. */
+  readonly plannedScenarios?: number;
+  /**
+   * The run's last cleanup, of what its journal says may remain (prepare.ts `sweepRun`), made before
+   * the final report on every way a run ends; `signal` stops it (a second signal).
+   */
+  readonly sweep?: (run: RunInfo, signal: AbortSignal) => Promise<CleanupReport | undefined>;
 }
 
 export class ConformanceReporter implements Reporter {
@@ -295,6 +335,7 @@ export class ConformanceReporter implements Reporter {
   readonly #options: ConformanceReporterOptions;
   readonly #secrets: readonly string[];
   readonly #failOn: 'must' | 'should';
+  readonly #runTimeoutMs: number;
   readonly #tests = new Map<string, FinishedTest>();
   readonly #errors: { file?: string; message: string }[] = [];
   readonly #cleanup: ({ file: string } & CleanupSummary)[] = [];
@@ -303,12 +344,17 @@ export class ConformanceReporter implements Reporter {
   #startedAt = new Date();
   #lastWrite = 0;
   #final: ConformanceReport | undefined;
+  #finishing: Promise<ConformanceReport> | undefined;
+  #interrupted: Pick<NonNullable<ConformanceReport['run']['interrupted']>, 'cause' | 'message'> | undefined;
+  #leftovers: ConformanceReport['leftovers'];
+  readonly #stopSweep = new AbortController();
 
   constructor(options: ConformanceReporterOptions = {}) {
     const config = loadConfig();
     this.reportDir = options.reportDir ?? config.reportDir;
     this.#secrets = [config.apiKey, config.otherTenantApiKey].filter((s): s is string => s !== undefined);
     this.#failOn = config.failOn;
+    this.#runTimeoutMs = config.runTimeoutMs;
     this.#options = options;
     this.#progress = new ProgressPrinter({ mode: options.progress ?? 'lines', colour: options.colour ?? false, print: (line) => this.#print(line) });
   }
@@ -350,25 +396,78 @@ export class ConformanceReporter implements Reporter {
     this.#write('running', false);
   }
 
-  onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<{ message: string }>, reason: TestRunEndReason): void {
+  async onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<{ message: string }>, reason: TestRunEndReason): Promise<void> {
     // The modules are the authority at the end (a test whose result event was missed still counts).
     for (const module of testModules) {
       if (!this.#reported(module)) continue;
       for (const test of module.children.allTests()) this.#tests.set(test.id, finished(test, this.#file(module)));
     }
+    // Stopped by a signal or an error: its workers' deaths are no errors of their own.
+    if (this.#interrupted !== undefined) {
+      await this.#finish('interrupted', false);
+      return;
+    }
     for (const e of unhandledErrors) this.#errors.push({ message: `unhandled: ${e.message}` });
-    const report = this.#write(reason, reason !== 'interrupted');
-    this.#final = report;
-    this.#progress.end();
-    for (const line of summaryLines(report, shownPath(this.reportDir), this.#options.rerunCommand, this.#options.colour)) this.#print(line);
+    const run = this.#run();
+    if (run?.deadline !== undefined && Date.now() >= run.deadline) {
+      this.#interrupted = { cause: 'deadline', message: `the run's deadline passed (CONFORMANCE_RUN_TIMEOUT_MS, ${this.#runTimeoutMs / 1000} s): nothing was sent after it but the cleanup` };
+    }
+    await this.#finish(this.#interrupted === undefined ? reason : 'interrupted', this.#interrupted === undefined && reason !== 'interrupted');
   }
 
-  /** After SIGINT/SIGTERM: writes what finished so far, marked incomplete. */
-  interrupt(): ConformanceReport {
-    const report = this.#write('interrupted', false);
+  /**
+   * The run was stopped (a signal, an error of the harness): writes the report of what finished at
+   * once, marked interrupted, then sweeps what the run made (stopCleanup() cuts that short) and writes
+   * it again with what stays. Resolves with the final report.
+   */
+  async interrupt(cause: 'SIGTERM' | 'SIGINT' | 'error', message: string): Promise<ConformanceReport> {
+    this.noteInterruption(cause, message);
     this.#progress.end();
-    this.#print(`conformance: interrupted; the report of what finished (marked incomplete) is in ${shownPath(this.reportDir)}`);
-    return report;
+    this.#print(`conformance: interrupted (${message}); the report of what finished, marked incomplete, is in ${shownPath(this.reportDir)}`);
+    return this.#finish('interrupted', false);
+  }
+
+  /** The run is being stopped: however its vitest run ends now (a killed worker ends it at once), its report says interrupted. */
+  noteInterruption(cause: 'SIGTERM' | 'SIGINT' | 'error', message: string): void {
+    this.#interrupted ??= { cause, message };
+  }
+
+  /** A second signal: the sweep stops where it is; the report lists what it had not checked. */
+  stopCleanup(): void {
+    this.#stopSweep.abort();
+  }
+
+  /** Sweeps the journal (when the run has one), then writes the final report and prints its closing lines. */
+  async #finish(result: ConformanceReport['run']['result'], complete: boolean): Promise<ConformanceReport> {
+    this.#finishing ??= (async () => {
+      const run = this.#run();
+      // A fake the run booted ends with it: nothing of it stays to sweep.
+      if (run?.journal !== undefined && run.kind === 'deployment') {
+        // Written before the sweep: a run killed during it still leaves final files, with what the journal says may remain.
+        this.#leftovers = unchecked(run.journal.path);
+        this.#write(result, complete);
+        const swept = await this.#options.sweep?.(run, this.#stopSweep.signal).catch((error: unknown) => {
+          this.#errors.push({ message: `the run's last cleanup failed: ${error instanceof Error ? error.message : String(error)}` });
+          return undefined;
+        });
+        if (swept !== undefined) this.#leftovers = { ...checked(run.journal.path, swept), checked: !this.#stopSweep.signal.aborted };
+      }
+      const report = this.#write(result, complete);
+      this.#final = report;
+      this.#progress.end();
+      for (const line of summaryLines(report, shownPath(this.reportDir), this.#options.rerunCommand, this.#options.colour)) this.#print(line);
+      return report;
+    })();
+    return this.#finishing;
+  }
+
+  /** The run as its global setup decided it (target, journal), once provided. */
+  #run(): RunInfo | undefined {
+    for (const project of this.#vitest?.projects ?? []) {
+      const run = project.getProvidedContext()['conformance:run'];
+      if (run !== undefined) return run;
+    }
+    return undefined;
   }
 
   #write(result: ConformanceReport['run']['result'], complete: boolean): ConformanceReport {
@@ -383,6 +482,8 @@ export class ConformanceReporter implements Reporter {
       complete,
       secrets: [...this.#secrets, ...this.#providedSecrets()],
       failOn: this.#failOn,
+      ...(this.#leftovers ? { leftovers: this.#leftovers } : {}),
+      ...(this.#interrupted ? { interrupted: { ...this.#interrupted, scenariosRun: this.#scenariosRun(), ...(this.#options.plannedScenarios === undefined ? {} : { scenariosPlanned: this.#options.plannedScenarios }) } } : {}),
       ...(catalogue ? { catalogue } : {}),
       ...(baseline ? { baseline } : {}),
       ...(only ? { only } : {}),
@@ -391,6 +492,11 @@ export class ConformanceReporter implements Reporter {
     writeReportFiles(this.reportDir, report);
     this.#lastWrite = Date.now();
     return report;
+  }
+
+  /** Scenarios that ended (passed, failed, blocked or skipped by their own decision). */
+  #scenariosRun(): number {
+    return [...this.#tests.values()].filter(ran).length;
   }
 
   /** The keys of a fake the run booted (handed to the workers by the global setup), so they are scrubbed too. */
@@ -434,6 +540,23 @@ function finished(test: TestCase, file: string): FinishedTest {
   };
 }
 
+/** Leftovers as the journal alone says them: every record it does not know removed, none checked. */
+function unchecked(journal: string): NonNullable<ConformanceReport['leftovers']> {
+  const records = readJournal(journal).filter((r) => r.state !== 'removed');
+  return { journal, checked: false, undone: 0, alreadyGone: 0, records: records.map((r) => ({ kind: r.entry.kind, id: r.entry.id, error: `not checked: the journal says ${r.state}` })) };
+}
+
+/** Leftovers after the sweep: what it could not remove. */
+function checked(journal: string, swept: CleanupReport): NonNullable<ConformanceReport['leftovers']> {
+  return {
+    journal,
+    checked: true,
+    undone: swept.undone.length,
+    alreadyGone: swept.alreadyGone.length,
+    records: [...swept.left.map(({ entry }) => ({ kind: entry.kind, id: entry.id })), ...swept.failed.map(({ entry, error }) => ({ kind: entry.kind, id: entry.id, error }))],
+  };
+}
+
 /** Lines of each kind printed at the end before pointing at summary.md for the rest. */
 const CONSOLE_LIST = 10;
 const CONSOLE_CHARS = 160;
@@ -458,6 +581,10 @@ export function summaryLines(report: ConformanceReport, dir: string, rerunComman
   if (undecided.length > 0) lines.push(`conformance: undecided: ${undecided.length} MUST rule(s) have no verdict:`);
   for (const rule of undecided.slice(0, CONSOLE_LIST)) lines.push(`  ${rule.id} [${rule.status}] ${rule.cause.slice(0, CONSOLE_CHARS)}`);
   if (undecided.length > CONSOLE_LIST) lines.push(`  … and ${undecided.length - CONSOLE_LIST} more in summary.md`);
+  const partly = partlyVerifiedRules(report);
+  if (partly.length > 0) lines.push(`conformance: ${partly.length} rule(s) PASS, partly verified:`);
+  for (const { id, partly: p } of partly.slice(0, CONSOLE_LIST)) lines.push(`  ${id} [PASS, ${p.verified} of ${p.of} scenarios] ${p.gaps[0]!.slice(0, CONSOLE_CHARS)}${p.gaps.length > 1 ? ` (and ${p.gaps.length - 1} more)` : ''}`);
+  if (partly.length > CONSOLE_LIST) lines.push(`  … and ${partly.length - CONSOLE_LIST} more in summary.md`);
   const causes = undecidedCauses(report);
   if (causes.length > 0) lines.push(`conformance: BLOCKED or SKIP, by cause:`);
   for (const cause of causes.slice(0, CONSOLE_LIST)) lines.push(`  ${cause.status} ${cause.rules.length} rule(s): ${cause.cause.split('\n')[0]!.slice(0, CONSOLE_CHARS)}`);
@@ -471,6 +598,6 @@ export function summaryLines(report: ConformanceReport, dir: string, rerunComman
     );
   } else if (undone + alreadyGone > 0) lines.push(`${removed}; nothing left on the target`);
   for (const e of report.errors) lines.push(`conformance: error${e.file ? ` in ${e.file}` : ''}: ${e.message.split('\n')[0]}`);
-  lines.push(seed === undefined ? 'conformance: no scenario ran, so no seed was used' : `conformance: seed ${seed} (reproduce with --seed ${seed})`);
+  lines.push(seed === undefined ? 'conformance: no scenario ran, so no seed was used' : `conformance: seed ${seed} (reproduce: ${rerunCommand} --seed ${seed})`);
   return lines;
 }

@@ -9,7 +9,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CapabilityReport } from './capabilities.ts';
+import type { JournalInfo } from './cleanup.ts';
 import { checkLiveKey, ConfigError, loadConfig, type ConformanceConfig, type LoadConfigOptions } from './config.ts';
+import { journalPath } from './journal.ts';
+import { runNamespace } from './namespace.ts';
+
+/** Internal: a run against the embedded fake journals what it creates into this file (suites/cleanup-command.ts). */
+export const LEARN_IDS = 'BESI_CONFORMANCE_LEARN_IDS';
 
 /** What the main process decided for the whole run. */
 export interface RunInfo {
@@ -32,10 +38,15 @@ export interface RunInfo {
   readonly unserved?: readonly string[];
   /** Where the cleanup of the run's probes waits for the one test file that reports it (cleanup.ts). */
   readonly probeCleanupFile?: string;
+  /**
+   * The run journal (journal.ts): only for a target by URL that the run may change. Its path is known
+   * from the start (an interrupted setup still finds it); prepare.ts adds what earlier runs left.
+   */
+  readonly journal?: JournalInfo;
 }
 
 /** What a run learns about its target once, in the main process, for every test file (prepare.ts). */
-export type RunPreparation = Pick<RunInfo, 'capabilities' | 'unserved' | 'probeCleanupFile'>;
+export type RunPreparation = Pick<RunInfo, 'capabilities' | 'unserved' | 'probeCleanupFile' | 'journal'>;
 
 declare module 'vitest' {
   interface ProvidedContext {
@@ -75,9 +86,15 @@ export async function setupRun(
   const guardDir = mkdtempSync(join(tmpdir(), 'conformance-guard-'));
   const guard = { deadline: Date.now() + config.runTimeoutMs, guardFile: join(guardDir, 'state.json') };
   const removeGuard = () => rmSync(guardDir, { recursive: true, force: true });
-  const provide = async (run: RunInfo) => project.provide('conformance:run', { ...run, ...(await options.prepare?.(run, config, guardDir)) });
+  const provide = async (run: RunInfo) => {
+    // Provided at once, then again once prepared: a run stopped during its preparation still knows its journal.
+    project.provide('conformance:run', run);
+    project.provide('conformance:run', { ...run, ...(await options.prepare?.(run, config, guardDir)) });
+  };
   if (config.baseUrl !== undefined) {
-    await provide({ baseUrl: config.baseUrl, seed: config.seed, salt: new Date().toISOString(), kind: 'deployment', ...guard }).catch((error: unknown) => {
+    const run = { baseUrl: config.baseUrl, seed: config.seed, salt: new Date().toISOString() };
+    const journal = config.profile.readOnly ? {} : { journal: { path: journalPath(config.stateDir, runNamespace(config, run).root) } };
+    await provide({ ...run, kind: 'deployment', ...guard, ...journal }).catch((error: unknown) => {
       removeGuard();
       throw error;
     });
@@ -89,7 +106,9 @@ export async function setupRun(
     removeGuard();
     await fake.close();
   };
-  await provide({ baseUrl: fake.url, apiKey: fake.apiKey, ...otherTenant, seed: config.seed, salt: '', kind: 'fake', ...guard }).catch(async (error: unknown) => {
+  // `besi-conformance cleanup` learns the IDs a reuse namespace makes from a run against the fake that journals them.
+  const learning = process.env[LEARN_IDS] ? { journal: { path: process.env[LEARN_IDS] } } : {};
+  await provide({ baseUrl: fake.url, apiKey: fake.apiKey, ...otherTenant, seed: config.seed, salt: '', kind: 'fake', ...guard, ...learning }).catch(async (error: unknown) => {
     await teardown();
     throw error;
   });

@@ -27,7 +27,7 @@ let noControl: TestServer;
 let dir: string;
 const targets: Target<Ops, E>[] = [];
 
-/** A tiny stand-in for the fake: a control plane, things.get (good, broken or slow by ID), things.create. */
+/** A tiny stand-in for the fake: a control plane, things.get (good, broken, slow or lagging by ID), things.create. */
 function handler(withControl: boolean) {
   return (req: { url: string; body: string }, res: import('node:http').ServerResponse) => {
     if (req.url === '/_fake/health') {
@@ -38,6 +38,7 @@ function handler(withControl: boolean) {
     if (req.url === '/v1/things.create') return json(res, 200, { id: body.thing_id });
     if (req.url === '/v1/things.get') {
       if (body.thing_id === 'slow') return; // never answers
+      if (body.thing_id === 'lagging') return void setTimeout(() => json(res, 200, { id: 'lagging', addOn: false, items: [] }), 100);
       if (body.thing_id === 'broken') return json(res, 200, { id: 'broken', add_on: 'maybe', items: [] });
       if (body.thing_id === 'missing') return json(res, 404, { message: 'Thing missing not found', code: 'thing_not_found', env: 'sandbox' });
       return json(res, 200, { id: body.thing_id, addOn: false, items: [] });
@@ -149,23 +150,54 @@ describe('runScenario', () => {
     expect(bug).toMatchObject({ status: 'error', error: new TypeError('oops') });
   });
 
-  it('abandons a scenario that outlives its timeout and aborts its requests', async () => {
+  it('abandons a scenario that outlives its own time limit, and aborts what it sends after', async () => {
     const t = await target(server.url, { CONFORMANCE_TIMEOUT_MS: '60000' });
     let signal: AbortSignal | undefined;
     let late: unknown;
     const outcome = await runScenario(
-      scenario({ id: 'ERR-3', title: 'hangs', rules: ['X'] }, async (ctx) => {
+      scenario({ id: 'ERR-3', title: 'works on its own too long', rules: ['X'] }, async (ctx) => {
         signal = ctx.signal;
-        late = await ctx.client.call('things.get', { thing_id: 'slow' }).catch((e: unknown) => e);
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        late = await ctx.client.call('things.get', { thing_id: 'lagging' }).catch((e: unknown) => e);
       }),
       t,
       { timeoutMs: 200 },
     );
     expect(outcome.status).toBe('error');
     expect(outcome.error).toBeInstanceOf(ScenarioTimeoutError);
+    expect((outcome.error as Error).message).toMatch(/ms of its own time, past its limit of 200 ms/);
     expect(signal?.aborted).toBe(true);
     await expect.poll(() => late).toBeInstanceOf(TransportError);
     expect((late as TransportError).kind).toBe('aborted');
+  });
+
+  it("leaves the time a scenario waits for the target out of its limit (issue 26: a correct but slow target never ERRORs for the suite's length)", async () => {
+    const t = await target(server.url);
+    // Five calls answered 100 ms late: 500 ms of waiting, far past the 200 ms limit a fixed wall clock would apply.
+    const outcome = await runScenario(
+      scenario({ id: 'SLOW-1', title: 'waits for a slow target', rules: ['X'] }, async (ctx) => {
+        for (let i = 0; i < 5; i++) ctx.expectOk(await ctx.client.call('things.get', { thing_id: 'lagging' }));
+      }),
+      t,
+      { timeoutMs: 200 },
+    );
+    expect(outcome.error).toBeUndefined();
+    expect(outcome).toMatchObject({ status: 'pass', verdicts: { X: { status: 'PASS' } } });
+    expect(outcome.evidence).toHaveLength(5);
+  });
+
+  it('a request that never answers still ends the scenario, at its own timeout', async () => {
+    const t = await target(server.url, { CONFORMANCE_TIMEOUT_MS: '300' });
+    const outcome = await runScenario(
+      scenario({ id: 'ERR-4', title: 'hangs', rules: ['X'] }, async (ctx) => {
+        await ctx.client.call('things.get', { thing_id: 'slow' });
+      }),
+      t,
+      { timeoutMs: 200 },
+    );
+    expect(outcome.status).toBe('error');
+    expect(outcome.error).toBeInstanceOf(TransportError);
+    expect((outcome.error as TransportError).kind).toBe('timeout');
   });
 
   it('skips, with the reason, a scenario whose capability the target lacks, without running it', async () => {

@@ -42,6 +42,7 @@ import { replayableCalls, truncate, type EvidenceLog, type Exchange, type Replay
 import type { CleanupReport, ScenarioLedger } from './ledger.ts';
 import { discover, discoveringFile, filesAfter } from './discovery.ts';
 import type { Namespace } from './namespace.ts';
+import { TargetWait, watchOwnTime } from './pace.ts';
 import { inRunOrder, RunPlan, runsAlone, Scheduler, type BesideJob } from './schedule.ts';
 import { recordCreated, type Target, type TargetInfo } from './target.ts';
 
@@ -137,6 +138,20 @@ export interface ScenarioContext<Ops extends OperationTable, E extends z.ZodType
    */
   precondition<V>(what: string, assertion: () => V): V;
   /**
+   * The scenario goes on without asking part of `rule` (an operation the target does not serve, a
+   * case whose nearest valid request was refused), saying what and why: a PASS of the rule here is
+   * then reported as partly verified (checks.ts, RuleResult.unverified).
+   */
+  notVerified(rule: R, what: string): void;
+  /**
+   * Where the scenario can go on past a server fault (the next generated body, the next operation):
+   * true when `result` is a 5xx, which is then charged once to the success rule of its operation
+   * (ERR-SUCCESS-200 for a documented one, ERR-SUCCESS-200-SETUP for the reference's; checks.ts,
+   * "Server faults") as ERROR, declared by the scenario or not; false for any other answer. A 5xx the
+   * scenario does not ask about this way stops it, charged the same way.
+   */
+  serverFault(result: CallSuccess<unknown> | CallFailure<unknown>): boolean;
+  /**
    * A 200 the scenario goes on to read as its schema says (records with ids, …): when it failed its
    * wire schema (its shape rule FAILs), the rules not yet decided are BLOCKED by that shape rule,
    * naming the answer. Returns the body.
@@ -173,6 +188,8 @@ export interface ScenarioOutcome {
   readonly verdicts: Readonly<Record<string, RecordedVerdict>>;
   /** Preconditions that rested on an operation a rule of the scenario owns (each ended the scenario in ERROR). */
   readonly overreachingPreconditions?: readonly PreconditionOverreachFinding[];
+  /** Success rules a server fault was charged to (checks.ts, "Server faults"); their verdicts are in `verdicts`. */
+  readonly charged?: readonly string[];
 }
 
 /** What a scenario's vitest test carries to the reporter (JSON; evidence bounded). */
@@ -187,6 +204,8 @@ export interface ScenarioMeta {
   readonly shapeChecks?: Readonly<Record<string, 'pass' | 'fail'>>;
   /** Rule → its verdict in this scenario (checks.ts); `exchanges` index `evidence`. */
   readonly ruleResults?: Readonly<Record<string, RuleResult>>;
+  /** Success rules a server fault was charged to, declared or not (their results are in `ruleResults`). */
+  readonly charged?: readonly string[];
   /** Scenarios with a verdict other than PASS: the exchanges behind the verdicts and the last ones, bodies truncated. */
   readonly evidence?: readonly Exchange[];
   readonly exchangeCount?: number;
@@ -240,7 +259,7 @@ export class ScenarioTimeoutError extends Error {
 }
 
 export interface RunOptions {
-  /** The scenario is abandoned (and its requests aborted) after this long. Default 120 s. */
+  /** The scenario is abandoned (and its requests aborted) after this long of its own time, waits for the target left out (pace.ts). Default 120 s. */
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
   /** What the catalogue says of a rule (level, operations, fields). Default: spec/rules' catalogue. */
@@ -272,13 +291,17 @@ export async function runScenario<Ops extends OperationTable, E extends z.ZodTyp
   const cancel = () => controller.abort(options.signal?.reason);
   if (options.signal?.aborted) cancel();
   else options.signal?.addEventListener('abort', cancel, { once: true });
-  let timer: NodeJS.Timeout | undefined;
+  // The limit is on the scenario's own time: what it waits for the target is left out (pace.ts).
+  const waits = new TargetWait();
+  let stopWatch: (() => void) | undefined;
   const timedOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const error = new ScenarioTimeoutError(`scenario ${scenario.id} did not finish within ${timeoutMs} ms`);
+    stopWatch = watchOwnTime(timeoutMs, waits, ({ ownMs, waitedMs }) => {
+      const error = new ScenarioTimeoutError(
+        `scenario ${scenario.id} ran ${Math.round(ownMs)} ms of its own time, past its limit of ${timeoutMs} ms (it also waited ${Math.round(waitedMs)} ms for the target, which the limit leaves out)`,
+      );
       controller.abort(error);
       reject(error);
-    }, timeoutMs);
+    });
   });
   const operations = target.client.operations;
   const checks = new RuleChecks({
@@ -289,10 +312,13 @@ export async function runScenario<Ops extends OperationTable, E extends z.ZodTyp
     documentedOperation: documentedOperationOf(operations),
     rules: options.rules ?? catalogueFacts,
   });
-  const found = () => (checks.overreachingPreconditions.length > 0 ? { overreachingPreconditions: checks.overreachingPreconditions } : {});
+  const found = () => ({
+    ...(checks.overreachingPreconditions.length > 0 ? { overreachingPreconditions: checks.overreachingPreconditions } : {}),
+    ...(checks.chargedRules.length > 0 ? { charged: checks.chargedRules } : {}),
+  });
   try {
     try {
-      await Promise.race([scenario.run(context(scenario, target, log, controller.signal, checks)), timedOut]);
+      await Promise.race([scenario.run(context(scenario, target, log, { signal: controller.signal, waits }, checks)), timedOut]);
       const verdicts = log.redact(checks.results(false));
       const failed = scenario.rules.some((rule) => verdicts[rule]?.status === 'FAIL');
       return await settledOnConventions({ status: failed ? 'fail' : 'pass', evidence: log.entries(), verdicts, ...found() }, target);
@@ -311,7 +337,7 @@ export async function runScenario<Ops extends OperationTable, E extends z.ZodTyp
     const verdicts = Object.fromEntries(scenario.rules.map((rule) => [rule, { status: 'ERROR', message } as const]));
     return { status: 'error', error: harness, evidence: log.entries(), verdicts };
   } finally {
-    clearTimeout(timer);
+    stopWatch?.();
     options.signal?.removeEventListener('abort', cancel);
     controller.abort(); // stops whatever the scenario left running
   }
@@ -418,7 +444,7 @@ function context<Ops extends OperationTable, E extends z.ZodType, R extends stri
   scenario: Scenario<Ops, E, R>,
   target: Target<Ops, E>,
   log: EvidenceLog,
-  signal: AbortSignal,
+  { signal, waits }: { readonly signal: AbortSignal; readonly waits: TargetWait },
   checks: RuleChecks,
 ): ScenarioContext<Ops, E, R> {
   const declared = new Set<Capability>([...scenario.needs.flatMap((n): readonly Capability[] => (typeof n === 'string' ? [n] : n)), ...scenario.uses]);
@@ -431,14 +457,14 @@ function context<Ops extends OperationTable, E extends z.ZodType, R extends stri
   const onSuccess = (operation: string, request: unknown) => recordCreated(target.creates, target.ns, ledger, operation, request);
   const wireNames = target.config.profile.wireNames ?? {};
   const wireName = (key: WireNameKey): string => wireNames[key] ?? WIRE_NAMES[key].reference;
-  const client = target.client.with({ evidence: log, signal, readOnly: !scenario.mutates, onSuccess, beforeSend: (operation, request) => checks.refuseRequestBuiltFromMissingField(operation, request) });
+  const client = target.client.with({ evidence: log, signal, waits, readOnly: !scenario.mutates, onSuccess, beforeSend: (operation, request) => checks.refuseRequestBuiltFromMissingField(operation, request) });
   return {
     scenario: { id: scenario.id, title: scenario.title, rules: scenario.rules },
     client: scenarioClient(client, checks, wireNames),
     get control(): ControlClient {
       if (!declared.has('control-plane')) throw new Error(`scenario ${scenario.id} uses the control plane but declares it in neither needs nor uses`);
       if (!target.control) throw new Error(`scenario ${scenario.id}: the control plane is not available here; check t.has('control-plane') first`);
-      return target.control.with({ evidence: log, signal });
+      return target.control.with({ evidence: log, signal, waits });
     },
     get otherTenantKey(): string {
       if (!declared.has('other-tenant')) throw new Error(`scenario ${scenario.id} uses another tenant's key but does not declare needs: ['other-tenant']`);
@@ -515,6 +541,12 @@ function context<Ops extends OperationTable, E extends z.ZodType, R extends stri
       return result.body;
     },
     precondition: (what, assertion) => checks.precondition(what, assertion),
+    notVerified: (rule, what) => checks.notVerified(rule, what),
+    serverFault(result) {
+      if (result.ok || result.status < 500) return false;
+      checks.chargeFault(result.exchange, `${result.exchange.label} (exchange #${result.exchange.seq}) answered ${result.status} ${preview(result.body)}`);
+      return true;
+    },
     requireShape(result) {
       const issues = result.schemaIssues;
       if (issues.length === 0) return result.body;
@@ -571,6 +603,7 @@ export function scenarioMeta(scenario: Pick<Scenario, 'id' | 'title' | 'rules'>,
     ...(outcome.reason === undefined ? {} : { reason: outcome.reason }),
     shapeChecks,
     ruleResults: toRuleResults(outcome.verdicts, reported ?? []),
+    ...(outcome.charged === undefined ? {} : { charged: [...outcome.charged] }),
     exchangeCount: outcome.evidence.length,
     ...(reported ? { evidence: reported, calls: replayableCalls(outcome.evidence) } : {}),
   });
@@ -624,7 +657,7 @@ const discoveredCleanups = new Map<string, Promise<CleanupReport>[]>();
 const closings = new WeakMap<object, Promise<CleanupReport>>();
 
 export interface RegisterOptions {
-  /** Per scenario, from its start (not from its test's). Default 120 s. */
+  /** Per scenario, from its start (not from its test's), of its own time (pace.ts). Default 120 s. */
   readonly timeoutMs?: number;
 }
 
@@ -681,8 +714,10 @@ export function registerScenarios<Ops extends OperationTable, E extends z.ZodTyp
     const remaining = (registrations.get(target) ?? 1) - 1;
     registrations.set(target, remaining);
     if (remaining > 0) return;
+    // The file's own target, and those its discovered scenarios ran on (their cleanup began when they were done).
     suite.file.meta.conformanceCleanup = await closeFile(plan, target, file);
-  }, Math.max(60_000, timeoutMs) + timeoutMs);
+    // The cleanup waits for the target as the scenarios do: the run's deadline bounds it, not a fixed time.
+  }, target.config.runTimeoutMs + timeoutMs);
 }
 
 /**

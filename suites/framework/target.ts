@@ -7,16 +7,18 @@ import { inject } from 'vitest';
 import type { z } from 'zod';
 import type { ConventionBreach } from './checks.ts';
 import { capabilitiesFrom, type CapabilitySet } from './capabilities.ts';
-import { answerRecorder, claimProbeCleanup, type CleanupPlan, type Creates, mergeCleanups } from './cleanup.ts';
+import { answerRecorder, claimProbeCleanup, type CleanupPlan, type Creates, journalHooks, mergeCleanups } from './cleanup.ts';
 import { createClient, type Client, type OperationTable } from './client.ts';
 import { ConfigError, ENV_VARS, loadConfig, type ConformanceConfig } from './config.ts';
 import { ControlClient } from './control-client.ts';
 import { EvidenceLog } from './evidence.ts';
 import { transportLimits } from './guard.ts';
+import { Journal } from './journal.ts';
 import { Ledger, type CleanupReport } from './ledger.ts';
 import type { Namespace } from './namespace.ts';
 import { probeConventions } from './preflight.ts';
-import { probeTarget, runNamespace, type TargetProbes } from './prepare.ts';
+import { runNamespace } from './namespace.ts';
+import { probeTarget, type TargetProbes } from './prepare.ts';
 import { limiterFor } from './rate-limit.ts';
 import type { RetryPolicy } from './retry.ts';
 import type { RunInfo } from './run.ts';
@@ -105,7 +107,10 @@ export async function createTarget<Ops extends OperationTable, E extends z.ZodTy
   // Without a global setup, a deployment still gets a fresh salt, so a re-run with the same seed cannot collide.
   const salt = run?.salt ?? (kind === 'deployment' ? new Date().toISOString() : '');
   const ns = runNamespace(config, { seed, salt });
-  const ledger = new Ledger<Client<Ops, E>>(ns, options.cleanup ?? {}, { order: options.order ?? [], unserved: new Set(run?.unserved ?? []) });
+  const journal = run?.journal === undefined ? undefined : new Journal(run.journal.path);
+  if (journal !== undefined) exitWithParent();
+  const unserved = new Set(run?.unserved ?? []);
+  const ledger = new Ledger<Client<Ops, E>>(ns, options.cleanup ?? {}, { order: options.order ?? [], unserved, ...(journal ? { journal } : {}) });
   const creates = options.creates ?? {};
   const base = createClient({
     baseUrl,
@@ -120,11 +125,13 @@ export async function createTarget<Ops extends OperationTable, E extends z.ZodTy
     limiter: limiterFor(baseUrl, config.concurrency),
     ...(options.dispatcher && { dispatcher: options.dispatcher }),
   });
-  // The root client records every answer; scenarios' clients are made from it and keep that.
-  const client = base.with({ onAnswer: answerRecorder(creates, ns, ledger.forScenario(undefined)) });
+  const plan = { cleanup: options.cleanup ?? {}, order: options.order ?? [], creates };
+  // The root client journals what a request may create before sending it, and records every answer;
+  // scenarios' clients are made from it and keep that.
+  const hooks = journal && run?.journal && journalHooks(run.journal, journal, { creates, ns, apiKey, plan, unserved, client: () => client });
+  const client: Client<Ops, E> = (hooks ? base.with({ onSend: hooks.onSend, onAnswer: hooks.onAnswer }) : base).with({ onAnswer: answerRecorder(creates, ns, ledger.forScenario(undefined)) });
   // The run's global setup probed the target once for every file; a target made without one probes
   // it itself (the probes record and clean up their own records).
-  const plan = { cleanup: options.cleanup ?? {}, order: options.order ?? [], creates };
   const probed = run?.capabilities === undefined ? await probeTarget({ ...config, otherTenantApiKey }, base, ns, { ...plan, probes: options.probes ?? {} }) : undefined;
   const capabilities = run?.capabilities === undefined ? probed!.capabilities : capabilitiesFrom(run.capabilities);
   let breach: Promise<ConventionBreach | undefined> | undefined;
@@ -149,5 +156,16 @@ export async function createTarget<Ops extends OperationTable, E extends z.ZodTy
     },
   };
 }
+
+/**
+ * A test worker whose run's main process is gone (SIGKILLed) stops at once: scenarios going on
+ * without it would create what no journal reader waits for (the next run may already have swept).
+ */
+function exitWithParent(): void {
+  if (process.send === undefined || exitingWithParent) return;
+  exitingWithParent = true;
+  process.once('disconnect', () => process.exit(2));
+}
+let exitingWithParent = false;
 
 export { recordCreated, type Creates } from './cleanup.ts';

@@ -33,12 +33,13 @@ let t: Target<Ops, E>;
 beforeAll(async () => {
   server = await startServer((req, res) => {
     const body = JSON.parse(req.body || '{}') as { thing_id?: string };
-    if (req.url === '/v1/things.create') return json(res, 200, { id: body.thing_id });
+    if (req.url === '/v1/things.create') return body.thing_id === 'crash' ? json(res, 500, { message: 'No things found', code: 'internal_error', env: 'sandbox' }) : json(res, 200, { id: body.thing_id });
     if (req.url === '/v1/things.get') {
       if (body.thing_id === 'nameless') return json(res, 200, { add_on: false, items: [] });
       if (body.thing_id === 'itemless') return json(res, 200, { id: 'itemless', add_on: false });
       if (body.thing_id === 'two') return json(res, 200, { id: 'two', add_on: true, items: [{ created_at: 1 }, { created_at: 2 }] });
       if (body.thing_id === 'unknown') return json(res, 404, { message: 'Thing unknown not found', code: 'thing_not_found', env: 'sandbox' });
+      if (body.thing_id === 'crash') return json(res, 500, { message: 'boom', code: 'internal_error', env: 'sandbox' });
       return json(res, 200, { id: body.thing_id, add_on: false, items: [] });
     }
     // things.check is not served: the reference's answer to an unknown path once the key is accepted.
@@ -391,5 +392,67 @@ describe('messages in the suite’s own words', () => {
       s: 'Symbol(s)',
       m: [[1, 2]],
     });
+  });
+});
+
+describe('a server fault outside a rule check is charged once (issue 26)', () => {
+  it('a 5xx of a setup operation is ERROR of ERR-SUCCESS-200-SETUP only; the undecided rules are BLOCKED by it, naming the call', async () => {
+    const outcome = await runScenario(
+      scenario({ id: 'FAULT-1', title: 'a setup call crashes', rules: ['MUST-GET', 'ERR-SUCCESS-200'] }, async (ctx) => {
+        const one = ctx.expectOk(await get(ctx, 'one'));
+        ctx.check('MUST-GET', () => expect((one as { id: string }).id).toBe('one'));
+        ctx.setup(await ctx.client.call('things.create', { thing_id: 'crash', name: 'Crash' }));
+      }),
+      t,
+      options,
+    );
+    expect(outcome.status).toBe('error');
+    expect(outcome.charged).toEqual(['ERR-SUCCESS-200-SETUP']);
+    expect(outcome.verdicts['ERR-SUCCESS-200-SETUP']).toMatchObject({ status: 'ERROR', message: expect.stringContaining('things.create') });
+    for (const rule of ['MUST-GET', 'ERR-SUCCESS-200']) {
+      expect(outcome.verdicts[rule], rule).toMatchObject({ status: 'BLOCKED', blockedBy: 'ERR-SUCCESS-200-SETUP', message: expect.stringContaining('answered 500') });
+    }
+    const meta = scenarioMeta({ id: 'FAULT-1', title: 'a setup call crashes', rules: ['MUST-GET', 'ERR-SUCCESS-200'] }, t.info, outcome);
+    expect(meta.charged).toEqual(['ERR-SUCCESS-200-SETUP']);
+    expect(meta.ruleResults?.['ERR-SUCCESS-200-SETUP']?.status).toBe('ERROR');
+  });
+
+  it('a 5xx of a documented operation outside a check is charged to ERR-SUCCESS-200', async () => {
+    const outcome = await runScenario(
+      scenario({ id: 'FAULT-2', title: 'a read crashes', rules: ['MUST-ANY'] }, async (ctx) => {
+        ctx.setup(await get(ctx, 'crash'));
+      }),
+      t,
+      options,
+    );
+    expect(outcome.verdicts['ERR-SUCCESS-200']).toMatchObject({ status: 'ERROR' });
+    expect(outcome.verdicts['MUST-ANY']).toMatchObject({ status: 'BLOCKED', blockedBy: 'ERR-SUCCESS-200' });
+  });
+
+  it('a scenario that can go on past a 5xx (t.serverFault) charges it once and decides its other rules', async () => {
+    const outcome = await runScenario(
+      scenario({ id: 'FAULT-3', title: 'crashes twice, goes on', rules: ['MUST-GET'] }, async (ctx) => {
+        for (const id of ['crash', 'crash']) expect(ctx.serverFault(await ctx.client.call('things.create', { thing_id: id, name: 'Crash' }))).toBe(true);
+        expect(ctx.serverFault(await get(ctx, 'one'))).toBe(false);
+        ctx.check('MUST-GET', () => expect(true).toBe(true));
+      }),
+      t,
+      options,
+    );
+    expect(outcome.verdicts['MUST-GET']).toEqual({ status: 'PASS' });
+    expect(outcome.verdicts['ERR-SUCCESS-200-SETUP']).toMatchObject({ status: 'ERROR', message: expect.stringMatching(/things\.create.*answered 500.*\(and 1 more server fault\(s\) in this scenario\)$/) });
+  });
+
+  it('inside a check a 5xx stays that rule\'s ERROR', async () => {
+    const outcome = await runScenario(
+      scenario({ id: 'FAULT-4', title: 'the checked read crashes', rules: ['MUST-GET', 'MUST-ANY'] }, async (ctx) => {
+        ctx.expectOk(await get(ctx, 'crash'), 'MUST-GET');
+      }),
+      t,
+      options,
+    );
+    expect(outcome.verdicts['MUST-GET']?.status).toBe('ERROR');
+    expect(outcome.verdicts['MUST-ANY']).toMatchObject({ status: 'BLOCKED', blockedBy: 'MUST-GET' });
+    expect(outcome.verdicts['ERR-SUCCESS-200']).toBeUndefined();
   });
 });

@@ -9,7 +9,7 @@ import type { Fault } from '../../fake-server/faults/fault.ts';
 import { faultsFor } from '../../fake-server/faults/index.ts';
 import { otherTenantKey } from '../../fake-server/tenants.ts';
 import { runScenarios, type ScenarioOutcome } from '../framework/index.ts';
-import type { SCENARIOS } from '../scenarios/index.ts';
+import { SCENARIOS } from '../scenarios/index.ts';
 import { inProcessTarget } from '../support.ts';
 import { InProcessDispatcher } from './in-process-fake.ts';
 
@@ -34,6 +34,18 @@ export async function runAgainstFake(faults: readonly (string | Fault)[], scenar
   const target = await inProcessTarget({ url: IN_PROCESS_URL, apiKey, otherTenantApiKey: otherTenantKey(app.keys, apiKey) }, new InProcessDispatcher(app));
   const outcomes = await runScenarios(scenarios, target, { timeoutMs: 30_000, ...(options.concurrency !== undefined && { concurrency: options.concurrency }) });
   return outcomes.map((outcome, i) => ({ scenario: scenarios[i]!.id, ...outcome }));
+}
+
+let healthy: Promise<Outcome[]> | undefined;
+
+/**
+ * Every scenario against a healthy fake at the default concurrency, run once per test worker and
+ * shared by the meta-tests that read it (a worker's files share their modules: vitest.config.ts).
+ * The outcomes are read, never changed.
+ */
+export function healthyRun(): Promise<Outcome[]> {
+  healthy ??= runAgainstFake([], SCENARIOS);
+  return healthy;
 }
 
 /** The rules that FAILed in any of the outcomes, sorted. */

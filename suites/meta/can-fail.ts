@@ -8,9 +8,12 @@
  *   chosen by the sweep (`PRECISION_SWEEP`, precision.ts; both found from one run against the
  *   healthy fake):
  *   - `checked` (the default): every scenario whose verdicts rest on an answer of such an
- *     operation (where a misattributed FAIL shows first), every scenario when the fault touches
- *     every operation, and the scenarios deciding the rule or its dependents;
- *   - `full`: every scenario that calls an operation the fault can touch.
+ *     operation (where a misattributed FAIL shows first), and the scenarios deciding the rule or its
+ *     dependents; for a fault that can touch every operation (authentication, versions,
+ *     conventions, error bodies: each would run the whole suite, two thirds of the sweep's time),
+ *     those deciding its rule and EVERYWHERE_SAMPLE others drawn by the test seed;
+ *   - `full` (`npm run test:full`): every scenario that calls an operation the fault can touch, so
+ *     every scenario for a fault that can touch every operation.
  * The figure printed at the end: faults whose FAIL set is exact / faults checked (all of them).
  * `PRECISION_RULES=LIC-` (rule-ID prefixes) checks the precision of a subset while working on it;
  * the other faults then keep only the can-fail check (`none`: every fault keeps only that).
@@ -19,25 +22,41 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAULTS, operationsTouched } from '../../fake-server/faults/index.ts';
 import type { Fault } from '../../fake-server/faults/fault.ts';
+import { hashSeed, testSeed } from '../../fixtures/random.ts';
 import { SCENARIOS } from '../scenarios/index.ts';
-import { failSet, otherFailures, runAgainstFake as runAgainst, type AnyScenario } from './against-fake.ts';
+import { failSet, healthyRun, otherFailures, runAgainstFake as runAgainst, type AnyScenario } from './against-fake.ts';
 import { expectedFailures, precisionRules, precisionSweep } from './precision.ts';
 
 const selected = precisionRules();
 const sweep = precisionSweep();
+const seed = testSeed();
+
+/** Under the checked sweep, the scenarios besides its own a fault that can touch every operation runs (drawn by the test seed). */
+export const EVERYWHERE_SAMPLE = 24;
 
 /**
  * Scenarios that decide the rule or one of its declared dependents against the healthy fake
  * (DEPENDENT_RULES: the precision check expects them to FAIL, so the scenarios that can show it must
  * run, shape rules of their answers included), or use an operation the
  * fault touches: for the full sweep, call it; for the checked sweep, rest a verdict on its answer
- * (`operationsOf`: scenario → operations it called against the healthy fake, and those its verdicts rested on).
+ * (`operationsOf`: scenario → operations it called against the healthy fake, and those its verdicts
+ * rested on). A fault that can touch any operation: under the full sweep every scenario, under the
+ * checked sweep its own and a sample of the others.
  */
 function relevantScenarios(fault: Fault, operationsOf: ReadonlyMap<string, OperationsUsed>): AnyScenario[] {
   const touched = operationsTouched(fault);
   const expected = expectedFailures(fault.rule);
-  const decides = (s: AnyScenario) => [...s.rules, ...(operationsOf.get(s.id)?.decided ?? [])];
-  return SCENARIOS.filter((s) => decides(s).some((r) => expected.includes(r)) || touched === undefined || [...(operationsOf.get(s.id)?.[sweep] ?? [])].some((op) => touched.has(op)));
+  const decides = (s: AnyScenario) => [...s.rules, ...(operationsOf.get(s.id)?.decided ?? [])].some((r) => expected.includes(r));
+  if (touched === undefined) {
+    if (sweep === 'full') return [...SCENARIOS];
+    const drawn = SCENARIOS.filter((s) => !decides(s))
+      .map((s) => ({ id: s.id, rank: hashSeed(seed, `${fault.rule} ${s.id}`) }))
+      .sort((a, b) => a.rank - b.rank)
+      .slice(0, EVERYWHERE_SAMPLE)
+      .map((s) => s.id);
+    return SCENARIOS.filter((s) => decides(s) || drawn.includes(s.id));
+  }
+  return SCENARIOS.filter((s) => decides(s) || [...(operationsOf.get(s.id)?.[sweep] ?? [])].some((op) => touched.has(op)));
 }
 
 /** What a scenario did against the healthy fake: the operations it called, those whose answers its verdicts rested on, and the rules it decided (shape rules of its 200s included). */
@@ -59,7 +78,7 @@ export function canFailSuite(shard: number, shards: number): void {
   describe(`every rule the fake can break is caught, and only that rule fails (faults ${shard} of every ${shards})`, () => {
     beforeAll(async () => {
       if (selected.size === 0) return;
-      for (const outcome of await runAgainst([], SCENARIOS)) {
+      for (const outcome of await healthyRun()) {
         const behindVerdicts = new Set(Object.values(outcome.verdicts).flatMap((v) => v.seqs ?? []));
         const checked = new Set(outcome.evidence.filter((e) => behindVerdicts.has(e.seq)).map((e) => e.label));
         operationsOf.set(outcome.scenario, { full: new Set(outcome.evidence.map((e) => e.label)), checked, decided: Object.keys(outcome.verdicts) });
@@ -102,8 +121,8 @@ export function canFailSuite(shard: number, shards: number): void {
       console.log(`can-fail (faults ${shard} of every ${shards}): ${caught.length} of ${faults.length} broken rules caught by a scenario carrying their ID`);
       const checked = exact.length + inexact.length;
       console.log(
-        `precision (faults ${shard} of every ${shards}, ${sweep} sweep${sweep === 'full' ? '' : '; PRECISION_SWEEP=full for the full one'}): ` +
-          `${exact.length} of ${checked} faults give exactly their rule's FAIL set (${checked} of ${faults.length} faults checked${inexact.length > 0 ? `; inexact: ${inexact.join(', ')}` : ''})`,
+        `precision (faults ${shard} of every ${shards}, ${sweep} sweep${sweep === 'full' ? '' : '; npm run test:full for the full one'}): ` +
+          `${exact.length} of ${checked} faults give exactly their rule's FAIL set (${checked} of ${faults.length} faults checked; TEST_SEED=${seed} draws the sample of a fault touching every operation${inexact.length > 0 ? `; inexact: ${inexact.join(', ')}` : ''})`,
       );
     });
   });

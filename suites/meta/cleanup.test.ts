@@ -7,7 +7,8 @@
  *   report lists exactly the records that stay;
  * - a target that keeps a plan although it refused to create it (the reference does): the file's
  *   cleanup finds it by listing and removes it;
- * - reuse mode: a run removes what an earlier run of the same name left.
+ * - reuse mode: a run removes what an earlier run of the same name left, found by listing where
+ *   its journal knows nothing (suites/meta/journal.test.ts holds the journal's own part).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,30 +21,19 @@ import { createFakeServer } from '../../fake-server/index.ts';
 import { claimProbeCleanup } from '../framework/cleanup.ts';
 import { loadConfig } from '../framework/config.ts';
 import type { CleanupReport } from '../framework/ledger.ts';
-import { prepareRun, runNamespace } from '../framework/prepare.ts';
+import { runNamespace } from '../framework/namespace.ts';
+import { prepareRun } from '../framework/prepare.ts';
 import type { RunInfo } from '../framework/run.ts';
 import { runConformance } from '../hostile/conformance-run.ts';
 import { inProcessTarget } from '../support.ts';
 import { PREPARE } from '../target-setup.ts';
+import { recordsOf } from './fake-records.ts';
 
 /** Most records a full run may leave on a fake that serves every delete (docs/vendors.md, "What a run leaves behind"). */
 const MOST_LEFT = 10;
 
 const dir = mkdtempSync(join(tmpdir(), 'conformance-cleanup-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** `<kind> <id>` of every record a tenant holds, as the cleanup names kinds. */
-function recordsOf(fake: Pick<FakeApp, 'exportState'>, key: string): string[] {
-  const { tables } = fake.exportState(key).tenants[0]!;
-  return [
-    ...tables.customers.map((row) => `customer ${row.id}`),
-    ...tables.entities.map((row) => `entity ${row.id}`),
-    ...tables.plans.map((versions) => `plan ${versions[0]!.id}`),
-    ...tables.features.map((row) => `feature ${row.id}`),
-    ...tables.referralPrograms.map((row) => `referral_program ${row.id}`),
-    ...tables.rewards.map((row) => `reward ${row.id}`),
-  ].sort();
-}
 
 function stays(report: Pick<CleanupReport, 'left' | 'failed'>): string[] {
   return [...report.left, ...report.failed].map(({ entry }) => `${entry.kind} ${entry.id}`).sort();
@@ -55,7 +45,9 @@ describe('a conformance run against a fake given by URL', () => {
     try {
       const run = await runConformance({ env: { BASE_URL: fake.url, API_KEY: fake.apiKey, OTHER_TENANT_API_KEY: fake.otherTenantApiKey! }, killAfterMs: 15 * 60_000 });
       expect(run.exitCode, run.console.slice(-3000)).toBe(0);
-      const reported = run.report!.cleanup.flatMap((c) => [...c.left, ...c.failed]).map(({ kind, id }) => `${kind} ${id}`).sort();
+      // The run's journal, swept at its end, is the authority on what stays (each file's own cleanup was tried again there).
+      expect(run.report!.leftovers?.checked).toBe(true);
+      const reported = run.report!.leftovers!.records.map(({ kind, id }) => `${kind} ${id}`).sort();
       const held = [...recordsOf(fake, fake.apiKey), ...recordsOf(fake, fake.otherTenantApiKey!)].sort();
       expect(held).toEqual(reported);
       expect(held.length).toBeLessThanOrEqual(MOST_LEFT);
@@ -151,7 +143,9 @@ describe('the run preparation (probes once per run)', () => {
       await call('entities.create', { customer_id: customer, entity_id: entity, feature_id: feature });
       await call('features.create', { feature_id: otherFeature, name: 'Another name', type: 'boolean' });
 
-      const prepared = await prepareRun(config, run, dir, PREPARE);
+      // A journal that knows nothing (the earlier run's was lost): the target's listings find them.
+      const journal = { path: join(dir, 'journal-reuse.jsonl') };
+      const prepared = await prepareRun(config, { ...run, journal }, dir, PREPARE);
       const cleanup = claimProbeCleanup(prepared.probeCleanupFile)!;
       expect(recordsOf(app, key)).toEqual([`feature ${otherFeature}`]);
       expect(cleanup.undone.map(({ entry }) => entry.id)).toEqual(expect.arrayContaining([feature, plan, customer, entity]));

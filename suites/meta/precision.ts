@@ -88,11 +88,13 @@ export type PrecisionSweep = 'full' | 'checked';
 
 /**
  * `PRECISION_SWEEP`: which scenarios besides those deciding a fault's rule and its dependents the
- * precision check runs (can-fail.ts). `checked`, the default (CI included, which must stay well
- * under ten minutes): those whose verdicts rest on an answer of an operation the fault touches.
- * `full`: every scenario calling such an operation, about five times the work; what only it finds
- * (a fault whose effect shows through another operation's answer, later in a scenario) is worth a
- * run before a release and after a change to many scenarios (`PRECISION_SWEEP=full npm test`).
+ * precision check runs (can-fail.ts). `checked`, the default of `npm test` (CI included): those
+ * whose verdicts rest on an answer of an operation the fault touches, and for a fault that can touch
+ * every operation a sample drawn by the test seed. `full` (`npm run test:full`): every scenario
+ * calling such an operation, every scenario for a fault touching every operation; about five times
+ * the work, what only it finds (a fault whose effect shows through another operation's answer, later
+ * in a scenario, or in a scenario the sample left out) is worth a nightly run, a run before a
+ * release and after a change to many scenarios.
  */
 export function precisionSweep(env: NodeJS.ProcessEnv = process.env): PrecisionSweep {
   const raw = env['PRECISION_SWEEP']?.trim();

@@ -28,6 +28,11 @@ export function shellQuote(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
+/** One argument of a printed command: as it is when the shell reads it so, else single-quoted. */
+export function shellArg(text: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(text) ? text : shellQuote(text);
+}
+
 /** Characters that keep their meaning inside double quotes (`!` in an interactive bash). */
 const DOUBLE_QUOTE_SPECIAL = /[$`\\"!]/;
 

@@ -73,15 +73,28 @@ export interface UndecidedCause {
 }
 
 /**
+ * What a cause says, without what varies from one scenario or rule to the next: an operation not
+ * served reads the same whichever exchange showed it and whichever rule it stopped.
+ */
+export function causeGist(cause: string): string {
+  const notServed = /the target does not serve ([\w.]+)/.exec(cause) ?? /^([\w.]+) not served$/.exec(cause);
+  return notServed === null ? cause : `the target does not serve ${notServed[1]} (it answers as an unknown route)`;
+}
+
+/**
  * Each BLOCKED or SKIP rule under each distinct cause of its scenarios (a rule stopped two ways is
- * under both), causes with the most rules first; MUST rules first within a cause.
+ * under both, and so is a scenario that needs two things the target lacks), causes grouped by what
+ * they say (causeGist), those with the most rules first; MUST rules first within a cause.
  */
 export function undecidedCauses(report: ConformanceReport): UndecidedCause[] {
   const causes = new Map<string, { status: 'BLOCKED' | 'SKIP'; cause: string; rule?: string; rules: Map<string, string | undefined> }>();
   for (const [id, rule] of Object.entries(report.rules).sort(([a], [b]) => a.localeCompare(b))) {
     if (rule.status !== 'BLOCKED' && rule.status !== 'SKIP') continue;
     const status = rule.status;
-    const stoppedBy = rule.scenarios.filter((s) => s.status === status).map((s) => causeOf(report, s));
+    const stoppedBy = rule.scenarios
+      .filter((s) => s.status === status)
+      .map((s) => causeOf(report, s))
+      .flatMap(({ cause, rule: blocker }) => cause.split(/; (?=needs )/).map((part) => ({ cause: causeGist(part), ...(blocker === undefined ? {} : { rule: blocker }) })));
     for (const { cause, rule: blocker } of stoppedBy.length > 0 ? stoppedBy : [{ cause: rule.reason ?? 'no reason given' }]) {
       const key = `${status}\u0000${foldVariables(cause)}`;
       const group = causes.get(key) ?? { status, cause, ...(blocker ? { rule: blocker } : {}), rules: new Map() };
@@ -136,13 +149,17 @@ export interface LeftBehind {
 export function leftBehind(report: ConformanceReport): LeftBehind {
   const left = new Map<string, string[]>();
   const failed = new Map<string, { id: string; error: string }[]>();
-  let undone = 0;
-  let alreadyGone = 0;
+  let undone = report.leftovers?.undone ?? 0;
+  let alreadyGone = report.leftovers?.alreadyGone ?? 0;
   for (const file of report.cleanup) {
     undone += file.undone;
     alreadyGone += file.alreadyGone;
-    for (const { kind, id } of file.left) left.set(kind, [...(left.get(kind) ?? []), id]);
-    for (const { kind, id, error } of file.failed) failed.set(kind, [...(failed.get(kind) ?? []), { id, error }]);
+  }
+  // The run's journal, swept once at its end, is the authority; without one, each file's cleanup says.
+  const stays: readonly { kind: string; id: string; error?: string }[] = report.leftovers?.records ?? report.cleanup.flatMap((file) => [...file.left, ...file.failed]);
+  for (const record of stays) {
+    if (record.error !== undefined) failed.set(record.kind, [...(failed.get(record.kind) ?? []), { id: record.id, error: record.error }]);
+    else left.set(record.kind, [...(left.get(record.kind) ?? []), record.id]);
   }
   const byCount = <V>(map: Map<string, V[]>) => new Map([...map].sort(([ka, a], [kb, b]) => b.length - a.length || ka.localeCompare(kb)));
   return { undone, alreadyGone, left: byCount(left), failed: byCount(failed) };
@@ -155,4 +172,47 @@ export function countOf(map: ReadonlyMap<string, readonly unknown[]>): number {
 /** `236 customer, 297 feature`: kinds with their counts. */
 export function kindCounts(map: ReadonlyMap<string, readonly unknown[]>): string {
   return [...map].map(([kind, items]) => `${items.length} ${kind}`).join(', ');
+}
+
+/** A PASS rule not every scenario verified in full (RuleReport.partly). */
+export interface PartlyVerifiedRule {
+  readonly id: string;
+  readonly rule: RuleReport;
+  readonly partly: NonNullable<RuleReport['partly']>;
+}
+
+/** The PASS rules only partly verified, MUST first, then by ID. */
+export function partlyVerifiedRules(report: ConformanceReport): PartlyVerifiedRule[] {
+  return Object.entries(report.rules)
+    .flatMap(([id, rule]) => (rule.status === 'PASS' && rule.partly !== undefined ? [{ id, rule, partly: rule.partly }] : []))
+    .sort((a, b) => Number(a.rule.level !== 'MUST') - Number(b.rule.level !== 'MUST') || a.id.localeCompare(b.id));
+}
+
+/** One scenario's replay script, once, with the failing rules it serves. */
+export interface ScenarioReplay {
+  readonly scenario: string;
+  readonly title: string;
+  /** The longest of the scripts the report holds for the scenario (the one that reaches furthest). */
+  readonly script: string;
+  /** The failing rules whose first failure is in this scenario, in the order of `failingRules`. */
+  readonly rules: readonly string[];
+}
+
+/**
+ * The replay scripts of the failing rules' first failures, one per scenario however many rules
+ * failed there (a scenario that timed out errs every rule it carries): in the order of the first
+ * rule each serves.
+ */
+export function scenarioReplays(failing: readonly FailingRule[]): ScenarioReplay[] {
+  const byScenario = new Map<string, { scenario: string; title: string; script: string; rules: string[] }>();
+  for (const { id, first } of failing) {
+    if (first?.replay === undefined) continue;
+    const known = byScenario.get(first.scenario);
+    if (known === undefined) byScenario.set(first.scenario, { scenario: first.scenario, title: first.title, script: first.replay, rules: [id] });
+    else {
+      known.rules.push(id);
+      if (first.replay.length > known.script.length) known.script = first.replay;
+    }
+  }
+  return [...byScenario.values()];
 }

@@ -11,8 +11,8 @@
  */
 import { escapeHtml as h } from './escape.ts';
 import { RULE_STATUSES, type ConformanceReport, type ReportedExchange, type RuleReport, type RuleScenario } from './schema.ts';
-import { countOf, failingRules, firstLine, kindCounts, leftBehind, undecidedCauses, undecidedMustRules, type FailingRule } from './digest.ts';
-import { countStatuses, failuresOf, rulesByArea, targetHosts, verdictOf, type RuleEntry } from './view.ts';
+import { countOf, failingRules, firstLine, kindCounts, leftBehind, partlyVerifiedRules, undecidedCauses, undecidedMustRules, type FailingRule } from './digest.ts';
+import { countStatuses, failuresOf, interruptedScope, rulesByArea, targetHosts, verdictOf, type RuleEntry } from './view.ts';
 
 const VERDICTS = { 0: 'PASSED', 1: 'FAILED', 2: 'UNDECIDED' } as const;
 
@@ -47,7 +47,7 @@ export function renderHtml(report: ConformanceReport): string {
 <body>
 <header>
 <h1>Conformance report <span class="verdict v${verdict.exitCode}" id="verdict">${h(VERDICTS[verdict.exitCode])}</span></h1>
-${report.complete ? '' : `<p class="banner" id="incomplete">Incomplete report: the run ${report.run.result === 'running' ? 'is still going on' : 'did not finish'}; it shows what finished.</p>`}
+${report.complete ? '' : `<p class="banner" id="incomplete">${report.run.interrupted ? `Interrupted (${h(report.run.interrupted.message)}): ${h(interruptedScope(report.run.interrupted))}` : `Incomplete report: the run ${report.run.result === 'running' ? 'is still going on' : 'did not finish'}`}; it shows what finished.</p>`}
 ${stopped === undefined ? '' : `<p class="banner stopped" id="stopped">Stopped at ${h(stopped.stage)} (${h(stopped.kind)}), before any scenario: ${h(stopped.message)}</p>`}
 <dl class="facts">${facts.map(([k, v]) => `<dt>${h(k)}</dt><dd>${h(v)}</dd>`).join('')}</dl>
 ${verdict.reasons.length > 0 ? `<ul class="reasons">${verdict.reasons.map((r) => `<li>${h(r)}</li>`).join('')}</ul>` : ''}
@@ -62,6 +62,7 @@ ${staleList(report)}
 </section>
 ${verdict.exitCode === 2 ? undecidedSection(report) : ''}
 ${failingSection(failing)}
+${partlySection(report)}
 ${causesSection(report)}
 ${leftBehindSection(report)}
 <section id="rules">
@@ -92,7 +93,8 @@ function areaRow(area: string, rules: readonly RuleEntry[]): string {
 }
 
 function statusBadge(rule: RuleReport): string {
-  return `<span class="badge s-${rule.status}">${rule.status}</span>${rule.known ? ' <span class="badge s-known" title="' + h(rule.known.reason) + '">known</span>' : ''}`;
+  const partly = rule.partly === undefined ? '' : ` <span class="partly">partly verified: ${rule.partly.verified} of ${rule.partly.of} scenarios</span>`;
+  return `<span class="badge s-${rule.status}">${rule.status}</span>${partly}${rule.known ? ' <span class="badge s-known" title="' + h(rule.known.reason) + '">known</span>' : ''}`;
 }
 
 function ruleRow([id, rule]: RuleEntry): string {
@@ -123,6 +125,17 @@ function failingSection(failing: readonly FailingRule[]): string {
 <h2>Failing rules (${failing.length})</h2>
 <table class="digest"><thead><tr><th>Rule</th><th>Level</th><th>Status</th><th>First failure</th><th>More</th></tr></thead><tbody>
 ${failing.map((f) => `<tr data-rule="${h(f.id)}"><td class="id">${ruleLink(f.id, 'failure')}</td><td>${h(f.rule.level ?? '')}</td><td>${statusBadge(f.rule)}</td><td class="first">${h(firstLine(f.first))}</td><td class="more">${f.more > 0 ? `+${f.more}` : ''}</td></tr>`).join('\n')}
+</tbody></table>
+</section>`;
+}
+
+function partlySection(report: ConformanceReport): string {
+  const partly = partlyVerifiedRules(report);
+  if (partly.length === 0) return '';
+  return `<section id="partly">
+<h2>Partly verified (${partly.length})</h2>
+<table class="digest"><thead><tr><th>Rule</th><th>Level</th><th>Verified in full</th><th>What did not run, and why</th></tr></thead><tbody>
+${partly.map(({ id, rule, partly: p }) => `<tr data-rule="${h(id)}"><td class="id">${ruleLink(id, 'rule')}</td><td>${h(rule.level ?? '')}</td><td>${p.verified} of ${p.of} scenarios</td><td><ul>${p.gaps.map((gap) => `<li>${h(gap)}</li>`).join('')}</ul></td></tr>`).join('\n')}
 </tbody></table>
 </section>`;
 }
@@ -185,7 +198,7 @@ ${failure.expected !== undefined || failure.actual !== undefined ? `<div class="
 ${exchanges.length > 0 ? `<h5>Replay</h5><pre class="curl">${h(exchanges.at(-1)!.curl)}</pre>` : ''}
 ${failure.replay === undefined ? '' : `<details class="replay"><summary>The scenario from its first call, as a script (<code>API_KEY=… sh replay.sh</code>)</summary><pre class="replay">${h(failure.replay)}</pre></details>`}
 ${exchanges.map(exchangeBlock).join('\n')}`;
-  const title = `${h(failure.title)} <code>${h(failure.scenario)}</code>${failure.via === 'wire-schema' ? ' (wire-schema check)' : ''}`;
+  const title = `${h(failure.title)} <code>${h(failure.scenario)}</code>${failure.via === 'wire-schema' ? ' (wire-schema check)' : failure.via === 'server-fault' ? ' (server fault)' : ''}`;
   return open ? `<div class="scenario">\n<h4>${title}</h4>\n${body}\n</div>` : `<details class="scenario"><summary>${title}</summary>\n${body}\n</details>`;
 }
 

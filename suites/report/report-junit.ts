@@ -13,7 +13,7 @@
 import { escapeXml as x } from './escape.ts';
 import { failingRule, firstLine } from './digest.ts';
 import type { ConformanceReport } from './schema.ts';
-import { countStatuses, rulesByArea, targetHosts, type RuleEntry } from './view.ts';
+import { countStatuses, interruptedScope, rulesByArea, targetHosts, type RuleEntry } from './view.ts';
 
 export function renderJunit(report: ConformanceReport): string {
   const target = report.run.targets[0];
@@ -33,15 +33,24 @@ export function renderJunit(report: ConformanceReport): string {
   const hostname = x(targetHosts(report));
   const suites: string[] = [];
   let totals = { tests: 0, failures: 0, errors: 0 };
-  if (report.errors.length > 0) {
-    // Why the run decided nothing (a preflight stop) or less than it meant to: first, where a reader looks.
-    const name = (e: ConformanceReport['errors'][number], i: number) => (report.run.stopped && i === 0 ? `preflight (${report.run.stopped.kind})` : `error outside scenarios${e.file ? `: ${e.file}` : ` ${i + 1}`}`);
-    totals = { tests: report.errors.length, failures: 0, errors: report.errors.length };
-    suites.push(
-      `  <testsuite name="run" tests="${report.errors.length}" failures="0" errors="${report.errors.length}" skipped="0" time="0" timestamp="${timestamp}" hostname="${hostname}">`,
-      ...propertiesXml,
+  // Why the run decided nothing (a preflight stop), did not end on its own (an interruption, with how
+  // far it got) or decided less than it meant to (errors outside scenarios): first, where a reader looks.
+  const interrupted = report.run.interrupted;
+  const runCases = [
+    ...(interrupted === undefined ? [] : [{ name: `interrupted (${interrupted.cause})`, message: `interrupted (${interrupted.message}): ${interruptedScope(interrupted)}`, time: seconds }]),
+    ...report.errors.map((e, i) => ({
+      name: report.run.stopped && i === 0 ? `preflight (${report.run.stopped.kind})` : `error outside scenarios${e.file ? `: ${e.file}` : ` ${i + 1}`}`,
+      message: e.message,
       // A preflight stop took the run's whole time.
-      ...report.errors.map((e, i) => `    <testcase classname="run" name="${x(name(e, i))}" time="${report.run.stopped && i === 0 ? seconds : '0'}">\n      <error message="${x(firstLine({ message: e.message, status: 'ERROR' }))}" type="ERROR">${x(e.message)}</error>\n    </testcase>`),
+      time: report.run.stopped && i === 0 ? seconds : '0',
+    })),
+  ];
+  if (runCases.length > 0) {
+    totals = { tests: runCases.length, failures: 0, errors: runCases.length };
+    suites.push(
+      `  <testsuite name="run" tests="${runCases.length}" failures="0" errors="${runCases.length}" skipped="0" time="0" timestamp="${timestamp}" hostname="${hostname}">`,
+      ...propertiesXml,
+      ...runCases.map((c) => `    <testcase classname="run" name="${x(c.name)}" time="${c.time}">\n      <error message="${x(firstLine({ message: c.message, status: 'ERROR' }))}" type="ERROR">${x(c.message)}</error>\n    </testcase>`),
       '  </testsuite>',
     );
   }

@@ -1,30 +1,34 @@
 /**
  * `summary.md`: a report a person reads in a minute, for a CI step summary (GitHub's
- * `$GITHUB_STEP_SUMMARY`, a GitLab merge-request note): the verdict and why, counts by area, one
- * line per failing rule (its first message, how many more scenarios failed it, a link into
- * report.html), the MUST rules an UNDECIDED verdict rests on, BLOCKED and SKIP rules grouped by
- * cause, and what the run left on the target. Sentences, further messages and replay scripts are
- * folded in `<details>`. A pure function of report.json; every string from the report goes through
- * escape.ts, in the form its place needs (text, table cell, code span, HTML of a `<summary>`).
+ * `$GITHUB_STEP_SUMMARY`, a GitLab merge-request note). One line per rule wherever rules are listed:
+ * the verdict and why, counts by area, the MUST rules an UNDECIDED verdict rests on, the failing rules
+ * (first message, how many more scenarios failed it, its replay), the rules only partly verified
+ * (what did not run and why), BLOCKED and SKIP rules grouped by what their causes say, what the run
+ * left on the target, and each replay script once, linked from the rules it serves, folded, as many
+ * as fit in SUMMARY_LINES (the others are in report.html, which keeps every detail: sentences, every
+ * message, curls, exchanges). A pure function of report.json; every string from the report goes
+ * through escape.ts, in the form its place needs (text, table cell, code span, HTML of a `<summary>`).
  */
-import { countOf, failingRules, firstLine, kindCounts, leftBehind, undecidedCauses, undecidedMustRules, type FailingRule } from './digest.ts';
-import { escapeHtmlText as escapeHtml, escapeMarkdown as md, markdownBlock, markdownCellCode, markdownCode, markdownSentence } from './escape.ts';
+import { countOf, failingRules, firstLine, kindCounts, leftBehind, partlyVerifiedRules, scenarioReplays, undecidedCauses, undecidedMustRules, type ScenarioReplay } from './digest.ts';
+import { escapeHtmlText as escapeHtml, escapeMarkdown as md, markdownBlock, markdownCellCode, markdownCode } from './escape.ts';
 import { REPORT_FILES } from './files.ts';
 import { RULE_STATUSES, type ConformanceReport } from './schema.ts';
-import { countStatuses, rulesByArea, targetHosts, verdictOf } from './view.ts';
+import { countStatuses, interruptedScope, rulesByArea, statusText, targetHosts, verdictOf } from './view.ts';
 
 const VERDICT_TITLES = { 0: 'passed', 1: 'FAILED', 2: 'UNDECIDED' } as const;
-/** Characters of a message in a table cell; the whole message is in the rule's details and in report.html. */
+/** Characters of a message in a table cell; the whole message is in report.html. */
 const CELL_CHARS = 160;
 /** Rule IDs listed in one cause's cell; report.html lists them all. */
 const RULES_PER_CAUSE = 20;
+/** What the summary aims to stay within: replay scripts are folded into it only while it does. */
+export const SUMMARY_LINES = 200;
 
 export function renderMarkdown(report: ConformanceReport): string {
   const verdict = verdictOf(report);
   const target = report.run.targets[0];
   const html = REPORT_FILES.html;
   const out: string[] = [`# Conformance: ${VERDICT_TITLES[verdict.exitCode]}`, ''];
-  if (!report.complete) out.push(`> **Incomplete report**: the run ${report.run.result === 'running' ? 'is still going on' : 'did not finish'}.`, '');
+  out.push(...bannerLines(report));
   out.push(
     [
       `Target ${markdownCode(targetHosts(report))}`,
@@ -54,7 +58,9 @@ export function renderMarkdown(report: ConformanceReport): string {
   if (report.counts.known > 0) out.push(`${report.counts.known} known failure(s) from the baseline do not fail the run.`, '');
 
   if (verdict.exitCode === 2) out.push(...undecidedSection(report));
-  out.push(...failingSection(report));
+  const replays = scenarioReplays(failingRules(report));
+  out.push(...failingSection(report, replays));
+  out.push(...partlySection(report));
   out.push(...causesSection(report));
   out.push(...leftBehindSection(report));
   const stale = report.baseline?.stale ?? [];
@@ -63,13 +69,22 @@ export function renderMarkdown(report: ConformanceReport): string {
     for (const e of stale) out.push(`- ${markdownCode(e.rule)} passes now: remove it from the baseline (it said: ${md(e.reason)})`);
     out.push('');
   }
-  // A stopped run's one error is its stop, already said at the top.
+  // A stopped run's one error is its stop, already said at the top; an interruption is there too.
   if (report.errors.length > 0 && stopped === undefined) {
     out.push('## Errors outside scenarios', '');
     for (const e of report.errors) out.push(`- ${e.file ? `${markdownCode(e.file)}: ` : ''}${md(firstLine({ message: e.message, status: 'ERROR' }))}`);
     out.push('');
   }
+  out.push(...replaySection(replays, lineCount(out)));
   return `${out.join('\n').trimEnd()}\n`;
+}
+
+/** The lines above everything else that say the report is not a finished run's. */
+export function bannerLines(report: ConformanceReport): string[] {
+  const interrupted = report.run.interrupted;
+  if (interrupted !== undefined) return [`> **Interrupted** (${md(interrupted.message)}): ${interruptedScope(interrupted)}; the rules below are those they carried.`, ''];
+  if (report.complete) return [];
+  return [`> **Incomplete report**: the run ${report.run.result === 'running' ? 'is still going on' : 'did not finish'}.`, ''];
 }
 
 function countRow(label: string, counts: Record<string, number>): string {
@@ -92,40 +107,31 @@ function undecidedSection(report: ConformanceReport): string[] {
   return [...out, ''];
 }
 
-function failingSection(report: ConformanceReport): string[] {
-  const failing = failingRules(report);
-  if (failing.length === 0) return [];
-  const out = [`## Failing rules (${failing.length})`, '', '| Rule | Level | Status | First failure | More |', '|---|---|---|---|---:|'];
-  for (const f of failing) {
-    const status = `${f.rule.status}${f.rule.known ? ' (known)' : ''}`;
-    out.push(`| ${ruleLink(f.id, 'failure')} | ${f.rule.level ?? ''} | ${status} | ${md(cut(firstLine(f.first)))} | ${f.more > 0 ? `+${f.more}` : ''} |`);
-  }
-  out.push('');
-  for (const f of failing) out.push(...ruleDetails(f));
-  return out;
+/** The anchor of a scenario's replay script in this summary. */
+function replayAnchor(scenario: string): string {
+  return `replay-${scenario.replace(/[^A-Za-z0-9_-]/g, '-')}`;
 }
 
-/** One rule's details, folded: the sentence, every distinct message with its count, the curl and the replay script of its first failure. */
-function ruleDetails(f: FailingRule): string[] {
-  const { id, rule, first } = f;
-  const out = ['<details>', `<summary><code>${escapeHtml(id)}</code> ${rule.status} ${escapeHtml(rule.level ?? '')}: ${escapeHtml(cut(firstLine(first)))}</summary>`, ''];
-  if (rule.known) out.push(`Known failure (baseline): ${md(rule.known.reason)}`, '');
-  if (rule.quote !== undefined) out.push(`> ${markdownSentence(rule.quote)}`, '', `interface.md § ${md(rule.section ?? '')} (${md(rule.provenance ?? '')})`, '');
-  if (first !== undefined) {
-    out.push(`First in ${markdownCode(first.scenario)} (${md(first.title)}):`, '', markdownBlock(first.message ?? first.status, 'text'), '');
+function failingSection(report: ConformanceReport, replays: readonly ScenarioReplay[]): string[] {
+  const failing = failingRules(report);
+  if (failing.length === 0) return [];
+  const replayOf = new Map(replays.flatMap((r) => r.rules.map((rule) => [rule, r] as const)));
+  const out = [`## Failing rules (${failing.length})`, '', '| Rule | Level | Status | First failure | More | Replay |', '|---|---|---|---|---:|---|'];
+  for (const f of failing) {
+    const status = `${f.rule.status}${f.rule.known ? ' (known)' : ''}`;
+    const replay = replayOf.get(f.id);
+    const link = replay === undefined ? '' : `[${markdownCellCode(replay.scenario)}](#${replayAnchor(replay.scenario)})`;
+    out.push(`| ${ruleLink(f.id, 'failure')} | ${f.rule.level ?? ''} | ${status} | ${md(cut(firstLine(f.first)))} | ${f.more > 0 ? `+${f.more}` : ''} | ${link} |`);
   }
-  if (f.messages.length > 1) {
-    out.push(`Failed in ${f.more + 1} scenarios:`, '');
-    for (const group of f.messages) out.push(`- ${group.scenarios.length} × ${md(cut(group.message))}`);
-    out.push('');
-  } else if (f.more > 0) {
-    out.push(`Failed the same way in ${f.more} more scenario(s).`, '');
-  }
-  const curl = first?.exchanges?.at(-1)?.curl;
-  if (curl !== undefined) out.push('The request:', '', markdownBlock(curl, 'sh'), '');
-  if (first?.replay !== undefined) out.push('The scenario from its first call (`API_KEY=… sh replay.sh`):', '', markdownBlock(first.replay.trimEnd(), 'sh'), '');
-  out.push('</details>', '');
-  return out;
+  return [...out, ''];
+}
+
+function partlySection(report: ConformanceReport): string[] {
+  const partly = partlyVerifiedRules(report);
+  if (partly.length === 0) return [];
+  const out = [`## Partly verified (${partly.length})`, '', '| Rule | Level | Verdict (what did not run, and why) |', '|---|---|---|'];
+  for (const { id, rule } of partly) out.push(`| ${ruleLink(id, 'rule')} | ${rule.level ?? ''} | ${md(cut(statusText(rule), 2 * CELL_CHARS))} |`);
+  return [...out, ''];
 }
 
 function causesSection(report: ConformanceReport): string[] {
@@ -170,6 +176,44 @@ function leftBehindSection(report: ConformanceReport): string[] {
   return out;
 }
 
-function cut(text: string): string {
-  return text.length > CELL_CHARS ? `${text.slice(0, CELL_CHARS - 1)}…` : text;
+/**
+ * Each scenario's replay script once, with the rules it serves: folded in full while the summary
+ * stays within SUMMARY_LINES (`used` lines so far), else one line pointing to report.html.
+ */
+function replaySection(replays: readonly ScenarioReplay[], used: number): string[] {
+  if (replays.length === 0) return [];
+  const header = ['## Replay scripts', '', 'Each failing scenario from its first call, once (`API_KEY=… sh replay.sh`); the rules it serves link here.', ''];
+  const out = [...header];
+  let lines = used + header.length;
+  for (const [i, replay] of replays.entries()) {
+    const anchor = `<a id="${replayAnchor(replay.scenario)}"></a>`;
+    const serves = replay.rules.map(markdownCode).join(', ');
+    const folded = [
+      '<details>',
+      `<summary>${anchor}<code>${escapeHtml(replay.scenario)}</code> (${escapeHtml(`${callCount(replay.script)} call(s)`)}): ${escapeHtml(replay.rules.join(', '))}</summary>`,
+      '',
+      markdownBlock(replay.script.trimEnd(), 'sh'),
+      '',
+      '</details>',
+    ];
+    // Room is kept for one line for each script after this one, and the blank line that ends the section.
+    const fits = lines + lineCount(folded) + (replays.length - i - 1) + 1 <= SUMMARY_LINES;
+    const shown = fits ? folded : [`- ${anchor}${markdownCode(replay.scenario)} (${callCount(replay.script)} call(s)), serving ${serves}: in [report.html](${REPORT_FILES.html}#failure-${encodeURIComponent(replay.rules[0]!)})`];
+    out.push(...shown);
+    lines += lineCount(shown);
+  }
+  return [...out, ''];
+}
+
+function lineCount(parts: readonly string[]): number {
+  return parts.join('\n').split('\n').length;
+}
+
+/** The number of calls a replay script makes (its curl lines). */
+function callCount(script: string): number {
+  return script.split('\n').filter((line) => line.startsWith('curl ')).length;
+}
+
+function cut(text: string, chars = CELL_CHARS): string {
+  return text.length > chars ? `${text.slice(0, chars - 1)}…` : text;
 }

@@ -51,8 +51,12 @@ export const RuleScenario = z.object({
   /** The test's full name, as in JUnit. */
   test: z.string(),
   file: z.string(),
-  /** `declared`: the scenario names the rule. `wire-schema`: the rule is the shape rule of a 200 it checked. */
-  via: z.enum(['declared', 'wire-schema']),
+  /**
+   * `declared`: the scenario names the rule. `wire-schema`: the rule is the shape rule of a 200 it
+   * checked. `server-fault`: a 5xx (or a request timed out) outside any check was charged to this
+   * success rule (ERR-SUCCESS-200, ERR-SUCCESS-200-SETUP).
+   */
+  via: z.enum(['declared', 'wire-schema', 'server-fault']),
   /** This rule's verdict in this scenario. */
   status: RuleStatus,
   /** The whole scenario's outcome. */
@@ -66,6 +70,8 @@ export const RuleScenario = z.object({
   actual: z.unknown().optional(),
   /** FAIL or ERROR: the exchanges behind the message, each with its curl. */
   exchanges: z.array(ReportedExchange).optional(),
+  /** PASS: what of the rule this scenario went on without asking, and why (it verified the rule only in part). */
+  unverified: z.array(z.string()).optional(),
   /** How long the scenario ran (ms); JUnit's time of the rules it carries. */
   durationMs: z.number().optional(),
   /**
@@ -100,6 +106,12 @@ export const RuleReport = z.object({
   source: z.string().optional(),
   /** SKIP or BLOCKED: why, from every scenario carrying the rule. */
   reason: z.string().optional(),
+  /**
+   * PASS, but not every scenario carrying it asked all of it (one was BLOCKED, or went on without a
+   * case): how many verified it in full, of how many that apply (SKIP ones left out), and what each
+   * other one did not ask and why. A MUST rule no scenario verified in full makes the run UNDECIDED.
+   */
+  partly: z.object({ verified: z.number(), of: z.number(), gaps: z.array(z.string()) }).optional(),
   scenarios: z.array(RuleScenario),
 });
 export type RuleReport = z.infer<typeof RuleReport>;
@@ -138,6 +150,13 @@ export const ConformanceReport = z.object({
     stopped: z.object({ stage: z.literal('preflight'), kind: z.string(), message: z.string() }).optional(),
     /** `should`: SHOULD failures fail the run too (`--fail-on should`); absent: `must`. */
     failOn: z.enum(['must', 'should']).optional(),
+    /**
+     * The run did not end on its own: a signal (SIGTERM, SIGINT), its deadline (CONFORMANCE_RUN_TIMEOUT_MS)
+     * or an error of the harness stopped it; how many of its scenarios had run by then.
+     */
+    interrupted: z
+      .object({ cause: z.enum(['SIGTERM', 'SIGINT', 'deadline', 'error']), message: z.string(), scenariosRun: z.number(), scenariosPlanned: z.number().optional() })
+      .optional(),
   }),
   counts: z.object({
     rules: Counts,
@@ -163,6 +182,24 @@ export const ConformanceReport = z.object({
       failed: z.array(z.object({ kind: z.string(), id: z.string(), error: z.string() })),
     }),
   ),
+  /**
+   * What the run left on its target by URL, from its journal (suites/framework/journal.ts) after the
+   * run's last sweep: each record once, of every kind, whatever stopped the run. Present, it is the
+   * authority on what stays (the files' `left` and `failed` were tried again by the sweep).
+   */
+  leftovers: z
+    .object({
+      /** The journal the records come from (`besi-conformance cleanup --journal <it>` removes them later). */
+      journal: z.string(),
+      /** True: the sweep checked each record against the target. False: the journal's word alone (the run was stopped first). */
+      checked: z.boolean(),
+      /** Removed (or found gone) by the sweep, besides each file's own cleanup. */
+      undone: z.number(),
+      alreadyGone: z.number(),
+      /** Records that stay: without `error` the API offers no removal (a plan archived), with it the removal failed, or was not tried. */
+      records: z.array(z.object({ kind: z.string(), id: z.string(), error: z.string().optional() })),
+    })
+    .optional(),
 });
 export type ConformanceReport = z.infer<typeof ConformanceReport>;
 

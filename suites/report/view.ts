@@ -74,7 +74,10 @@ function listed(ids: readonly string[]): string {
  * - FAILED (1): a MUST rule FAILs and the baseline does not list it (with `failOn: should`, a SHOULD
  *   rule too), or a baseline entry is stale;
  * - UNDECIDED (2): otherwise, when a MUST rule is in ERROR or left BLOCKED (nothing was shown either
- *   way), no MUST rule PASSed at all, an error happened outside any scenario, or the run did not finish;
+ *   way), a MUST rule PASSed only in part in every scenario that applies (`partly`, none verified it in
+ *   full: every scenario of a rule checks the rule's one sentence, so one that ran all its checks of it
+ *   verified that sentence, and the gaps of the others are listed but do not hold the run back), no MUST
+ *   rule PASSed at all, an error happened outside any scenario, or the run did not finish;
  * - PASSED (0): every MUST rule that applies (not SKIP: the target lacks what it needs) PASSed.
  * `failOn` defaults to the report's (`run.failOn`), else `must`.
  */
@@ -95,14 +98,21 @@ export function verdictOf(report: ConformanceReport, options: { readonly failOn?
   ];
   if (failed.length > 0) return { ...base, result: 'FAILED', exitCode: 1, reasons: failed };
   const errors = ids(must, 'ERROR');
+  const partlyMust = must.filter(([, r]) => r.status === 'PASS' && r.partly !== undefined && r.partly.verified === 0).map(([id]) => id);
   const undecided = [
     ...(errors.length > 0 ? [`${errors.length} MUST rule(s) could not be checked (ERROR: the target or the harness failed): ${listed(errors)}`] : []),
     ...blockedMust.map((group) => `${group.rules.length} MUST rule(s) BLOCKED by ${group.by}, so not verified: ${listed(group.rules)}`),
+    ...(partlyMust.length > 0 ? [`${partlyMust.length} MUST rule(s) only partly verified, by no scenario in full: ${listed(partlyMust)}`] : []),
     ...(must.length > 0 && ids(must, 'PASS').length === 0 && blockedMust.length === 0 && errors.length === 0 ? ['no MUST rule was verified: every one was skipped'] : []),
     ...(report.errors.length > 0 ? [`${report.errors.length} error(s) outside any scenario (see errors in report.json)`] : []),
     ...(report.complete ? [] : ['the run did not finish (the report is incomplete)']),
   ];
   return undecided.length > 0 ? { ...base, result: 'UNDECIDED', exitCode: 2, reasons: undecided } : { ...base, result: 'PASSED', exitCode: 0, reasons: [] };
+}
+
+/** `40 of 222 scenarios ran`. */
+export function interruptedScope(interrupted: NonNullable<ConformanceReport['run']['interrupted']>): string {
+  return `${interrupted.scenariosRun}${interrupted.scenariosPlanned === undefined ? '' : ` of ${interrupted.scenariosPlanned}`} scenario(s) ran`;
 }
 
 /** The target's host, for run properties and headings. */
@@ -115,4 +125,10 @@ export function targetHosts(report: ConformanceReport): string {
     }
   });
   return [...new Set(hosts)].join(', ') || 'none';
+}
+
+/** `PASS`, or `PASS (partly verified: 2 of 4 scenarios; what did not run and why)`; other statuses as they are. */
+export function statusText(rule: Pick<RuleReport, 'status' | 'partly'>): string {
+  if (rule.status !== 'PASS' || rule.partly === undefined) return rule.status;
+  return `PASS (partly verified: ${rule.partly.verified} of ${rule.partly.of} scenarios; ${rule.partly.gaps.join('; ')})`;
 }

@@ -38,8 +38,10 @@ export interface ReferenceBehaviour {
   readonly difference?: string;
   /** Domain hooks (the fake's fault hook points). */
   readonly hooks?: Pick<Fault, 'handlers' | 'input' | 'output'>;
-  /** Answered by the target's wrapper: a reply replaces the fake's, undefined lets the request through. */
-  readonly http?: (request: HttpRequest) => HttpReply | undefined;
+  /** Answered by the target's wrapper: a reply replaces the fake's, a forward sends the fake another body, undefined lets the request through. */
+  readonly http?: (request: HttpRequest) => HttpReply | HttpForward | undefined;
+  /** The fake's client-compatibility mode (fake-server/client-compat.ts) whose leniencies the reference shares. */
+  readonly clientCompat?: 'autumn-js';
 }
 
 /** What the wrapper knows of a request when it asks an HTTP behaviour. */
@@ -49,11 +51,21 @@ export interface HttpRequest {
   readonly header: (name: string) => string | null;
   /** Whether the bearer key opens a tenant of the target (the reference checks the key first). */
   readonly keyAccepted: boolean;
+  /** The body as sent, and parsed (undefined when it is no JSON). */
+  readonly text: string;
+  readonly body: unknown;
+  /** Whether `what` was remembered before (by an earlier request to the same app); remembers it. */
+  readonly remember: (what: string) => boolean;
 }
 
 export interface HttpReply {
   readonly status: number;
   readonly body: unknown;
+}
+
+/** The request goes on to the fake with this body instead. */
+export interface HttpForward {
+  readonly forwardBody: string;
 }
 
 /** An error answer, with the code the reference uses (some are not in the spec's table, which lists interface.md's). */
@@ -137,6 +149,36 @@ export const REFERENCE_BEHAVIOURS: readonly ReferenceBehaviour[] = [
     does: 'x-api-version 2.4.0 (the version interface.md describes) is refused with 400 `invalid_api_version`; 2.3.0 and older versions are served, and a request without the header is served too.',
     exchanges: ['145-customers.get-missing-api-version.json', '146-customers.get-api-version-9.9.9.json', '147-customers.get-api-version-2.4.0.json'],
     http: (request) => (request.path.startsWith('/v1/') ? keyThenVersion(request) : undefined),
+  },
+
+  {
+    id: 'REF-IDEMPOTENCY-KEY-409',
+    rule: 'BAL-TRACK-DEDUCTS',
+    does: 'balances.track with an Idempotency-Key header already received is refused: 409 `duplicate_idempotency_key` "Another request with idempotency key {key} has already been received".',
+    exchanges: ['110-balances.track-idempotency-first.json', '111-balances.track-idempotency-repeat.json'],
+    http: (request) => {
+      const idempotencyKey = request.header('idempotency-key');
+      if (request.path !== '/v1/balances.track' || idempotencyKey === null || !request.keyAccepted) return undefined;
+      if (!request.remember(`${request.header('authorization')}\n${idempotencyKey}`)) return undefined;
+      return { status: 409, body: errorBody('duplicate_idempotency_key', `Another request with idempotency key ${idempotencyKey} has already been received`) };
+    },
+  },
+  {
+    id: 'REF-MALFORMED-JSON-AS-EMPTY',
+    rule: 'ERR-VALIDATION-CODE',
+    does: 'A body that is not JSON is read as an empty one: the refusal is the validation error of the first required field (400 `invalid_inputs`), not a parse error.',
+    exchanges: ['142-customers.get-malformed-json.json'],
+    http: (request) => (request.path.startsWith('/v1/') && request.text.trim() !== '' && request.body === undefined ? { forwardBody: '{}' } : undefined),
+  },
+  {
+    id: 'REF-FEATURE-EMPTY-NAME-500',
+    rule: 'ERR-VALIDATION-CODE',
+    does: 'features.create with `name: ""` answers 500 with code `invalid_inputs` "name: Features must have a name" (a validation error with a server-error status), creating nothing.',
+    exchanges: ['176-features.create-empty-name.json'],
+    http: (request) => {
+      if (request.path !== '/v1/features.create' || !request.keyAccepted || !isRecord(request.body) || request.body['name'] !== '') return undefined;
+      return { status: 500, body: errorBody('invalid_inputs', 'name: Features must have a name') };
+    },
   },
 
   // ── Answers that leave out fields (spec/reference/differences.ts) ──
@@ -376,6 +418,130 @@ export const REFERENCE_BEHAVIOURS: readonly ReferenceBehaviour[] = [
       },
     },
   },
+  {
+    id: 'REF-CLIENT-LENIENCIES',
+    rule: 'LIC-ATTACH-BATCH',
+    does:
+      "Requests interface.md requires more of are taken as the published client sends them (fake-server/client-compat.ts, autumn-js): licenses.attach entities without `name`, licenses.release without `license_plan_id`, preview updates without `plan_id`, entities.list's `subscription_status`; entities.list embeds each subscription's `id`.",
+    exchanges: ['064-licenses.attach-two-entities.json', '069-licenses.attach-skip-already-assigned.json', '071-licenses.attach-only-already-assigned.json', '055-entities.list-subscription-status-active.json', '181-entities.list-statuses-scheduled-active-plan-only.json'],
+    clientCompat: 'autumn-js',
+  },
+  {
+    id: 'REF-STATUSES-IGNORED',
+    rule: 'ENT-STATUSES-FILTER',
+    does: "entities.list does not read `statuses` (2.3.0 filters by `subscription_status`): `statuses: [\"scheduled\"]` still hydrates and matches active plans.",
+    exchanges: ['057-entities.list-statuses-array-ignored.json', '181-entities.list-statuses-scheduled-active-plan-only.json'],
+    hooks: {
+      input: (operation, body) => {
+        if (operation !== 'entities.list' || !isRecord(body) || !('statuses' in body)) return body;
+        const { statuses: _notRead, ...rest } = body;
+        return rest;
+      },
+    },
+  },
+  {
+    id: 'REF-PREVIEW-LICENSE-BACKED-REFUSED',
+    rule: 'PREV-TARGET-HELD',
+    does: 'billing.preview_multi_update of a plan that offers licenses (a license pool parent) is refused: 400 `invalid_request` "billing.multi_update does not support license-backed plans yet."',
+    exchanges: ['138-billing.preview_multi_update-license-backed-plan.json'],
+    hooks: {
+      handlers: {
+        'billing.preview_multi_update': (real) => (ctx, input) => {
+          const licenseBacked = input.updates.some((update) => (ctx.store.plans.get(update.plan_id ?? '') ?? []).some((version) => (version.licenses ?? []).length > 0));
+          if (licenseBacked) refuse('invalid_request', 'billing.multi_update does not support license-backed plans yet.', 400);
+          return real(ctx, input);
+        },
+      },
+    },
+  },
+  {
+    id: 'REF-PREVIEW-UPDATES-FOLD',
+    rule: 'PREV-ONE-UPDATE-PER-PLAN',
+    does:
+      "billing.preview_multi_update applies its updates in order: a second update of a plan the first already cancelled finds nothing, 404 `cus_product_not_found` \"No active subscription found for plan '{plan}' on customer '{customer}'\" (not 400).",
+    exchanges: ['179-billing.preview_multi_update-same-free-plan-twice.json', '180-billing.preview_multi_update-same-free-plan-once.json'],
+    hooks: {
+      handlers: {
+        'billing.preview_multi_update': (real) => (ctx, input) => {
+          const seen = new Set<string>();
+          for (const update of input.updates) {
+            const key = `${update.entity_id ?? input.entity_id ?? ''}\n${update.plan_id}`;
+            if (seen.has(key)) refuse('cus_product_not_found', `No active subscription found for plan '${update.plan_id}' on customer '${input.customer_id}'`, 404);
+            seen.add(key);
+          }
+          return real(ctx, input);
+        },
+      },
+    },
+  },
+  {
+    id: 'REF-MAX-PURCHASE-ZERO-NULL',
+    rule: 'PLAN-ITEMS-ROUND-TRIP',
+    does: 'A price whose `max_purchase` is 0 is stored as null: the plan answers and reads back `max_purchase: null`, so a cap of zero becomes no cap.',
+    exchanges: ['174-plans.create-usage-price-max-purchase-0.json', '175-plans.get-max-purchase-0-read-back.json'],
+    hooks: {
+      input: (operation, body) => {
+        if ((operation !== 'plans.create' && operation !== 'plans.update') || !isRecord(body) || !Array.isArray(body['items'])) return body;
+        const uncapped = (item: unknown) => (isRecord(item) && isRecord(item['price']) && item['price']['max_purchase'] === 0 ? { ...item, price: { ...item['price'], max_purchase: null } } : item);
+        return { ...body, items: body['items'].map(uncapped) };
+      },
+    },
+  },
+  {
+    id: 'REF-ENTITY-DELETE-UNKNOWN-500',
+    rule: 'ERR-SUCCESS-200-SETUP',
+    does: 'entities.delete of an entity that does not exist, without `customer_id`, answers 500 `internal_error` "No entities found for entityId {id}" (not 404).',
+    exchanges: ['177-entities.delete-unknown-entity-without-customer-id.json'],
+    observed: 'observed-behaviour §8.8',
+    hooks: {
+      handlers: {
+        'entities.delete': (real) => (ctx, input) => {
+          if (input.customer_id === undefined && !ctx.store.entities.has(input.entity_id)) refuse('internal_error', `No entities found for entityId ${input.entity_id}`, 500);
+          return real(ctx, input);
+        },
+      },
+    },
+  },
+  {
+    id: 'REF-LOCK-EXPIRES-WITHIN-A-DAY',
+    rule: 'CHECK-LOCK-RESERVES',
+    does: 'balances.check refuses a lock whose `expires_at` is more than a day ahead: 400 `invalid_request` "Lock expires_at cannot be more than 1 day from now".',
+    exchanges: ['178-balances.check-lock-expires-in-2-days.json'],
+    hooks: {
+      handlers: {
+        'balances.check': (real) => (ctx, input) => {
+          const expiresAt = input.lock?.expires_at;
+          if (typeof expiresAt === 'number' && expiresAt > ctx.clock.now() + DAY_MS) refuse('invalid_request', 'Lock expires_at cannot be more than 1 day from now', 400);
+          return real(ctx, input);
+        },
+      },
+    },
+  },
+  {
+    id: 'REF-CUSTOMER-CHECK-SHOWS-ENTITY-GRANTS',
+    rule: 'CHECK-ENTITY-SCOPED',
+    does:
+      "A customer-level balances.check (no entity_id) of a feature only the customer's entities are granted shows their grants summed as the balance (granted, remaining, usage; no breakdown), and answers `allowed: false`.",
+    exchanges: ['182-balances.check-customer-level-entity-add-on-grant.json'],
+    observed: 'observed-behaviour §8.10',
+    hooks: {
+      handlers: {
+        'balances.check': (real) => (ctx, input) => {
+          const result = real(ctx, input);
+          if (input.entity_id !== undefined || result.balance !== null || input.send_event === true || input.lock !== undefined) return result;
+          const entities = [...ctx.store.entities.values()].filter((entity) => entity.customerId === input.customer_id);
+          const held = entities.flatMap((entity) => {
+            const balance = real(ctx, { ...input, entity_id: entity.id, required_balance: 0 }).balance;
+            return balance === null || balance === undefined || balance.unlimited ? [] : [balance];
+          });
+          if (held.length === 0) return result;
+          const sum = (field: 'granted' | 'remaining' | 'usage') => held.reduce((total, balance) => total + balance[field], 0);
+          const balance = { ...held[0]!, granted: sum('granted'), remaining: sum('remaining'), usage: sum('usage'), overage_allowed: false, max_purchase: null, breakdown: [] };
+          return { ...result, allowed: false, balance };
+        },
+      },
+    },
+  },
 ];
 
 // ── Helpers ──────────────────────────────────────────────────────────────────
@@ -396,6 +562,8 @@ function needsPayment(plan: Plan): boolean {
   const priced = plan.price !== null || plan.items.some((item) => item.price !== null);
   return priced && !(plan.free_trial !== undefined && plan.free_trial !== null && plan.free_trial.card_required === false);
 }
+
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 function safe(value: number): number {
   return Math.max(-Number.MAX_SAFE_INTEGER, Math.min(Number.MAX_SAFE_INTEGER, value));

@@ -5,6 +5,6 @@
  */
 import { getOrCreateScenarios } from './get-or-create.ts';
 import { getScenarios } from './get.ts';
-import { customerDeleteScenarios } from './delete.ts';
+import { customerDeleteLeftoverScenarios, customerDeleteScenarios } from './delete.ts';
 
-export const customersScenarios = [...getOrCreateScenarios, ...getScenarios, ...customerDeleteScenarios];
+export const customersScenarios = [...getOrCreateScenarios, ...getScenarios, ...customerDeleteScenarios, ...customerDeleteLeftoverScenarios];

@@ -1,6 +1,6 @@
 /**
  * Scenarios of the plans and balances an entity holds: each plan embedded once, one-off plans among
- * purchases, and nothing granted yet by a plan that is only scheduled.
+ * purchases, nothing granted yet by a plan that is only scheduled, and a flag inherited from its customer.
  */
 import { expect } from 'vitest';
 import { attach, createCustomer, createEntity, createFeature, createPlan, MONTHLY, scenario } from '../../support.ts';
@@ -80,6 +80,45 @@ export const hydrationScenarios = [
         expect(granted(now.id), "the active plan's feature is in the entity's balances").toBe(5);
       });
       t.check('ENT-OWN-PLANS-BALANCES', () => expect(granted(later.id), "the scheduled plan's feature is not, yet").toBeNull());
+    },
+  ),
+  scenario(
+    {
+      id: 'entities.flag-inherited-from-customer',
+      title:
+        "an entity inherits its customer's boolean flag: entities.get and a check naming the entity show it while the customer holds the plan, and neither does once the customer's plan is replaced",
+      rules: ['ENT-GET', 'CHECK-ENTITY-SCOPED', 'CHECK-ALLOWED-BOOLEAN-IN-PLAN', 'CHECK-DENIED-OTHERWISE'],
+    },
+    async (t) => {
+      const flag = await createFeature(t, 'boolean');
+      const seat = await createFeature(t, 'allocated');
+      const group = t.ns.id('grp');
+      const [flagged, plain] = [await createPlan(t, { group, items: [{ feature_id: flag.id }] }), await createPlan(t, { group })];
+      const customer = await createCustomer(t);
+      const entity = await createEntity(t, customer.id, seat.id);
+      await attach(t, customer.id, flagged.id);
+      const allowed = async (rule: 'CHECK-ENTITY-SCOPED' | 'CHECK-ALLOWED-BOOLEAN-IN-PLAN' | 'CHECK-DENIED-OTHERWISE', entityId?: string) =>
+        t.expectOk(await t.client.call('balances.check', { customer_id: customer.id, feature_id: flag.id, required_balance: 1, ...(entityId !== undefined && { entity_id: entityId }) }), rule).allowed;
+      const heldBy = async () => t.expectOk(await t.client.call('entities.get', { customer_id: customer.id, entity_id: entity.id }), 'ENT-GET').subscriptions.map((s) => s.plan_id);
+
+      // The customer's own check first: the flag is the plan's (CHECK-ALLOWED-BOOLEAN-IN-PLAN), what the entity inherits.
+      const atCustomer = await allowed('CHECK-ALLOWED-BOOLEAN-IN-PLAN');
+      t.check('CHECK-ALLOWED-BOOLEAN-IN-PLAN', () => expect(atCustomer, "the customer's plan includes the flag").toBe(true));
+      const [plans, atEntity] = [await heldBy(), await allowed('CHECK-ENTITY-SCOPED', entity.id)];
+      t.check('ENT-GET', () => expect(plans, "entities.get shows the plan the entity inherits from its customer").toContain(flagged.id));
+      t.check('CHECK-ENTITY-SCOPED', () => expect(atEntity, "a check naming the entity allows the flag it inherits").toBe(true));
+
+      // The customer's plan is replaced by another of its group (PLAN-GROUP-EXCLUSIVE proves that): the entity inherits that one instead.
+      await attach(t, customer.id, plain.id);
+      const { subscriptions } = t.setup(await t.client.call('customers.get', { customer_id: customer.id }), ['subscriptions']);
+      t.precondition(`${plain.id} replaced ${flagged.id} of the same group`, () =>
+        expect(subscriptions.filter((s) => s.status === 'active').map((s) => s.plan_id)).toEqual([plain.id]),
+      );
+      const gone = await allowed('CHECK-DENIED-OTHERWISE');
+      t.check('CHECK-DENIED-OTHERWISE', () => expect(gone, 'the customer no longer has the flag').toBe(false));
+      const [plansAfter, atEntityAfter] = [await heldBy(), await allowed('CHECK-ENTITY-SCOPED', entity.id)];
+      t.check('ENT-GET', () => expect(plansAfter, 'entities.get no longer shows the replaced plan').not.toContain(flagged.id));
+      t.check('CHECK-ENTITY-SCOPED', () => expect(atEntityAfter, 'nor does a check naming the entity allow its flag').toBe(false));
     },
   ),
 ];

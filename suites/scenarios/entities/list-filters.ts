@@ -141,7 +141,7 @@ export const listFiltersScenarios = [
       await forceState(t, await recordIdOf(t, customer.id, scheduled.id), 'scheduled');
       await forceState(t, await recordIdOf(t, customer.id, ended.id), 'expired');
       const entity = await createEntity(t, customer.id, seat.id);
-      // A customer holding no scheduled plan: statuses choose its entity's plans, not whether it is listed.
+      // A customer whose active plan is forced past due below (the other customer's plans stay as they are).
       const bare = await createCustomer(t);
       await attach(t, bare.id, active.id);
       const bareEntity = await createEntity(t, bare.id, seat.id);
@@ -164,8 +164,6 @@ export const listFiltersScenarios = [
         const got = await hydrated('ENT-STATUSES-FILTER', [...statuses]);
         t.check('ENT-STATUSES-FILTER', () => expect(got, `statuses [${statuses.join(', ')}] hydrates only those plans`).toEqual(expected));
       }
-      const bareScheduled = await hydrated('ENT-STATUSES-FILTER', ['scheduled'], { customerId: bare.id, entityId: bareEntity.id });
-      t.check('ENT-STATUSES-FILTER', () => expect(bareScheduled, 'statuses [scheduled] lists an entity without scheduled plans, hydrating none').toEqual({}));
 
       // Past due is no status of its own: the overdue plan is still hydrated as active, marked past_due (on the bare customer, whose plan the checks below do not read).
       await forceState(t, await recordIdOf(t, bare.id, active.id), 'past_due');
@@ -192,6 +190,30 @@ export const listFiltersScenarios = [
         expect(scheduledAsActive, 'with statuses [active], a scheduled plan does not match').toEqual([]);
         expect(activeAsScheduled, 'with statuses [scheduled], an active plan does not match').toEqual([]);
       });
+    },
+  ),
+  scenario(
+    {
+      id: 'entities.list-statuses-active-only',
+      title: 'statuses [scheduled] still lists an entity whose customer holds only an active plan, hydrating none of its plans; statuses [active] hydrates it (no control plane needed)',
+      rules: ['ENT-STATUSES-FILTER'],
+    },
+    async (t) => {
+      const { seat, messages } = await entityCatalogue(t);
+      const active = await createPlan(t, { items: [{ feature_id: messages.id, included: 10, reset: { interval: 'month' } }] });
+      const customer = await createCustomer(t);
+      await attach(t, customer.id, active.id);
+      const entity = await createEntity(t, customer.id, seat.id);
+      const hydrated = async (statuses: ('active' | 'scheduled')[]) => {
+        const [listed] = (await listPage(t, { customer_id: customer.id, statuses }, 'ENT-STATUSES-FILTER')).list;
+        t.check('ENT-STATUSES-FILTER', () => expect(listed?.id, `statuses [${statuses.join(', ')}] still lists the entity`).toBe(entity.id));
+        return listed!.subscriptions.filter((s) => s.plan_id === active.id).map((s) => s.status);
+      };
+      // The nearest valid request first: the active plan hydrated when asked for.
+      const asActive = await hydrated(['active']);
+      t.check('ENT-STATUSES-FILTER', () => expect(asActive, 'statuses [active] hydrates the active plan').toEqual(['active']));
+      const asScheduled = await hydrated(['scheduled']);
+      t.check('ENT-STATUSES-FILTER', () => expect(asScheduled, 'statuses [scheduled] hydrates no active plan (exchange 181: the reference ignores statuses)').toEqual([]));
     },
   ),
   scenario(

@@ -1,9 +1,11 @@
 /**
- * Scenarios of entities.list across the organisation and by customer: walks, order (newest first,
- * ties by id), limits and cursors, and search.
+ * Scenarios of entities.list across the organisation and by customer: walks (also across deletes
+ * between two page calls), order (newest first, ties by id), limits and cursors (past 200 entities),
+ * and search.
  */
 import { expect } from 'vitest';
-import { createCustomer, createEntity, createFeature, scenario, type T } from '../../support.ts';
+import { inBatches } from '../../framework/index.ts';
+import { createCustomer, createEntity, createFeature, createLicensePool, licenseEntities, requireNotRead, scenario, SETUP_WIDTH, type T, withFrozenClock } from '../../support.ts';
 import { checkAs, type ListBody, type ListedEntity, listIds, listPage, namedEntity, requireSearch } from './support.ts';
 
 interface WalkOptions {
@@ -12,6 +14,8 @@ interface WalkOptions {
   readonly until?: (seen: readonly ListedEntity[]) => boolean;
   /** The most pages the walk may take before next_cursor is null (default 1000). */
   readonly maxPages?: number;
+  /** Where the walk starts: the next_cursor of a page read before (default: the first page). */
+  readonly startCursor?: string;
 }
 
 /**
@@ -25,7 +29,7 @@ async function walk(t: T, body: ListBody, options: WalkOptions): Promise<ListedE
   const ids = new Set<string>();
   const cursors = new Set<string>();
   // The first page is asked without start_cursor: an explicit "" is ENT-START-CURSOR-DEFAULT's, proven in entities.list-limits.
-  let cursor: string | undefined;
+  let cursor = options.startCursor;
   for (let pages = 1; ; pages++) {
     checkAs(t, 'ENT-CURSOR-WALK', 'a walk of entities.list ends', () => expect(pages, `a walk of entities.list ends on next_cursor null within ${maxPages} pages`).toBeLessThanOrEqual(maxPages));
     const page = await listPage(t, { ...body, limit, ...(cursor !== undefined && { start_cursor: cursor }) }, undefined, { followsCursor: true });
@@ -151,15 +155,10 @@ export const listScenarios = [
     async (t) => {
       const seat = await createFeature(t, 'allocated');
       const customer = await createCustomer(t);
-      const before = await t.control.call('clock.get', {});
-      await t.control.call('clock.set', { frozen: true });
       const created: { id: string; created_at: number }[] = [];
-      try {
+      await withFrozenClock(t, async () => {
         for (let n = 0; n < 4; n++) created.push(await createEntity(t, customer.id, seat.id));
-      } finally {
-        // The clock is the target's: give it back as it was found.
-        if (!before.frozen) await t.control.call('clock.set', { frozen: false });
-      }
+      });
       // Under the frozen clock all four share created_at (unless another run moved the clock meanwhile); ties go by id descending.
       const expected = newestFirstIds(created);
       const page = await listPage(t, { customer_id: customer.id });
@@ -265,6 +264,67 @@ export const listScenarios = [
       await search(southTag!.toLowerCase(), 'ENT-SEARCH-WIRE', 'search matches a name whatever the case', [south.id]);
       await search('th wi', 'ENT-SEARCH-WIRE', 'search matches a substring of names', [north.id, south.id]);
       await search(north.id.toUpperCase(), 'ENT-SEARCH-WIRE', 'search matches an id whatever the case', [north.id]);
+    },
+  ),
+  scenario(
+    {
+      id: 'entities.list-walk-across-delete',
+      title:
+        'a walk of entities.list with entities deleted between two page calls (the last of the page before, and one not listed yet) lists each remaining entity once and never the deleted one',
+      rules: ['ENT-CURSOR-WALK', 'ENT-DELETE', 'ENT-CUSTOMER-FILTER'],
+    },
+    async (t) => {
+      const seat = await createFeature(t, 'allocated');
+      const customer = await createCustomer(t);
+      const created = await inBatches(Array.from({ length: 7 }), SETUP_WIDTH, () => createEntity(t, customer.id, seat.id));
+      const first = await listPage(t, { customer_id: customer.id, limit: 3 }, 'ENT-CURSOR-WALK', { followsCursor: true });
+      t.check('ENT-CURSOR-WALK', () => {
+        expect(first.list, 'a first page of limit 3 of 7 entities holds 3').toHaveLength(3);
+        expect(first.next_cursor, 'and a next_cursor').not.toBeNull();
+      });
+      const listed = new Set(first.list.map((entity) => entity.id));
+      const [atCursor, ahead] = [first.list.at(-1)!.id, created.map((entity) => entity.id).find((id) => !listed.has(id))!];
+      for (const entityId of [atCursor, ahead]) {
+        t.setup(await t.client.call('entities.delete', { customer_id: customer.id, entity_id: entityId }));
+        requireNotRead(t, `entity ${entityId}`, await t.client.call('entities.get', { customer_id: customer.id, entity_id: entityId }));
+      }
+      const rest = await walk(t, { customer_id: customer.id }, { limit: 3, startCursor: first.next_cursor!, maxPages: 4 });
+      t.check('ENT-DELETE', () => expect(rest.map((entity) => entity.id), 'an entity deleted before the walk reached it is not listed').not.toContain(ahead));
+      const walked = [...first.list, ...rest].map((entity) => entity.id);
+      t.check('ENT-CURSOR-WALK', () => {
+        expect(new Set(walked).size, `the walk lists each entity once: ${walked.join(', ')}`).toBe(walked.length);
+        expect(walked.sort(), 'the walk goes on from the cursor of a deleted entity and lists every remaining one').toEqual(created.map((entity) => entity.id).filter((id) => id !== ahead).sort());
+      });
+    },
+  ),
+  scenario(
+    {
+      id: 'entities.list-past-200',
+      title: 'entities.list of a customer with 210 entities: limit 5000 lists them all on one page, the default page holds 50, and a walk with limit 200 lists each once',
+      rules: ['ENT-LIMIT-BOUNDS', 'ENT-LIMIT-DEFAULT', 'ENT-CURSOR-WALK', 'ENT-CUSTOMER-FILTER'],
+    },
+    async (t) => {
+      const count = 210;
+      // One batch makes them all: licenses.attach creates the entities it names with a feature_id (LIC-ATTACH-CREATES-ENTITY).
+      const setup = await createLicensePool(t, count);
+      const items = licenseEntities(t, setup, count);
+      t.setup(await t.client.call('licenses.attach', { customer_id: setup.customerId, plan_id: setup.licensePlan.id, entities: items }));
+      const { list: pools } = t.setup(await t.client.call('licenses.list', { customer_id: setup.customerId }), ['list']);
+      t.precondition(`licenses.attach created and assigned the ${count} entities`, () => expect(pools.find((p) => p.license_plan_id === setup.licensePlan.id)?.usage).toBe(count));
+      const all = items.map((item) => item.entity_id).sort();
+
+      const everything = await listPage(t, { customer_id: setup.customerId, limit: 5000 }, 'ENT-LIMIT-BOUNDS');
+      t.check('ENT-LIMIT-BOUNDS', () => {
+        expect(everything.list.map((entity) => entity.id).sort(), `limit 5000 lists all ${count} entities`).toEqual(all);
+        expect(everything.next_cursor, 'nothing is left after a page that holds everything').toBeNull();
+      });
+      const first = await listPage(t, { customer_id: setup.customerId }, 'ENT-LIMIT-DEFAULT', { followsCursor: true });
+      t.check('ENT-LIMIT-DEFAULT', () => {
+        expect(first.list, `without limit, a page holds 50 entities (${count} exist)`).toHaveLength(50);
+        expect(first.next_cursor, 'and more are left').not.toBeNull();
+      });
+      const walked = await walk(t, { customer_id: setup.customerId }, { limit: 200, maxPages: 3 });
+      t.check('ENT-CURSOR-WALK', () => expect(walked.map((entity) => entity.id).sort(), `a walk with limit 200 lists the ${count} entities`).toEqual(all));
     },
   ),
 ];

@@ -3,6 +3,8 @@ import { expect } from 'vitest';
 import { SetupFailed } from '../../framework/index.ts';
 import type { z } from 'zod';
 import type { Entity } from '../../../spec/entities.ts';
+import { EmbeddedSubscription } from '../../../spec/listings.ts';
+import type { Exchange } from '../../framework/evidence.ts';
 import { createEntity, createFeature, type Ops, type T } from '../../support.ts';
 
 export type ListBody = z.input<Ops['entities.list']['request']>;
@@ -105,4 +107,18 @@ export async function forceState(t: T, recordId: string, state: 'scheduled' | 'e
 /** The plans an entity holds as entities.get shows them (a setup read: no entities.list rule owns it). */
 export async function plansHeld(t: T, customerId: string, entityId: string): Promise<string[]> {
   return planIds(t.setup(await t.client.call('entities.get', { customer_id: customerId, entity_id: entityId }), ['subscriptions']));
+}
+
+/** Exactly the documented fields of the embedded subscriptions of a listing, read from its raw JSON (the client's parse drops unknown keys). */
+export function expectEmbeddedFieldsOnly(t: T, listing: Exchange | undefined): void {
+  const documented = Object.keys(EmbeddedSubscription.shape).sort();
+  const body = listing?.response?.body as { list?: { id: string; subscriptions: Record<string, unknown>[] }[] } | undefined;
+  t.precondition('the raw entities.list answer is at hand (not truncated)', () => expect(Array.isArray(body?.list)).toBe(true));
+  t.check('ENT-EMBEDDED-SUBSCRIPTION-FIELDS', () => {
+    for (const entity of body!.list!) {
+      for (const subscription of entity.subscriptions ?? []) {
+        expect(Object.keys(subscription).sort(), `a subscription embedded in entity ${entity.id} carries ${documented.join(', ')} only`).toEqual(documented);
+      }
+    }
+  });
 }

@@ -61,13 +61,18 @@ export const conventionsScenarios = [
       const { featureId, body } = freshFeature(t);
       const created = t.expectOk(await t.client.call('features.create', body));
       t.check('CONV-POST-JSON', () => expect(created.id, 'the JSON body was read: the feature has the ID it named').toBe(featureId));
-      // Each documented operation once, with a valid request (setup): every 200 must be JSON.
-      // An operation the target does not serve (an unknown route) says nothing about how served ones answer: left out.
+      // Each documented operation once, with a valid request: every 200 must be JSON. An operation the
+      // target does not serve (an unknown route), or whose request it refuses, says nothing about how a
+      // 200 answers: left out, and said so.
       const calls = [...(await documentedCalls(t)).calls, await referralProgramCall(t)];
       const served = new Set<string>();
       for (const { operation, body: request } of calls) {
         const result = await t.client.call(operation, request as never);
         if (!result.ok && isRouteNotServed(result.status, result.body)) continue;
+        if (!result.ok && result.status < 500) {
+          t.notVerified('CONV-POST-JSON', `${operation}: its request was refused (${result.status} ${JSON.stringify(result.body)?.slice(0, 160)}), so no 200 of it was seen`);
+          continue;
+        }
         t.setup(result);
         served.add(operation);
       }

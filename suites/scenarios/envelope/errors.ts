@@ -1,12 +1,13 @@
 /**
  * Scenarios of Errors that every operation shares: success is exactly 200, for the documented
- * operations and the setup ones, and an unknown customer is 404 customer_not_found wherever one is
- * named. The error codes of one operation's conditions are with that operation's scenarios.
+ * operations and the setup ones, an unknown customer is 404 customer_not_found wherever one is
+ * named, and a license request wrong in two ways is refused for the first in the reference's order.
+ * The error codes of one operation's conditions are with that operation's scenarios.
  */
 import { expect } from 'vitest';
 import type { OperationName } from '../../../spec/operations.ts';
-import { isRouteNotServed } from '../../framework/index.ts';
-import { attach, createCustomer, createFeature, createPlan, scenario, type T } from '../../support.ts';
+import { isRouteNotServed, SetupNotServed } from '../../framework/index.ts';
+import { attach, createCustomer, createFeature, createLicensePool, createPlan, licenseEntities, scenario, type T } from '../../support.ts';
 import { freshFeature, rawCall } from './support.ts';
 
 /**
@@ -22,6 +23,26 @@ async function succeedsWith200(t: T<'ERR-SUCCESS-200' | 'ERR-SUCCESS-200-SETUP'>
     expect(result.status, `${operation}: ${result.text.slice(0, 200)}`).toBeLessThan(300);
   });
   t.check(rule, () => expect(result.status, `${operation} answered a success with ${result.status}`).toBe(200));
+}
+
+/** How a refusal is told apart: its status and error code. */
+function refusalOf(result: Answer) {
+  return { status: result.status, code: result.status === 200 ? undefined : (result.body as { code?: unknown } | null)?.code };
+}
+
+type Answer = { readonly status: number; readonly body: unknown };
+
+/**
+ * A request wrong in two ways is refused as the one that comes first in the reference's order: its
+ * answer is the answer to `first` alone. Each way alone must be refused, and distinguishably (another
+ * status or code), else which one won cannot be seen and the target is not asked (SKIP).
+ */
+async function expectFirstWins(t: T<'ERR-PRECEDENCE'>, what: string, first: Answer, second: Answer, both: Answer): Promise<void> {
+  const [alone, other, combined] = [refusalOf(first), refusalOf(second), refusalOf(both)];
+  if (first.status === 200 || second.status === 200 || JSON.stringify(alone) === JSON.stringify(other)) {
+    throw new SetupNotServed(`${what}: the two wrongs alone are not refused distinguishably (${JSON.stringify(alone)} and ${JSON.stringify(other)}), so which one wins cannot be seen`);
+  }
+  t.check('ERR-PRECEDENCE', () => expect(combined, `${what}: refused as the first alone is, ${JSON.stringify(alone)}, not as the second, ${JSON.stringify(other)}`).toEqual(alone));
 }
 
 export const errorsScenarios = [
@@ -88,6 +109,37 @@ export const errorsScenarios = [
       // The positive control: the customer, once created, is found by the same calls.
       await createCustomer(t, { customer_id: customerId });
       t.setup(await t.client.call('licenses.list', { customer_id: customerId }));
+    },
+  ),
+  scenario(
+    {
+      id: 'envelope.error-precedence',
+      title:
+        'license requests wrong in two ways are refused for the first wrong in the reference order: an invalid body before an unknown customer, an unknown customer before duplicate entities, an unknown entity before duplicates in a release',
+      rules: ['ERR-PRECEDENCE'],
+    },
+    async (t) => {
+      const setup = await createLicensePool(t, 2);
+      const [seat] = licenseEntities(t, setup, 1);
+      t.setup(await t.client.call('licenses.attach', { customer_id: setup.customerId, plan_id: setup.licensePlan.id, entities: [seat!] }));
+      const unknownCustomer = t.ns.id('cus');
+      const attachAs = (customerId: string, entities: unknown[], planId: unknown = setup.licensePlan.id) => rawCall(t, 'licenses.attach', { customer_id: customerId, plan_id: planId, entities });
+      const [fresh] = licenseEntities(t, setup, 1);
+      const twice = [fresh!, fresh!];
+
+      await expectFirstWins(
+        t,
+        'licenses.attach with an invalid plan_id (a number) for an unknown customer',
+        await attachAs(setup.customerId, [fresh!], 42),
+        await attachAs(unknownCustomer, [fresh!]),
+        await attachAs(unknownCustomer, [fresh!], 42),
+      );
+      await expectFirstWins(t, 'licenses.attach with one entity twice for an unknown customer', await attachAs(unknownCustomer, [fresh!]), await attachAs(setup.customerId, twice), await attachAs(unknownCustomer, twice));
+
+      const unknownEntity = t.ns.id('ent');
+      const release = (entityIds: string[]) => rawCall(t, 'licenses.release', { customer_id: setup.customerId, license_plan_id: setup.licensePlan.id, entity_ids: entityIds });
+      // Refused ones release nothing: the assigned entity is named again and again.
+      await expectFirstWins(t, 'licenses.release of an unknown entity and an assigned one twice', await release([unknownEntity]), await release([seat!.entity_id, seat!.entity_id]), await release([unknownEntity, seat!.entity_id, seat!.entity_id]));
     },
   ),
 ];

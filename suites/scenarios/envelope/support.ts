@@ -52,13 +52,16 @@ export type DocumentedCall = { readonly operation: OperationName; readonly body:
 
 /**
  * A valid request for eleven of the twelve documented operations, over state built through setup
- * calls: a license pool and its boolean feature. Creates name fresh IDs. The twelfth,
- * referral_programs.update, needs a referral program of its own (referralProgramCall), so that a
- * target refusing to build one leaves the other eleven asked.
+ * calls: a license pool and its boolean feature, and a free add-on beside the pool's parent plan for
+ * the preview to cancel (the reference refuses to preview a license-backed plan: exchange 138).
+ * Creates name fresh IDs. The twelfth, referral_programs.update, needs a referral program of its own
+ * (referralProgramCall), so that a target refusing to build one leaves the other eleven asked.
  */
 export async function documentedCalls(t: T): Promise<{ calls: DocumentedCall[]; seat: Record<string, unknown> }> {
   const pool = await createLicensePool(t, 2);
   const customer_id = pool.customerId;
+  const addOn = await createPlan(t, { add_on: true, items: [{ feature_id: pool.flag.id }] });
+  await attach(t, customer_id, addOn.id);
   const [seat] = licenseEntities(t, pool, 1);
   const calls: DocumentedCall[] = [
     { operation: 'licenses.list', body: { customer_id } },
@@ -67,7 +70,7 @@ export async function documentedCalls(t: T): Promise<{ calls: DocumentedCall[]; 
     { operation: 'subscriptions.list', body: { customer_id } },
     { operation: 'purchases.list', body: { customer_id } },
     { operation: 'entities.list', body: { customer_id } },
-    { operation: 'billing.preview_multi_update', body: { customer_id, updates: [{ plan_id: pool.parentPlan.id, cancel_action: 'cancel_immediately' }] } },
+    { operation: 'billing.preview_multi_update', body: { customer_id, updates: [{ plan_id: addOn.id, cancel_action: 'cancel_immediately' }] } },
     { operation: 'plans.create', body: { plan_id: t.ns.id('plan'), name: 'Auth plan' } },
     { operation: 'plans.get', body: { plan_id: pool.parentPlan.id } },
     { operation: 'balances.check', body: { customer_id, feature_id: pool.flag.id } },
@@ -84,4 +87,13 @@ export async function referralProgramCall(t: T): Promise<DocumentedCall> {
   const units = await createFeature(t, 'consumable');
   const programId = await createReferralProgram(t, await createReward(t, units.id));
   return { operation: 'referral_programs.update', body: { referral_program_id: programId, max_redemptions: 5 } };
+}
+
+/** A raw answer's text as JSON, or undefined when it is not JSON (the answer is then judged as text). */
+export function parsedJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

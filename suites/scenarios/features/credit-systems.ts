@@ -1,16 +1,22 @@
 /**
  * Scenarios of credit systems: credits drawn per unit at each feature's credit cost (also through locks,
- * and from whichever of two systems suffices), the schemas refused, and AI credit system markups.
+ * from whichever of two systems suffices, and by an entity holding the credits), the schemas refused,
+ * and AI credit system markups.
  */
 import { expect } from 'vitest';
 import type { Feature } from '../../../spec/features.ts';
-import { attach, createCustomer, createFeature, createPlan, MONTHLY, readBalance, scenario, type T } from '../../support.ts';
-import { requireLockSettings } from '../balances/support.ts';
+import { attach, createCustomer, createEntity, createFeature, createPlan, MONTHLY, readBalance, scenario, type T } from '../../support.ts';
+import { requireLockSettings, spend, SPEND_DENIED_RULES, SPEND_RULES } from '../balances/support.ts';
 import { consumableFeature, create, expectRefusedAndAbsent, readFeature, requireCreditSchema } from './support.ts';
 
 /** Whether balances.check allows `required` units (a read here; the caller's check inspects it). */
 async function allowed(t: T, customerId: string, featureId: string, required: number): Promise<boolean> {
   return t.setup(await t.client.call('balances.check', { customer_id: customerId, feature_id: featureId, required_balance: required })).allowed;
+}
+
+/** A balance by its usage and what is left (undefined fields where no balance is shown). */
+function usageAndRemaining(balance: { usage?: number; remaining?: number } | null | undefined) {
+  return { usage: balance?.usage, remaining: balance?.remaining };
 }
 
 /** Markups of an AI credit system, per provider and per model. */
@@ -149,6 +155,58 @@ export const creditSystemsScenarios = [
       const confirmed = await creditsUsed();
       t.check('CHECK-LOCK-CONFIRM', () => expect(confirmed, 'the confirm with a larger override_value uses more than the lock held').toBeGreaterThan(2));
       t.check('FEAT-CREDIT-SCHEMA-WIRE', () => expect(confirmed, '3 units at 2 credits each').toBe(6));
+    },
+  ),
+  scenario(
+    {
+      id: 'features.credit-system-pays-entity-usage',
+      title: "a credit system granted to an entity pays for that entity's use of a metered feature at its credit cost, to the last credit, and a sibling entity draws none of it",
+      rules: ['FEAT-CREDIT-SYSTEM', 'CHECK-ENTITY-SCOPED', 'BILL-ATTACH-ENTITY', ...SPEND_RULES, ...SPEND_DENIED_RULES],
+    },
+    async (t) => {
+      const messages = await consumableFeature(t);
+      const plain = await consumableFeature(t);
+      // `consumable` sent, so no premise rests on the answer of features.create (FEAT-CREDIT-SYSTEM's operation here).
+      const seat = await createFeature(t, 'allocated', { consumable: false });
+      await requireCreditSchema(t, messages.id);
+      const credits = t.setup(await t.client.call('features.create', { feature_id: t.ns.id('featcredits'), name: 'Credits', type: 'credit_system', credit_schema: [{ metered_feature_id: messages.id, credit_cost: 3 }] }), ['id']);
+      // Yearly resets, so that another scenario moving the shared clock by a month does not refill the credits midway.
+      const yearly = { interval: 'year' } as const;
+      const plan = await createPlan(t, { add_on: true, items: [{ feature_id: credits.id, included: 30, reset: yearly }, { feature_id: plain.id, included: 10, reset: yearly }] });
+      const customer = await createCustomer(t);
+      const [holder, sibling] = [await createEntity(t, customer.id, seat.id), await createEntity(t, customer.id, seat.id)];
+      await attach(t, customer.id, plan.id, { entity_id: holder.id });
+      const { list: entities } = t.setup(await t.client.call('entities.list', { customer_id: customer.id }), ['list']);
+      const plansOf = (entityId: string) => (entities.find((entity) => entity.id === entityId)?.subscriptions ?? []).map((subscription) => subscription.plan_id);
+      const [holderPlans, siblingPlans] = [plansOf(holder.id), plansOf(sibling.id)];
+      t.check('BILL-ATTACH-ENTITY', () => {
+        expect(holderPlans, `billing.attach with entity_id gave ${plan.id} to ${holder.id}`).toContain(plan.id);
+        expect(siblingPlans, 'and not to its sibling').not.toContain(plan.id);
+      });
+      const check = (entityId: string, featureId: string, required: number, sendEvent = false) =>
+        t.client.call('balances.check', { customer_id: customer.id, entity_id: entityId, feature_id: featureId, required_balance: required, ...(sendEvent && { send_event: true }) });
+      // What the credit steps rest on, checked first as their own rules on the plain feature of the same plan.
+      const [holderPlain, siblingPlain] = [t.expectOk(await check(holder.id, plain.id, 0), 'CHECK-ENTITY-SCOPED'), t.expectOk(await check(sibling.id, plain.id, 0), 'CHECK-ENTITY-SCOPED')];
+      t.check('CHECK-ENTITY-SCOPED', () => {
+        expect(holderPlain.balance?.granted, "a check naming the holder shows the entity's own grant").toBe(10);
+        expect(siblingPlain.balance?.granted ?? 0, 'a check naming the sibling does not').toBe(0);
+      });
+      await spend(t, customer.id, plain.id, 2, true, holder.id);
+      const exact = t.expectOk(await check(holder.id, plain.id, 8), 'CHECK-ALLOWED-SUFFICIENT');
+      t.check('CHECK-ALLOWED-SUFFICIENT', () => expect(exact.allowed, 'a check of exactly the 8 units left is allowed').toBe(true));
+      await spend(t, customer.id, plain.id, 9, false, holder.id);
+
+      const creditsOf = async (entityId: string) => usageAndRemaining(t.expectOk(await check(entityId, credits.id, 0), 'FEAT-CREDIT-SYSTEM').balance);
+      const sent = t.expectOk(await check(holder.id, messages.id, 4, true), 'FEAT-CREDIT-SYSTEM');
+      const afterSend = await creditsOf(holder.id);
+      t.check('FEAT-CREDIT-SYSTEM', () => {
+        expect(sent.allowed, "4 messages at 3 credits fit in the entity's 30 credits").toBe(true);
+        expect(afterSend, "4 messages drew 12 of the entity's credits").toEqual({ usage: 12, remaining: 18 });
+      });
+      const [six, seven] = [t.expectOk(await check(holder.id, messages.id, 6), 'FEAT-CREDIT-SYSTEM'), t.expectOk(await check(holder.id, messages.id, 7), 'FEAT-CREDIT-SYSTEM')];
+      t.check('FEAT-CREDIT-SYSTEM', () => expect([six.allowed, seven.allowed], '6 messages cost the 18 credits left, 7 cost 21').toEqual([true, false]));
+      const siblingCheck = t.expectOk(await check(sibling.id, messages.id, 1), 'CHECK-ENTITY-SCOPED');
+      t.check('CHECK-ENTITY-SCOPED', () => expect(siblingCheck.allowed, "a sibling entity cannot spend the holder's credits").toBe(false));
     },
   ),
   scenario(

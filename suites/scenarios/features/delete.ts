@@ -1,12 +1,13 @@
 /**
  * Conformance scenarios of features.delete (a setup operation of the reference the interface does
  * not document, which a run's cleanup uses). It refuses a feature a plan uses, until that plan is
- * deleted first (the order a cleanup follows). Deletes that only build state are setup, with a
+ * deleted first (the order a cleanup follows); a deleted feature is listed and accepted nowhere
+ * afterwards. Deletes that only build state are setup, with a
  * precondition that they took effect, so a target that keeps what it says it deleted blocks these
  * checks, never fails them.
  */
 import { expect } from 'vitest';
-import { type Deletion, type T, createFeature, createPlan, expectDeleted, requireGone, scenario } from '../../support.ts';
+import { type Deletion, type T, createCustomer, createFeature, createPlan, expectDeleted, requireGone, requireNotRead, scenario } from '../../support.ts';
 
 function deletions(t: T) {
   return {
@@ -45,6 +46,45 @@ export const featureDeleteScenarios = [
         if (i === 0) await refuse('an archived plan still uses it');
       }
       await deleteFeature(used.id);
+    },
+  ),
+];
+
+export const featureDeleteLeftoverScenarios = [
+  scenario(
+    {
+      id: 'deletes.feature-leaves-nothing',
+      title:
+        'after features.delete of a feature no plan uses, features.list no longer lists it, and balances.check, plans.create and entities.create naming it answer 404 feature_not_found, also where it was read just before',
+      rules: ['FEAT-LIST', 'ERR-FEATURE-NOT-FOUND'],
+    },
+    async (t) => {
+      const doomed = await createFeature(t, 'allocated');
+      const kept = await createFeature(t, 'allocated');
+      const customer = await createCustomer(t);
+      // Read once before the delete: a target that keeps answers until the data changes must see the delete.
+      t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: doomed.id, required_balance: 0 }));
+      const before = t.expectOk(await t.client.call('features.list', {}), 'FEAT-LIST');
+      t.check('FEAT-LIST', () => expect((before.list ?? []).map((f) => f.id), 'features.list lists the feature before its delete').toContain(doomed.id));
+
+      t.setup(await t.client.call('features.delete', { feature_id: doomed.id }));
+      requireNotRead(t, `feature ${doomed.id}`, await t.client.call('features.get', { feature_id: doomed.id }));
+
+      const after = t.expectOk(await t.client.call('features.list', {}), 'FEAT-LIST');
+      t.check('FEAT-LIST', () => {
+        const ids = (after.list ?? []).map((f) => f.id);
+        expect(ids, 'features.list no longer lists a deleted feature').not.toContain(doomed.id);
+        expect(ids, 'and still lists the others').toContain(kept.id);
+      });
+      const notFound = { status: 404, code: 'feature_not_found', rule: 'ERR-FEATURE-NOT-FOUND' } as const;
+      t.expectError(await t.client.call('balances.check', { customer_id: customer.id, feature_id: doomed.id, required_balance: 0 }), notFound);
+      const planId = t.ns.id('plan');
+      t.expectError(await t.client.call('plans.create', { plan_id: planId, name: `Plan ${planId}`, items: [{ feature_id: doomed.id, included: 3 }] }), notFound);
+      const entityId = t.ns.id('ent');
+      t.expectError(await t.client.call('entities.create', { customer_id: customer.id, entity_id: entityId, feature_id: doomed.id, name: `Entity ${entityId}` }), notFound);
+      // The nearest valid requests: the same with a feature that exists.
+      await createPlan(t, { plan_id: planId, items: [{ feature_id: kept.id, included: 3 }] });
+      t.setup(await t.client.call('entities.create', { customer_id: customer.id, entity_id: entityId, feature_id: kept.id, name: `Entity ${entityId}` }));
     },
   ),
 ];

@@ -147,6 +147,26 @@ export const createScenarios = [
   ),
   scenario(
     {
+      id: 'plans.purchase-cap-zero',
+      title: 'a usage price whose max_purchase is 0 is a cap of zero: plans.create answers it and plans.get reads it back as 0, never as null (no cap); a cap of 1 reads back as 1',
+      rules: ['PLAN-ITEMS-ROUND-TRIP'],
+    },
+    async (t) => {
+      const messages = await createFeature(t, 'consumable');
+      // The nearest valid request first: a cap of 1.
+      for (const cap of [1, 0]) {
+        const planId = t.ns.id('plan');
+        const item = { ...monthly(messages.id, 10), price: { amount: 0.5, interval: 'month', billing_units: 1, billing_method: 'usage_based', max_purchase: cap } } as const;
+        const created = t.expectOk(await t.client.call('plans.create', { plan_id: planId, name: `Plan ${planId}`, items: [item] }), 'PLAN-ITEMS-ROUND-TRIP');
+        const read = await getPlan(t, 'PLAN-ITEMS-ROUND-TRIP', planId);
+        for (const [how, plan] of [['plans.create answers', created], ['plans.get reads back', read]] as const) {
+          t.check('PLAN-ITEMS-ROUND-TRIP', () => expect(plan.items?.[0]?.price?.max_purchase, `${how} a purchase cap of ${cap} as ${cap} (null would be no cap: exchanges 174, 175)`).toBe(cap));
+        }
+      }
+    },
+  ),
+  scenario(
+    {
       id: 'plans.billing-method-enum',
       title: 'plans.create refuses an item price whose billing_method is outside usage_based and prepaid, creating nothing, and accepts the same item with each documented method',
       rules: ['PLAN-BILLING-METHOD-ENUM'],

@@ -4,8 +4,12 @@
  * reach no new customer.
  */
 import { expect } from 'vitest';
-import { attach, createCustomer, createFeature, createPlan, scenario, type T } from '../../support.ts';
+import { inBatches } from '../../framework/index.ts';
+import { attach, createCustomer, createFeature, createPlan, newCustomerBody, requireNotRead, scenario, SETUP_WIDTH, type T } from '../../support.ts';
 import { checkFlagsShowPlans, createFlaggedPlan, FLAG_RULES, type FlaggedPlan, holdsPlans, type PlanBody, readPlan, requirePlanField, updatePlan } from './support.ts';
+
+/** How many plans exist before the auto-enable one of plans.auto-enable-after-many-plans: past a first page of 100. */
+const MANY_PLANS = 105;
 
 /** The ids of `plans`, sorted. */
 const idsOf = (plans: readonly FlaggedPlan[]): string[] => plans.map(({ plan }) => plan.id).sort();
@@ -95,6 +99,38 @@ export const groupsScenarios = [
         expect(plan.auto_enable, 'auto_enable reads back true').toBe(true);
         expect(held, 'the new customer holds the auto-enable plan (its boolean feature is allowed)').toEqual([plan.id]);
       });
+    },
+  ),
+  scenario(
+    {
+      id: 'plans.auto-enable-after-many-plans',
+      title: `an auto-enable plan made after ${MANY_PLANS} other plans reaches a new customer, alone of them, and reaches it again, once, when the customer is created anew under the same ID after a delete`,
+      rules: ['PLAN-AUTO-ENABLE', 'CUS-GET-OR-CREATE-NEW', 'CUS-DELETE-CASCADES', ...FLAG_RULES],
+      // For a moment every new customer of the tenant gets the auto-enable plan.
+      needs: ['exclusive-tenant'],
+    },
+    async (t) => {
+      await checkFlagsShowPlans(t);
+      await inBatches(Array.from({ length: MANY_PLANS }), SETUP_WIDTH, () => createPlan(t, { group: t.ns.id('grp') }));
+      const flagged = await createFlaggedPlan(t, { group: t.ns.id('grp'), auto_enable: true });
+      const body = newCustomerBody(t);
+      const create = async () => t.expectOk(await t.client.call('customers.get_or_create', body), 'CUS-GET-OR-CREATE-NEW');
+      const planIdsOf = (customer: { subscriptions?: readonly { plan_id: string }[] }) => (customer.subscriptions ?? []).map((subscription) => subscription.plan_id);
+      try {
+        const first = await create();
+        const held = await holdsPlans(t, first.id, [flagged]);
+        t.check('PLAN-AUTO-ENABLE', () => expect(held, 'the new customer holds the auto-enable plan (its boolean feature is allowed)').toEqual([flagged.plan.id]));
+        t.check('CUS-GET-OR-CREATE-NEW', () => expect(planIdsOf(first), `of ${MANY_PLANS + 1} plans, the new customer gets the auto-enable one only`).toEqual([flagged.plan.id]));
+
+        t.setup(await t.client.call('customers.delete', { customer_id: first.id }));
+        requireNotRead(t, `customer ${first.id}`, await t.client.call('customers.get', { customer_id: first.id }));
+        const again = await create();
+        const heldAgain = await holdsPlans(t, again.id, [flagged]);
+        t.check('PLAN-AUTO-ENABLE', () => expect(heldAgain, 'the customer created anew holds the auto-enable plan').toEqual([flagged.plan.id]));
+        t.check('CUS-DELETE-CASCADES', () => expect(planIdsOf(again), 'once: the deleted customer left no record of it behind').toEqual([flagged.plan.id]));
+      } finally {
+        await updatePlan(t, { plan_id: flagged.plan.id, auto_enable: false });
+      }
     },
   ),
   scenario(

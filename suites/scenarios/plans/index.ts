@@ -15,7 +15,8 @@ import { licenseLinksScenarios } from './license-links.ts';
 import { groupsScenarios } from './groups.ts';
 import { pricesScenarios } from './prices.ts';
 import { resetsScenarios } from './resets.ts';
+import { resetHoldersScenarios } from './resets-holders.ts';
 import { trialsScenarios } from './trials.ts';
-import { planDeleteScenarios } from './delete.ts';
+import { planDeleteScenarios, planVersionDeleteScenarios } from './delete.ts';
 
-export const plansScenarios = [...createScenarios, ...versionsScenarios, ...licenseLinksScenarios, ...groupsScenarios, ...pricesScenarios, ...resetsScenarios, ...trialsScenarios, ...planDeleteScenarios];
+export const plansScenarios = [...createScenarios, ...versionsScenarios, ...licenseLinksScenarios, ...groupsScenarios, ...pricesScenarios, ...resetsScenarios, ...resetHoldersScenarios, ...trialsScenarios, ...planDeleteScenarios, ...planVersionDeleteScenarios];

@@ -3,7 +3,7 @@
  * the whole set, and links that are refused.
  */
 import { expect } from 'vitest';
-import { attach, createCustomer, createFeature, createPlan, scenario } from '../../support.ts';
+import { attach, createCustomer, createEntity, createFeature, createPlan, scenario } from '../../support.ts';
 import { readPlan, requireLicenseLinksRead, updatePlan } from './support.ts';
 
 export const licenseLinksScenarios = [
@@ -48,6 +48,42 @@ export const licenseLinksScenarios = [
       );
       const noSeats = await createPlan(t, { group: t.ns.id('grp'), licenses: [{ license_plan_id: setup.licensePlan.id }] });
       t.check('PLAN-LICENSES-WIRE', () => expect(noSeats.licenses?.map((link) => link.included), 'included defaults to 0').toEqual([0]));
+    },
+  ),
+  scenario(
+    {
+      id: 'plans.license-links-across-versions',
+      title:
+        "license links belong to a plan's version: after plans.update replaces them, a customer still on version 1 keeps version 1's pool, and a customer attached afterwards gets only the new version's",
+      rules: ['PLAN-LICENSE-LINKS-OFFER', 'PLAN-UPDATE-NEW-VERSION', 'PLAN-LICENSE-LINKS-REPLACE'],
+    },
+    async (t) => {
+      const flag = await createFeature(t, 'boolean');
+      const seatFeature = await createFeature(t, 'allocated');
+      const [first, second] = [await createPlan(t, { items: [{ feature_id: flag.id }] }), await createPlan(t, { items: [{ feature_id: flag.id }] })];
+      await requireLicenseLinksRead(t, first.id);
+      const parent = await createPlan(t, { group: t.ns.id('grp'), licenses: [{ license_plan_id: first.id, included: 2 }] });
+      const pools = async (customerId: string) =>
+        t.setup(await t.client.call('licenses.list', { customer_id: customerId }), ['list']).list.filter((pool) => pool.parent_plan_id === parent.id).map((pool) => [pool.license_plan_id, pool.granted]);
+      const early = await createCustomer(t);
+      await attach(t, early.id, parent.id);
+      const before = await pools(early.id);
+      t.check('PLAN-LICENSE-LINKS-OFFER', () => expect(before, 'version 1 offers 2 seats of its one license plan').toEqual([[first.id, 2]]));
+
+      const updated = t.setup(await t.client.call('plans.update', { plan_id: parent.id, licenses: [{ license_plan_id: second.id, included: 3 }] }));
+      t.precondition('new license links of a plan a customer is on make a new version', () => expect(updated.version).toBe(parent.version + 1));
+      const earlyAfter = await pools(early.id);
+      t.check('PLAN-UPDATE-NEW-VERSION', () => expect(earlyAfter, "the customer on version 1 keeps version 1's pool").toEqual([[first.id, 2]]));
+
+      const late = await createCustomer(t);
+      await attach(t, late.id, parent.id);
+      const lateAfter = await pools(late.id);
+      t.check('PLAN-LICENSE-LINKS-REPLACE', () => expect(lateAfter, 'a customer on the new version is offered the new link').toContainEqual([second.id, 3]));
+      // And not the old one: assigning a seat of it is refused, the same seat of the new link is not.
+      const seat = await createEntity(t, late.id, seatFeature.id);
+      const assign = (planId: string) => t.client.call('licenses.attach', { customer_id: late.id, plan_id: planId, entities: [{ entity_id: seat.id, name: seat.name ?? seat.id }] });
+      t.expectError(await assign(first.id), { rule: 'PLAN-LICENSE-LINKS-REPLACE' });
+      t.setup(await assign(second.id));
     },
   ),
   scenario(

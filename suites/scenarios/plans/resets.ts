@@ -4,15 +4,8 @@
  * source decides the next reset, and allocated usage carries over.
  */
 import { expect } from 'vitest';
-import { attach, createCustomer, createFeature, createPlan, MONTHLY, readBalance, scenario, type T } from '../../support.ts';
-import { DAY_MS, expectMilliseconds, monthly, targetNow, track } from './support.ts';
-
-/** Moves the target's clock just past `at`; events due by then run. */
-async function advancePast(t: T, at: number): Promise<void> {
-  const { now } = await t.control.call('clock.get', {});
-  t.precondition('the reset time lies ahead of the clock', () => expect(at).toBeGreaterThan(now));
-  await t.control.call('clock.advance', { ms: at - now + 1_000 });
-}
+import { attach, createCustomer, createFeature, createPlan, MONTHLY, readBalance, scenario, type T, withFrozenClock } from '../../support.ts';
+import { advancePast, DAY_MS, expectMilliseconds, monthly, targetNow, track } from './support.ts';
 
 /** The remaining and usage of a customer's balance, read through a check of 0 units. */
 async function balanceOf(t: T, customerId: string, featureId: string) {
@@ -127,10 +120,8 @@ export const resetsScenarios = [
       const customer = await createCustomer(t);
       await attach(t, customer.id, plan.id);
       t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: units.id, required_balance: 3, send_event: true }));
-      // A frozen clock, so that "now" stays put between the reads and the advances; given back as it was found.
-      const before = await t.control.call('clock.get', {});
-      await t.control.call('clock.set', { frozen: true });
-      try {
+      // A frozen clock, so that "now" stays put between the reads and the advances.
+      await withFrozenClock(t, async () => {
         const balance = await readBalance(t, customer.id, units.id);
         const { now } = await t.control.call('clock.get', {});
         const nextReset = balance?.next_reset_at;
@@ -163,9 +154,7 @@ export const resetsScenarios = [
           expect(justBefore, 'one millisecond before next_reset_at the 3 units are still used').toEqual({ remaining: 2, usage: 3 });
           expect(atIt, 'at next_reset_at exactly the balance is back to its 5 included units').toEqual({ remaining: 5, usage: 0 });
         });
-      } finally {
-        if (!before.frozen) await t.control.call('clock.set', { frozen: false });
-      }
+      });
     },
   ),
   scenario(

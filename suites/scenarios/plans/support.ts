@@ -95,6 +95,13 @@ export function monthly(featureId: string, included: number): z.input<typeof Pla
   return { feature_id: featureId, included, reset: { interval: 'month' } };
 }
 
+/** Moves the target's clock (control plane) just past `at`; what falls due by then runs. */
+export async function advancePast(t: T, at: number): Promise<void> {
+  const { now } = await t.control.call('clock.get', {});
+  t.precondition('the reset time lies ahead of the clock', () => expect(at).toBeGreaterThan(now));
+  await t.control.call('clock.advance', { ms: at - now + 1_000 });
+}
+
 /** "now" of the target: the fake's clock where there is one, else this machine's. */
 export async function targetNow(t: T): Promise<number> {
   return t.has('control-plane') ? (await t.control.call('clock.get', {})).now : Date.now();

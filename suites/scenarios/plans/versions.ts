@@ -165,9 +165,10 @@ export const versionsScenarios = [
       const ours = answer.list.filter((plan) => plan.id === versioned.id || plan.id === plain.id);
       t.check('PLAN-LIST', () => {
         expect(ours.map((plan) => plan.id).sort(), 'each of our plans is listed exactly once').toEqual([versioned.id, plain.id].sort());
-        expect(ours.find((plan) => plan.id === versioned.id), 'the updated plan is listed at its active version').toMatchObject({ version: v2.version, active: true });
+        // By its version and items, not `active`: that field is VER-PLAN-ONE-ACTIVE's (a target without it does not block this rule).
+        expect(ours.find((plan) => plan.id === versioned.id)?.version, 'the updated plan is listed at its active version').toBe(v2.version);
         expect(ours.find((plan) => plan.id === versioned.id)?.items?.map((item) => item.included)).toEqual([20]);
-        expect(ours.find((plan) => plan.id === plain.id), 'the other plan is listed at version 1').toMatchObject({ version: plain.version, active: true });
+        expect(ours.find((plan) => plan.id === plain.id)?.version, 'the other plan is listed at version 1').toBe(plain.version);
       });
     },
   ),

@@ -147,8 +147,10 @@ export const requestsScenarios = [
 
       for (const plan of [never, replaced]) t.expectError(await previewOf(now(plan)), { rule: 'PREV-TARGET-HELD', status: 404, code: 'cus_product_not_found' });
       for (const plan of [free, ...(pack ? [pack] : [])]) t.expectError(await previewOf(atCycleEnd(plan)), { rule: 'PREV-END-OF-CYCLE-NEEDS-CYCLE', status: 400 });
-      t.expectError(await previewOf(now(free), now(free)), { rule: 'PREV-ONE-UPDATE-PER-PLAN', status: 400, code: 'invalid_request' });
-      if (monthly) t.expectError(await previewOf(now(monthly), atCycleEnd(monthly)), { rule: 'PREV-ONE-UPDATE-PER-PLAN', status: 400, code: 'invalid_request' });
+      // Refused either way the reference was seen to: 400 invalid_request (its source, observed-behaviour §3.6), or 404
+      // cus_product_not_found when it folds the updates in order and the second finds the plan gone (exchange 179).
+      t.expectError(await previewOf(now(free), now(free)), { rule: 'PREV-ONE-UPDATE-PER-PLAN', status: [400, 404] });
+      if (monthly) t.expectError(await previewOf(now(monthly), atCycleEnd(monthly)), { rule: 'PREV-ONE-UPDATE-PER-PLAN', status: [400, 404] });
     },
   ),
 ];

@@ -1,0 +1,77 @@
+/**
+ * Printed commands reproduce what was seen (issue 27): against a faulty fake given by the
+ * environment (BASE_URL and API_KEY, as the README tells vendors to run), each `re-run:` line of a
+ * run's console and each `replay:` line of an exploration's, copied as printed (the key put where
+ * the line says `API_KEY=…`) and run by bash in an environment that names no target, reproduces the
+ * FAIL: exit 1. A finding's `--replay <file>` alone goes to the target it was found on.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFakeServer, type FakeServer } from '../../fake-server/index.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const RUN_FAULT = 'LIC-ATTACH-SKIP-ASSIGNED';
+const EXPLORE_FAULT = 'CHECK-SEND-EVENT-RECORDS';
+const dir = mkdtempSync(join(tmpdir(), 'conformance-printed-'));
+let fake: FakeServer;
+
+beforeAll(async () => {
+  fake = await createFakeServer({ faults: [RUN_FAULT, EXPLORE_FAULT] });
+});
+afterAll(async () => {
+  await fake.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** This process's environment without any target, key or conformance setting: what a fresh shell has. */
+function bare(): Record<string, string> {
+  return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && !/^(VITEST|BASE_URL$|API_KEY$|OTHER_TENANT_API_KEY$|API_VERSION$|CONFORMANCE_|REPORT_DIR$|NODE_ENV$|TEST$|MODE$|DEV$|PROD$|SSR$)/.test(e[0])));
+}
+
+/** Runs a command line as a person pastes it: bash, in the repository (the fake answers meanwhile: this process waits, never blocks). */
+async function shell(line: string, env: Record<string, string>): Promise<{ status: number | null; output: string }> {
+  const child = spawn('bash', ['-c', line], { cwd: ROOT, env: { ...bare(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { status, output };
+}
+
+/** The printed line with the key where the placeholder is. */
+const withKey = (line: string) => line.replaceAll('API_KEY=…', `API_KEY=${fake.apiKey}`);
+
+describe('commands the suite prints, run as printed against the target given by the environment', () => {
+  it('each re-run: line of a failing run reproduces its FAIL (exit 1)', { timeout: 20 * 60_000 }, async () => {
+    const run = await shell(`npx tsx suites/cli.ts run --only ${RUN_FAULT} --report-dir ${join(dir, 'run')}`, { BASE_URL: fake.url, API_KEY: fake.apiKey, CONFORMANCE_EXPLORE_RUNS: '0' });
+    expect(run.status, run.output.slice(-3000)).toBe(1);
+    const reruns = [...run.output.matchAll(/^ {4}re-run: (.*)$/gm)].map((m) => m[1]!);
+    expect(reruns.length).toBeGreaterThan(0);
+    expect(run.output).not.toContain(fake.apiKey);
+    for (const line of reruns) {
+      expect(line).toMatch(new RegExp(`^API_KEY=… npx tsx suites/cli.ts run --base-url ${fake.url} --api-version 2\\.4\\.0 --profile default --only [A-Z-]+ --seed \\d+$`));
+      const again = await shell(`${withKey(line)} --report-dir ${join(dir, 'rerun')}`, { CONFORMANCE_EXPLORE_RUNS: '0' });
+      expect(again.status, again.output.slice(-3000)).toBe(1);
+      expect(again.output).toMatch(new RegExp(`conformance: \\d+ scenarios against ${fake.url}`));
+    }
+  });
+
+  it("each replay: line of an exploration's finding reproduces it (exit 1), and --replay <file> alone goes where it was found", { timeout: 20 * 60_000 }, async () => {
+    const explored = await shell(`npx tsx suites/cli.ts explore --runs 60 --max-steps 25 --max-findings 1 --seed 7 --report-dir ${join(dir, 'explore')}`, { BASE_URL: fake.url, API_KEY: fake.apiKey });
+    expect(explored.status, explored.output.slice(-3000)).toBe(1);
+    const replays = [...explored.output.matchAll(/^ {2}replay: (.*)$/gm)].map((m) => m[1]!);
+    expect(replays).toHaveLength(1);
+    expect(replays[0]).toMatch(new RegExp(`^API_KEY=… npx tsx suites/cli.ts explore --base-url ${fake.url} --api-version 2\\.4\\.0 --profile default --replay \\S+finding-1\\.json$`));
+    const again = await shell(withKey(replays[0]!), {});
+    expect(again.status, again.output.slice(-3000)).toBe(1);
+    expect(again.output).toMatch(new RegExp(`against ${fake.url}`));
+    const file = /--replay (\S+)$/.exec(replays[0]!)![1]!;
+    const alone = await shell(`npx tsx suites/cli.ts explore --replay ${file}`, { API_KEY: fake.apiKey });
+    expect(alone.status, alone.output.slice(-3000)).toBe(1);
+    expect(alone.output).toMatch(/explore: reproduced/);
+  });
+});

@@ -1,0 +1,93 @@
+/**
+ * Scenarios of callers that differ: requests of the published client (autumn-js, known by its
+ * User-Agent) mixed with plain ones, and requests pipelined on one connection. interface.md does
+ * not tell callers apart, so what either changes, and what plain callers read after it, is the
+ * document's.
+ */
+import { Client as UndiciClient } from 'undici';
+import { expect } from 'vitest';
+import { operations } from '../../../spec/operations.ts';
+import { SetupNotServed } from '../../framework/index.ts';
+import { attach, createLicensePool, createPlan, createFeature, licenseEntities, scenario } from '../../support.ts';
+import { expectPool } from '../licenses/support.ts';
+import { expectEmbeddedFieldsOnly } from '../entities/support.ts';
+import { balanceNow, spend, SPEND_RULES } from '../balances/support.ts';
+import { parsedJson } from './support.ts';
+
+/** The User-Agent autumn-js 1.3.13 sends outside browsers. */
+const PUBLISHED_CLIENT = { 'user-agent': 'speakeasy-sdk/typescript 0.10.18 2.882.0 2.4.0 @useautumn/sdk' } as const;
+
+export const callersScenarios = [
+  scenario(
+    {
+      id: 'envelope.published-client-mixed',
+      title:
+        "calls with the published client's User-Agent, mixed with plain ones, change what plain ones do: a check with send_event, a license attach and release; and entities.list read plainly after one read by the client still embeds the documented fields only",
+      rules: ['ENT-EMBEDDED-SUBSCRIPTION-FIELDS', 'EVT-AMOUNT-IS-REQUIRED-BALANCE', 'LIC-ATTACH-BATCH', 'LIC-RELEASE-FREES-SEAT', ...SPEND_RULES],
+    },
+    async (t) => {
+      const setup = await createLicensePool(t, 3);
+      const messages = await createFeature(t, 'consumable');
+      // A yearly reset, so that another scenario moving the shared clock does not refill the balance midway.
+      const plan = await createPlan(t, { add_on: true, items: [{ feature_id: messages.id, included: 10, reset: { interval: 'year' } }] });
+      await attach(t, setup.customerId, plan.id);
+      const [first, second] = licenseEntities(t, setup, 2);
+      // Plain calls first: the effects the client's calls are compared with.
+      t.setup(await t.client.call('licenses.attach', { customer_id: setup.customerId, plan_id: setup.licensePlan.id, entities: [first!] }));
+      await expectPool(t, setup, 'LIC-ATTACH-BATCH', { usage: 1, remaining: 2 }, 'a plain attach of one entity takes one seat');
+      await spend(t, setup.customerId, messages.id, 2, true);
+
+      const listing = () => t.client.call('entities.list', { customer_id: setup.customerId });
+      const plainBefore = await listing();
+      t.expectOk(plainBefore, 'ENT-EMBEDDED-SUBSCRIPTION-FIELDS');
+      expectEmbeddedFieldsOnly(t, plainBefore.exchange);
+      t.setup(await t.client.call('entities.list', { customer_id: setup.customerId }, { headers: PUBLISHED_CLIENT }));
+      const plainAfter = await listing();
+      t.expectOk(plainAfter, 'ENT-EMBEDDED-SUBSCRIPTION-FIELDS');
+      expectEmbeddedFieldsOnly(t, plainAfter.exchange);
+
+      t.setup(await t.client.call('balances.check', { customer_id: setup.customerId, feature_id: messages.id, required_balance: 3, send_event: true }, { headers: PUBLISHED_CLIENT }));
+      const used = (await balanceNow(t, setup.customerId, messages.id))?.usage;
+      t.check('EVT-AMOUNT-IS-REQUIRED-BALANCE', () => expect(used, "the client's send_event of 3 units records 3, after a plain one of 2").toBe(5));
+
+      t.setup(await t.client.call('licenses.attach', { customer_id: setup.customerId, plan_id: setup.licensePlan.id, entities: [second!] }, { headers: PUBLISHED_CLIENT }));
+      await expectPool(t, setup, 'LIC-ATTACH-BATCH', { usage: 2, remaining: 1 }, "the client's attach of one entity takes one seat");
+      t.setup(await t.client.call('licenses.release', { customer_id: setup.customerId, license_plan_id: setup.licensePlan.id, entity_ids: [first!.entity_id] }, { headers: PUBLISHED_CLIENT }));
+      await expectPool(t, setup, 'LIC-RELEASE-FREES-SEAT', { usage: 1, remaining: 2 }, "the client's release of one entity frees one seat");
+    },
+  ),
+  scenario(
+    {
+      id: 'envelope.pipelined-requests',
+      title: 'two requests pipelined on one connection are each answered with their own JSON, in the order sent',
+      rules: ['CONV-POST-JSON'],
+    },
+    async (t) => {
+      const flag = await createFeature(t, 'boolean');
+      const plan = await createPlan(t, { items: [{ feature_id: flag.id }] });
+      // A read through the client first: its exchange says where the target answers and with which version.
+      const sent = t.setup(await t.client.call('plans.get', { plan_id: plan.id }), ['id']);
+      const exchange = t.evidence.at(-1)!;
+      const url = new URL(exchange.request.url);
+      const prefix = url.pathname.slice(0, url.pathname.length - operations['plans.get'].path.length);
+      // A host under .invalid never resolves (RFC 2606): the requests went to a target in this process, with no socket to pipeline on.
+      if (url.hostname.endsWith('.invalid')) throw new SetupNotServed(`the target at ${url.origin} is reached in-process, without a connection requests could be pipelined on`);
+      const headers = { authorization: `Bearer ${t.apiKey}`, 'content-type': 'application/json', 'x-api-version': exchange.request.headers['x-api-version'] ?? '' };
+      const connection = new UndiciClient(url.origin, { pipelining: 2 });
+      const answers: { status: number; text: string }[] = [];
+      try {
+        // Reads are safe to pipeline (idempotent) and answered at once (not blocking): both are on the socket before the first answer comes back.
+        const send = (operation: 'plans.get' | 'features.get', body: unknown) =>
+          connection.request({ method: 'POST', path: `${prefix}${operations[operation].path}`, headers, body: JSON.stringify(body), idempotent: true, blocking: false, signal: t.signal });
+        const pending = [send('plans.get', { plan_id: sent.id }), send('features.get', { feature_id: flag.id })];
+        for (const response of await Promise.all(pending)) answers.push({ status: response.statusCode, text: await response.body.text() });
+      } finally {
+        await connection.close();
+      }
+      t.check('CONV-POST-JSON', () => {
+        expect(answers.map((answer) => answer.status), 'both pipelined requests answered 200').toEqual([200, 200]);
+        expect(answers.map((answer) => (parsedJson(answer.text) as { id?: unknown } | undefined)?.id), 'each with its own JSON answer, in the order sent').toEqual([plan.id, flag.id]);
+      });
+    },
+  ),
+];
