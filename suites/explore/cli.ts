@@ -248,7 +248,7 @@ export function unfoundDrift(listed: UnfoundFaults, outcomes: readonly FaultOutc
   });
 }
 
-function updatedUnfound(listed: UnfoundFaults, outcomes: readonly FaultOutcome[], settings: { runs: number; maxSteps: number; seed: number }): UnfoundFaults {
+export function updatedUnfound(listed: UnfoundFaults, outcomes: readonly FaultOutcome[], settings: { runs: number; maxSteps: number; seed: number }): UnfoundFaults {
   const swept = new Set(outcomes.map((o) => o.fault));
   const reasons = new Map(listed.entries.map((e) => [e.rule, e.reason]));
   const kept = listed.entries.filter((e) => !swept.has(e.rule));
