@@ -144,6 +144,8 @@ export interface ExploreResult {
   readonly error?: string;
   /** Programs that reached each dimension. */
   readonly coverage: Readonly<Record<Dimension, number>>;
+  /** The dimensions some command reaches on purpose on this target (steering.ts); the others only by chance, if at all. */
+  readonly steerable: readonly Dimension[];
   /** Calls made, by command. */
   readonly commands: Readonly<Record<string, number>>;
   /** Calls compared, by operation: how many the model accepted and refused. */
@@ -523,7 +525,7 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
     log(`explore: ${finding.rule} (${finding.level}) at ${finding.differences[0]?.path || finding.differences[0]?.key}; program shrunk to ${finding.steps.filter((s) => !s.resolve).length} calls in ${shrinkRuns} re-runs`);
     if (interrupted) break;
   }
-  return { seed: options.seed, programs, steps, findings, blocked, knownStops: Object.values(stops).reduce((a, b) => a + b, 0), stops, leeway, unserved: [...unserved], setupRefused, ...(error ? { error } : {}), coverage, commands: calls, answers, differences, durationMs: Date.now() - started, timings: { exploringMs: Date.now() - started - timings.minimizingMs - timings.localisingMs, ...timings }, interrupted };
+  return { seed: options.seed, programs, steps, findings, blocked, knownStops: Object.values(stops).reduce((a, b) => a + b, 0), stops, leeway, unserved: [...unserved], setupRefused, ...(error ? { error } : {}), coverage, steerable: steering.steerable, commands: calls, answers, differences, durationMs: Date.now() - started, timings: { exploringMs: Date.now() - started - timings.minimizingMs - timings.localisingMs, ...timings }, interrupted };
 }
 
 /**
