@@ -178,7 +178,10 @@ export async function localise(finding: Localisable, options: { readonly budgetM
   const deadline = Date.now() + budgetMs;
   const found: Candidate[] = [];
   const steps = finding.steps.filter((step) => step.index <= finding.at);
-  for (const fault of FAULTS.values()) {
+  // The owners' own rule's fault first (an exact match of it ends the search), then those of the diverging operation.
+  const diverging = finding.steps.find((step) => step.index === finding.at)?.operation ?? '';
+  const order = (fault: Fault) => (fault.rule === finding.rule ? 0 : operationsTouched(fault)?.has(diverging) ? 1 : 2);
+  for (const fault of [...FAULTS.values()].sort((a, b) => order(a) - order(b))) {
     if (Date.now() > deadline) break;
     if (!mayChange(fault, steps)) continue;
     await pace?.();

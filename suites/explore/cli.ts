@@ -23,7 +23,7 @@ import { cliInvocation, targetedCommand } from '../report/commands.ts';
 import { verdictOf } from '../report/view.ts';
 import { shownPath, writeAtomically, writeReportFiles } from '../report/write.ts';
 import { LEDGER, PROBES } from '../support.ts';
-import { COMMANDS, explore, FOCUSES } from './explorer.ts';
+import { COMMANDS, explore, FOCUS_WEIGHT, FOCUSES } from './explorer.ts';
 import { explorationMeta, explorationRecord, FINDING_FORMAT, summaryLines, writeFindings, type FindingFile, type FindingTarget } from './findings.ts';
 import { parityExitCode, parityLines, parityReport, writeParity } from './parity.ts';
 import { replayFinding } from './replay.ts';
@@ -206,10 +206,11 @@ function listCommands(): number {
   const total = COMMANDS.reduce((sum, c) => sum + c.weight, 0);
   console.log('Commands of the exploration, by part: weight (share of a mixed program), what they need');
   for (const c of [...COMMANDS].sort((a, b) => a.part.localeCompare(b.part) || b.weight - a.weight)) {
-    const needs = [c.control ? 'control plane' : '', c.reads ? 'reads only' : '', c.builds ? 'prelude' : ''].filter(Boolean).join(', ');
+    const needs = [c.control ? 'control plane' : '', c.reads ? 'reads only' : '', c.builds ? 'prelude' : '', c.weight === 0 ? 'goals only' : '', c.reaches ? `reaches ${c.reaches.join(', ')}` : ''].filter(Boolean).join(', ');
     console.log(`  ${c.part.padEnd(10)} ${c.name.padEnd(34)} ${String(c.weight).padStart(3)} (${((100 * c.weight) / total).toFixed(1)}%)${needs ? `  ${needs}` : ''}`);
   }
-  console.log(`Focuses (a program dwells on one; its parts weigh ×6): ${Object.entries(FOCUSES).map(([name, f]) => `${name} ${f.weight}`).join(', ')}`);
+  console.log(`Focuses (a program dwells on one; its parts weigh ×${FOCUS_WEIGHT}): ${Object.entries(FOCUSES).map(([name, f]) => `${name} ${f.weight}`).join(', ')}`);
+  console.log('Each program enables its focus and about half of the other commands (swarm testing), and begins with goals: commands that reach the dimensions the run has reached least (steering.ts).');
   return 0;
 }
 
@@ -248,7 +249,7 @@ export function unfoundDrift(listed: UnfoundFaults, outcomes: readonly FaultOutc
   });
 }
 
-function updatedUnfound(listed: UnfoundFaults, outcomes: readonly FaultOutcome[], settings: { runs: number; maxSteps: number; seed: number }): UnfoundFaults {
+export function updatedUnfound(listed: UnfoundFaults, outcomes: readonly FaultOutcome[], settings: { runs: number; maxSteps: number; seed: number }): UnfoundFaults {
   const swept = new Set(outcomes.map((o) => o.fault));
   const reasons = new Map(listed.entries.map((e) => [e.rule, e.reason]));
   const kept = listed.entries.filter((e) => !swept.has(e.rule));

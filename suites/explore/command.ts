@@ -13,36 +13,93 @@ import type { OperationName } from '../../spec/operations.ts';
 import type { Part } from '../../spec/rules/rule.ts';
 import type { Namespace } from '../framework/namespace.ts';
 import type { Answer } from './compare.ts';
-import type { CallSpec, Lockstep, WorldState } from './lockstep.ts';
+import type { CallSpec, Lockstep, Removal, WorldState } from './lockstep.ts';
 import { bearer, type Headers } from './sides.ts';
 
-/** The dimensions of the state space the generators aim at (issue 18), as printed in every run's coverage. */
-export const DIMENSIONS = {
-  'plan-versions': 'a plan with two or more versions, read or attached by version',
-  'archived-plan': 'an archived plan read, listed or attached',
-  'auto-enable': 'an auto-enable plan reaching a new customer',
-  'two-grants-one-feature': 'one subject holding two grants of one feature (main plan and add-on, priced and free)',
-  'two-pools': 'one license plan offered by two parent plans of one customer',
-  'credit-system-several-features': 'a credit system pricing several metered features, drawn on',
-  'two-customers': 'a program with two or more customers, listed across customers',
-  'entity-balances': 'an entity holding plans and balances of its own next to its customer’s',
-  'calendar-edge-start': 'a program starting on a month end, a leap day or a year end',
-  'clock-on-boundary': 'a clock move landing exactly on a reset, a period end or a trial end',
-  'several-resets-one-move': 'one clock move crossing several resets',
-  'fractional-amount': 'a fractional amount (required_balance, value, included)',
-  'huge-amount': 'a very large amount',
-  'amount-at-cap': 'an amount exactly at what is left, or at the purchase cap',
-  'lock-across-reset': 'a lock still open when its balance resets',
-  'forced-state': 'a past-due, expired or scheduled record and what it grants',
-  'joins-mid-period': 'a plan joining a paid subscription part-way through its period',
-  'refusal-in-batch': 'a batch refused part-way (a duplicate, no capacity, an unassigned entity) and what it left',
-  'refusal': 'a request outside a stated bound, enumeration or condition',
-  'envelope-variant': 'a request in an envelope variant the conventions allow, or a refused one (key, version)',
-  'paged-walk': 'a listing walked over several pages',
-  'other-tenant-read': 'a read with another tenant’s key',
+/**
+ * The dimensions of the state space the generators aim at (issues 18 and 25), by theme, as every run
+ * prints its coverage: how many programs reached each.
+ */
+export const DIMENSION_GROUPS = {
+  'versions and states': {
+    'plan-versions': 'a plan with two or more versions, read or attached by version',
+    'archived-plan': 'an archived plan read, listed or attached',
+    'auto-enable': 'an auto-enable plan reaching a new customer',
+    'forced-state': 'a past-due, expired or scheduled record and what it grants',
+    'joins-mid-period': 'a plan joining a paid subscription part-way through its period',
+  },
+  'several of a thing': {
+    'two-grants-one-feature': 'one subject holding two grants of one feature (main plan and add-on, priced and free)',
+    'two-intervals': 'two grants of one feature with different reset intervals, across a reset of one of them',
+    'two-pools': 'one license plan offered by two parent plans of one customer',
+    'credit-system-several-features': 'a credit system pricing several metered features, drawn on',
+    'two-customers': 'a program with two or more customers, listed across customers',
+    'entity-balances': 'an entity holding plans and balances of its own next to its customer’s',
+  },
+  'many of a thing': {
+    'pool-hundreds': 'a license pool of a few hundred seats',
+    'batch-150': 'a licenses.attach batch of 150 entities',
+    'clock-many-holders': 'one clock move over about 300 customers sharing a reset instant',
+    'many-plans-auto-enable': 'an auto-enable plan made after more than 100 other plans, reaching a new customer',
+    'hundreds-of-records': 'a customer holding hundreds of records, listed',
+    'large-limit-walk': 'entities.list over hundreds of entities with a large limit (up to 5000) and the default one',
+    'paged-walk': 'a listing walked over several pages',
+  },
+  'deletes and what they leave': {
+    'deleted-customer': 'a customer deleted (holding plans, entities, a pool), then every read of it: listings and filters, checks, pools, entities',
+    'deleted-plan-version': 'the latest version of a plan deleted, its older version kept, then read, listed and attached',
+    'deleted-plan': 'a plan deleted with all its versions, then read, listed, filtered on and attached',
+    'deleted-feature': 'a feature deleted (and one refused while in use), then read, listed, checked and used',
+    'deleted-referral': 'a referral program deleted, then its reward, then both read and used',
+    'deleted-entity': 'an entity deleted (holding a seat or a plan), then its pool, checks, hydration and listings read',
+    'recreated-same-id': 'a deleted customer, plan, feature, entity or program made again under the same ID (an auto-enable plan reaching the customer again)',
+    'delete-mid-walk': 'a delete (or a creation) between two page calls of a walk',
+  },
+  'the clock and the calendar': {
+    'calendar-edge-start': 'a program starting on a month end, a leap day or a year end',
+    'month-end': 'monthly resets anchored on a month end, moved across shorter months',
+    'clock-on-boundary': 'a clock move landing exactly on a reset, a period end or a trial end',
+    'several-resets-one-move': 'one clock move crossing several resets',
+    'lock-across-reset': 'a lock still open when its balance resets',
+  },
+  amounts: {
+    'fractional-amount': 'a fractional amount (required_balance, value, included)',
+    'huge-amount': 'a very large amount',
+    'amount-at-cap': 'an amount exactly at what is left, or at the purchase cap',
+  },
+  'two features together': {
+    'credit-entity-usage': 'a credit system paying for an entity’s usage of a metered feature',
+    'lock-credit-system': 'a lock on a feature a credit system pays for, confirmed or released',
+    'prepaid-billing-units': 'prepaid quantities with billing_units',
+    'boolean-inherited': 'a boolean flag of a customer’s plan inherited by its entity',
+    'license-across-versions': 'license links that differ across versions of the parent plan, held on each version',
+    'preview-several-lines': 'a preview over several paid lines part-way through their period',
+  },
+  'callers that differ': {
+    'both-environments': 'the sandbox and live environments of one organisation: the same IDs written in both, a delete in one, reads in each',
+    'published-client': 'calls sent with the published client’s User-Agent among plain ones',
+    'pipelined-pair': 'two requests pipelined on one connection',
+    'other-tenant-read': 'a read with another tenant’s key',
+  },
+  'requests and envelopes': {
+    'refusal': 'a request outside a stated bound, enumeration or condition',
+    'refusal-in-batch': 'a batch refused part-way (a duplicate, no capacity, an unassigned entity) and what it left',
+    'two-ways-wrong': 'a request wrong in two ways (which error wins)',
+    'id-case': 'IDs differing only in case, which are different IDs',
+    'envelope-variant': 'a request in an envelope variant the conventions allow, or a refused one (key, version)',
+    'media-type-case': 'the JSON media type spelt in another case',
+    'scheme-space': 'more than one space after the Bearer scheme',
+    'non-ascii': 'non-ASCII text in names, metadata and searches',
+    'entity-search-edge': 'entities.list search edges: case, padding, inner spaces, non-ASCII, IDs, no match',
+  },
 } as const;
 
-export type Dimension = keyof typeof DIMENSIONS;
+type Groups = typeof DIMENSION_GROUPS;
+
+export type Dimension = { [G in keyof Groups]: keyof Groups[G] }[keyof Groups];
+
+/** Every dimension with what it is. */
+export const DIMENSIONS = Object.assign({}, ...Object.values(DIMENSION_GROUPS)) as Readonly<Record<Dimension, string>>;
 
 /** What a command may do on this target. */
 export interface Abilities {
@@ -65,13 +122,19 @@ export interface Abilities {
 export const VARIANTS = {
   plain: undefined,
   charset: { rule: 'CONV-POST-JSON', reads: false },
+  /** Media types are case-insensitive (RFC 9110 §8.3.1): `Application/JSON` is `application/json`. */
+  'media-type-case': { rule: 'CONV-POST-JSON', reads: false },
   'scheme-case': { rule: 'AUTH-BEARER-REQUIRED', reads: false },
+  /** HTTP's credentials allow one or more spaces after the scheme (RFC 9110 §11.4); the reference trims the token. */
+  'scheme-space': { rule: 'AUTH-BEARER-REQUIRED', reads: false },
   'header-case': { rule: 'AUTH-BEARER-REQUIRED', reads: false },
   'no-version': { rule: 'VER-HEADER-DEFAULT', statusRule: 'VER-HEADER-DEFAULT-SERVED', reads: false },
   'bad-version': { rule: 'VER-INVALID-VERSION', codeRule: 'VER-INVALID-VERSION', reads: false },
   'no-key': { rule: 'AUTH-BEARER-REQUIRED', codeRule: 'AUTH-NO-KEY-CODE', reads: false },
   'unknown-key': { rule: 'AUTH-SECRET-KEY', codeRule: 'AUTH-UNKNOWN-KEY-CODE', reads: false },
   'other-tenant': { rule: 'AUTH-TENANT-ISOLATION', reads: true },
+  /** Wrong in two ways: no key and an unknown version; the reference checks the key first (observed-behaviour §1.6). */
+  'no-key-bad-version': { rule: 'AUTH-BEARER-REQUIRED', codeRule: 'AUTH-NO-KEY-CODE', reads: false },
 } as const;
 
 export type VariantName = keyof typeof VARIANTS;
@@ -89,8 +152,12 @@ export function variantHeaders(variant: VariantName, key: string, otherKey: stri
       return undefined;
     case 'charset':
       return { 'content-type': 'application/json; charset=utf-8' };
+    case 'media-type-case':
+      return { 'content-type': 'Application/JSON' };
     case 'scheme-case':
       return bearer(key, 'bearer');
+    case 'scheme-space':
+      return { authorization: `Bearer   ${key}` };
     case 'header-case':
       return { Authorization: `Bearer ${key}`, 'X-Api-Version': apiVersion, 'Content-Type': 'application/json' };
     case 'no-version':
@@ -103,13 +170,15 @@ export function variantHeaders(variant: VariantName, key: string, otherKey: stri
       return bearer(UNKNOWN_KEY);
     case 'other-tenant':
       return otherKey === undefined ? undefined : bearer(otherKey);
+    case 'no-key-bad-version':
+      return { authorization: null, 'x-api-version': '9.9.9' };
   }
 }
 
 /** Mostly plain; now and then one of the variants. */
 export const variantArb: fc.Arbitrary<VariantName> = fc.oneof(
   { arbitrary: fc.constant<VariantName>('plain'), weight: 40 },
-  { arbitrary: fc.constantFrom<VariantName>('charset', 'scheme-case', 'header-case'), weight: 4 },
+  { arbitrary: fc.constantFrom<VariantName>('charset', 'media-type-case', 'scheme-case', 'scheme-space', 'header-case'), weight: 4 },
   { arbitrary: fc.constantFrom<VariantName>('no-key', 'unknown-key', 'bad-version', 'no-version', 'other-tenant'), weight: 3 },
 );
 
@@ -137,6 +206,18 @@ export interface RunContext {
   readonly command: string;
   reached(dimension: Dimension): void;
   send(spec: SendSpec): Promise<{ model: Answer; target: Answer }>;
+  /**
+   * Independent calls (distinct subjects) sent a few at a time, for the commands that build many of
+   * a thing: each compared like `send`. Every call ends before the first difference is thrown.
+   */
+  sendAll(specs: readonly SendSpec[]): Promise<{ model: Answer; target: Answer }[]>;
+  /** Two reads sent pipelined on one connection of the target (one after the other to the model), each compared. */
+  pair(first: SendSpec, second: SendSpec): Promise<void>;
+  /**
+   * A paged listing walked on both sides with `write` made between its first and second page calls;
+   * the rows are compared apart from what the write removes (LIST-WALK-CONCURRENT-INSERTS).
+   */
+  walkAround(listing: SendSpec, write: SendSpec, removal: Removal): Promise<void>;
   /** A read of the model only (to resolve an amount or a record), logged, not compared. */
   modelRead(operation: OperationName, body: Record<string, unknown>): Promise<Answer>;
 }
@@ -155,6 +236,13 @@ export interface CommandSpec<A> {
   readonly builds?: boolean;
   /** It sends requests the document (or the reference) says must be refused. */
   readonly refusal?: boolean;
+  /**
+   * The dimensions it reaches whenever it runs where the target allows it (what it needs beyond the
+   * command's own flags: `can`): the run steers programs that have not reached a dimension to it.
+   */
+  readonly reaches?: readonly Dimension[];
+  /** What it needs of the target beyond `control` and `reads` (an exclusive tenant, paid attaches). */
+  readonly needs?: (can: Abilities) => boolean;
   readonly args: fc.Arbitrary<A>;
   /** Whether the world holds what the command needs (else fast-check skips it). */
   readonly applies?: (world: WorldState) => boolean;

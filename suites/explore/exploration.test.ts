@@ -79,6 +79,9 @@ registerBeside<Explored>(
       pace: leftoverPacer(scenariosDone),
       shrinkRuns: 30,
       maxFindings: 5,
+      localiseBudgetMs: 15_000,
+      // What the scenarios leave goes mostly to exploring: a finding is shrunk for 20 s at most.
+      shrinkBudgetMs: 20_000,
     });
     const paths = writeFindings(target.config.reportDir, result, explored.apiVersion, explored.secrets(), found);
     mkdirSync(join(target.config.reportDir, 'explore'), { recursive: true });

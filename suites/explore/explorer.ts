@@ -17,24 +17,30 @@ import type { RuleLevel } from '../../spec/rules/rule.ts';
 import { TargetFault } from '../framework/checks.ts';
 import { TransportError } from '../framework/http.ts';
 import { calendarStartArb, type CalendarStart } from './calendar.ts';
-import { commandArbitrary, DIMENSIONS, StepCommand, variantHeaders, VARIANTS, type CommandSpec, type Dimension, type ProgramRun, type Observation, type RunContext } from './command.ts';
-import type { Difference } from './compare.ts';
-import { ControlRefused, Divergence, KnockOn, KnownStop, Lockstep, NotServed, signature, WorldState, type Step } from './lockstep.ts';
+import { commandArbitrary, DIMENSIONS, StepCommand, variantHeaders, VARIANTS, type CommandSpec, type Dimension, type ProgramRun, type Observation, type RunContext, type SendSpec } from './command.ts';
+import type { Answer, Difference } from './compare.ts';
+import { ControlRefused, Divergence, KnockOn, KnownStop, Lockstep, NotServed, signature, WorldState, type CallSpec, type Step } from './lockstep.ts';
 import { balanceCommands } from './parts/balances.ts';
 import { billingCommands } from './parts/billing.ts';
+import { comboCommands } from './parts/combos.ts';
 import { controlCommands } from './parts/control.ts';
+import { callerCommands } from './parts/callers.ts';
 import { customerCommands } from './parts/customers.ts';
+import { deleteCommands } from './parts/deletes.ts';
+import { scaleCommands } from './parts/scale.ts';
 import { featureCommands } from './parts/features.ts';
 import { licenseCommands } from './parts/licenses.ts';
 import { listingCommands } from './parts/listings.ts';
 import { planCommands } from './parts/plans.ts';
 import { referralCommands } from './parts/referrals.ts';
+import { requestCommands } from './parts/requests.ts';
 import { mutantCommands, requiredCommands } from './parts/required.ts';
 import { entityWorldCommands, focusWorldCommands, worldCommands } from './parts/worlds.ts';
 import { localise, type Attribution } from './attribution.ts';
 import { LEEWAY } from './leeway.ts';
 import { ownedOnly } from './owned.ts';
-import { idPrefixOf, replaySteps } from './replay.ts';
+import { idPrefixOf, replaySteps, ReplayStopped } from './replay.ts';
+import { reachersOf, Steering, swarmArbitrary } from './steering.ts';
 import { modelFor, type ExploreTarget, type ProgramTarget } from './targets.ts';
 
 /** Every command of the generators, by part. */
@@ -53,6 +59,11 @@ export const COMMANDS: readonly CommandSpec<unknown>[] = [
   ...entityWorldCommands,
   ...requiredCommands,
   ...mutantCommands,
+  ...deleteCommands,
+  ...scaleCommands,
+  ...callerCommands,
+  ...requestCommands,
+  ...comboCommands,
 ];
 
 export interface ExploreOptions {
@@ -67,6 +78,8 @@ export interface ExploreOptions {
   readonly stop?: AbortSignal;
   /** Aborted: no more re-runs to shrink a finding (what is found is reported as far as it was shrunk). */
   readonly stopShrinking?: AbortSignal;
+  /** Shrinking and minimising one finding take at most this long (ms; default: no limit but `shrinkRuns`). */
+  readonly shrinkBudgetMs?: number;
   /** Awaited before each call (pace.ts: beside the scenarios, the time they leave). */
   readonly pace?: () => Promise<void>;
   /** Re-runs allowed to shrink one finding. */
@@ -131,6 +144,8 @@ export interface ExploreResult {
   readonly error?: string;
   /** Programs that reached each dimension. */
   readonly coverage: Readonly<Record<Dimension, number>>;
+  /** The dimensions some command reaches on purpose on this target (steering.ts); the others only by chance, if at all. */
+  readonly steerable: readonly Dimension[];
   /** Calls made, by command. */
   readonly commands: Readonly<Record<string, number>>;
   /** Calls compared, by operation: how many the model accepted and refused. */
@@ -138,6 +153,8 @@ export interface ExploreResult {
   /** Parity mode: every difference, with the step it came from and the program it showed in (to replay it). */
   readonly differences: readonly { readonly difference: Difference; readonly step: Step; readonly program: number; readonly afterOther: boolean; readonly replayable: Omit<Finding, 'rule' | 'level' | 'blocked' | 'differences' | 'at' | 'path' | 'round' | 'shrinkRuns'> }[];
   readonly durationMs: number;
+  /** Where the time went: running (and shrinking) programs, minimising findings, naming their rules. */
+  readonly timings: { readonly exploringMs: number; readonly minimizingMs: number; readonly localisingMs: number };
   readonly interrupted: boolean;
 }
 
@@ -150,6 +167,8 @@ export function commandsFor(target: Pick<ExploreTarget, 'abilities'>): CommandSp
 interface Program {
   readonly start: CalendarStart;
   readonly prelude: readonly StepCommand<unknown>[];
+  /** Commands reaching the dimensions the run has reached least so far (steering.ts), after the prelude. */
+  readonly goals: readonly StepCommand<unknown>[];
   readonly steps: Iterable<fc.AsyncCommand<WorldState, ProgramRun>>;
 }
 
@@ -196,7 +215,10 @@ export const FOCUSES = {
 
 export const FOCUS_WEIGHT = 10;
 
-function programArbitrary(commands: readonly CommandSpec<unknown>[], maxSteps: number): fc.Arbitrary<Program> {
+/** Programs per fast-check run (each round draws its own, from the seed and the round). */
+const ROUND_RUNS = 25;
+
+function programArbitrary(commands: readonly CommandSpec<unknown>[], maxSteps: number, steering: Steering): fc.Arbitrary<Program> {
   const prelude = (world: string | undefined) =>
     fc
       .tuple(
@@ -209,11 +231,13 @@ function programArbitrary(commands: readonly CommandSpec<unknown>[], maxSteps: n
   const focused = Object.values(FOCUSES).map(({ weight, parts, world }) => {
     // The refusals focus weighs up every command that sends what must be refused, whatever its part.
     const focusing = (c: CommandSpec<unknown>) => (parts as readonly string[]).includes(c.part) || ((parts as readonly string[]).includes('errors') && c.refusal === true);
-    const weighted = commands.map((c) => (focusing(c) ? { ...c, weight: c.weight * FOCUS_WEIGHT } : c));
+    // Commands of weight 0 come only as goals (steering.ts): too costly to be a random step.
+    const weighted = commands.filter((c) => c.weight > 0).map((c) => (focusing(c) ? { ...c, weight: c.weight * FOCUS_WEIGHT } : c));
     const arbitrary = fc.record({
       start: calendarStartArb,
       prelude: prelude(world),
-      steps: fc.commands([commandArbitrary(weighted)], { maxCommands: maxSteps, size: 'max' }),
+      goals: steering.goalsArbitrary(),
+      steps: swarmArbitrary(weighted, focusing).chain((swarm) => fc.commands([commandArbitrary(swarm)], { maxCommands: maxSteps, size: 'max' })),
     });
     return { weight, arbitrary };
   });
@@ -229,6 +253,9 @@ interface Learnt {
   /** Envelope variants the target refuses where the document leaves them open (leeway.ts): sent plain instead. */
   readonly refusedVariants: Set<string>;
 }
+
+/** Calls of one command in flight at once when it builds many of a thing (RunContext `sendAll`). */
+const CONCURRENCY = 16;
 
 /** The answer of a call the exploration did not send (the target does not serve it, or it is one the run's capabilities exclude). */
 const NOT_SENT = { status: 0, body: undefined } as const;
@@ -278,8 +305,6 @@ class Run implements ProgramRun {
   context(command: string): RunContext {
     this.calls.set(command.split('(')[0]!, (this.calls.get(command.split('(')[0]!) ?? 0) + 1);
     const lockstep = this.lockstep;
-    const program = this.#program;
-    const model = this.#model;
     const target = this.#target;
     return {
       world: this.world,
@@ -288,37 +313,79 @@ class Run implements ProgramRun {
       can: target.abilities,
       command,
       reached: (dimension) => this.reached.add(dimension),
-      send: async ({ variant: chosen, observe, ...spec }) => {
-        if (!this.#sendable(spec.operation, spec.body)) return { model: NOT_SENT, target: NOT_SENT };
-        await this.#pace?.();
-        const variant = chosen === undefined || chosen === 'plain' || this.#learnt.refusedVariants.has(chosen) ? undefined : chosen;
-        const definition = variant === undefined ? undefined : VARIANTS[variant];
-        const otherTenant = variant === 'other-tenant';
-        // The other tenant's key is for reads only; where there is none, the call goes plain.
-        const reads = !callMutates(operations[spec.operation] as Pick<OperationDef, 'mutates'>, spec.body);
-        const usable = definition !== undefined && (!otherTenant || (reads && program.otherKey !== undefined && model.otherKey !== undefined));
-        const headers = usable && variant ? { model: variantHeaders(variant, model.key, model.otherKey, target.apiVersion)!, target: variantHeaders(variant, program.key, program.otherKey, target.apiVersion)! } : undefined;
-        if (headers) this.reached.add(otherTenant ? 'other-tenant-read' : 'envelope-variant');
-        const result = await lockstep.call({
-          ...spec,
-          command,
-          ...(headers && variant && definition ? { headers, variant: { name: variant, rule: definition.rule, ...('statusRule' in definition ? { statusRule: definition.statusRule } : {}), ...('codeRule' in definition ? { codeRule: definition.codeRule } : {}) } } : {}),
-        });
-        const leewayMet = LEEWAY.find((l) => l.id === lockstep.steps.at(-1)?.leeway);
-        if (leewayMet?.variant !== undefined) this.#learnt.refusedVariants.add(leewayMet.variant);
-        if ((result.model as { pages?: number }).pages! > 1 || (result.target as { pages?: number }).pages! > 1) this.reached.add('paged-walk');
-        if (result.target.status === 200 && headers === undefined) target.created?.(spec.operation, spec.body);
-        for (const plan of this.world.plans) if (plan.paid) this.#priced.add(plan.id);
-        // Observed after an accepted write, and after a refused one too: what a refusal leaves behind.
-        if (observe && (result.model.status === 200) === (result.target.status === 200)) {
-          for (const read of (Array.isArray(observe) ? observe : [observe]) as readonly Observation[]) {
-            if (this.#sendable(read.operation, read.body)) await lockstep.call({ ...read, command: `${command} (observed)` });
-          }
+      send: (spec) => this.#send(command, spec),
+      sendAll: async (specs) => {
+        // A few at a time: many of a thing is built in a fraction of the time one call after the other takes.
+        const results: { model: Answer; target: Answer }[] = [];
+        const failures: unknown[] = [];
+        for (let i = 0; i < specs.length; i += CONCURRENCY) {
+          const settled = await Promise.allSettled(specs.slice(i, i + CONCURRENCY).map((spec) => this.#send(command, spec)));
+          for (const outcome of settled) outcome.status === 'fulfilled' ? results.push(outcome.value) : failures.push(outcome.reason);
+          if (failures.length > 0) throw failures[0];
         }
-        return result;
+        return results;
+      },
+      pair: async (first, second) => {
+        const [a, b] = [this.#prepare(command, first), this.#prepare(command, second)];
+        if (a === undefined || b === undefined) return;
+        await this.#pace?.();
+        await lockstep.pair(a, b);
+        this.reached.add('pipelined-pair');
+      },
+      walkAround: async (listing, write, removal) => {
+        const [read, change] = [this.#prepare(command, listing), this.#prepare(command, write)];
+        if (read === undefined || change === undefined) return;
+        await this.#pace?.();
+        await lockstep.walkAround(read, change, removal);
+        this.reached.add('delete-mid-walk');
+        if (lockstep.steps.at(-1)?.model.status === 200) this.reached.add('paged-walk');
       },
       modelRead: (operation, body) => lockstep.resolve(command, 'model', operation, body),
     };
+  }
+
+  /** A call as the lockstep sends it: its envelope variant's headers on each side (a variant the target refuses where the document leaves it open goes plain); undefined when it may not be sent. */
+  #prepare(command: string, { variant: chosen, observe: _observe, ...spec }: SendSpec): CallSpec | undefined {
+    if (!this.#sendable(spec.operation, spec.body)) return undefined;
+    const model = this.#model;
+    const program = this.#program;
+    const variant = chosen === undefined || chosen === 'plain' || spec.caller !== undefined || this.#learnt.refusedVariants.has(chosen) ? undefined : chosen;
+    const definition = variant === undefined ? undefined : VARIANTS[variant];
+    const otherTenant = variant === 'other-tenant';
+    // The other tenant's key is for reads only; where there is none, the call goes plain.
+    const reads = !callMutates(operations[spec.operation] as Pick<OperationDef, 'mutates'>, spec.body);
+    const usable = definition !== undefined && (!otherTenant || (reads && program.otherKey !== undefined && model.otherKey !== undefined));
+    const headers = usable && variant ? { model: variantHeaders(variant, model.key, model.otherKey, this.#target.apiVersion)!, target: variantHeaders(variant, program.key, program.otherKey, this.#target.apiVersion)! } : undefined;
+    if (headers) this.reached.add(otherTenant ? 'other-tenant-read' : 'envelope-variant');
+    if (variant === 'media-type-case' || variant === 'scheme-space') this.reached.add(variant);
+    if (spec.caller?.agent !== undefined) this.reached.add('published-client');
+    if (spec.caller?.environment !== undefined) this.reached.add('both-environments');
+    return {
+      ...spec,
+      command,
+      ...(headers && variant && definition ? { headers, variant: { name: variant, rule: definition.rule, ...('statusRule' in definition ? { statusRule: definition.statusRule } : {}), ...('codeRule' in definition ? { codeRule: definition.codeRule } : {}) } } : {}),
+    };
+  }
+
+  async #send(command: string, spec: SendSpec): Promise<{ model: Answer; target: Answer }> {
+    const call = this.#prepare(command, spec);
+    if (call === undefined) return { model: NOT_SENT, target: NOT_SENT };
+    await this.#pace?.();
+    const lockstep = this.lockstep;
+    const result = await lockstep.call(call);
+    const leewayMet = LEEWAY.find((l) => l.id === lockstep.steps.at(-1)?.leeway);
+    if (leewayMet?.variant !== undefined) this.#learnt.refusedVariants.add(leewayMet.variant);
+    if ((result.model as { pages?: number }).pages! > 1 || (result.target as { pages?: number }).pages! > 1) this.reached.add('paged-walk');
+    if (result.target.status === 200 && call.headers === undefined && spec.caller?.environment === undefined) this.#target.created?.(spec.operation, spec.body);
+    for (const plan of this.world.plans) if (plan.paid) this.#priced.add(plan.id);
+    // Observed after an accepted write, and after a refused one too: what a refusal leaves behind.
+    const { observe } = spec;
+    if (observe && (result.model.status === 200) === (result.target.status === 200)) {
+      for (const read of (Array.isArray(observe) ? observe : [observe]) as readonly Observation[]) {
+        if (this.#sendable(read.operation, read.body)) await lockstep.call({ ...read, command: `${command} (observed)`, ...(spec.caller ? { caller: spec.caller } : {}) });
+      }
+    }
+    return result;
   }
 
   /**
@@ -344,7 +411,10 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
   const started = Date.now();
   const log = options.log ?? (() => undefined);
   const commands = commandsFor(target);
-  const arbitrary = programArbitrary(commands, options.maxSteps);
+  const coverage = Object.fromEntries(Object.keys(DIMENSIONS).map((d) => [d, 0])) as Record<Dimension, number>;
+  let programs = 0;
+  const steering = new Steering(reachersOf(commands, target.abilities), coverage, () => programs);
+  const arbitrary = programArbitrary(commands, options.maxSteps, steering);
   const deadline = options.timeBudgetMs === undefined ? Number.POSITIVE_INFINITY : started + options.timeBudgetMs;
   const shrinkBudget = options.shrinkRuns ?? 200;
   const maxFindings = options.maxFindings ?? 10;
@@ -354,21 +424,22 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
   const refusedVariants = new Set<string>();
   const leeway: Record<string, number> = {};
   const stopped = () => Date.now() > deadline || options.stop?.aborted === true;
-  const shrinkStopped = () => options.stopShrinking?.aborted === true;
-  const coverage = Object.fromEntries(Object.keys(DIMENSIONS).map((d) => [d, 0])) as Record<Dimension, number>;
+  let shrinkStarted = Number.POSITIVE_INFINITY;
+  const shrinkStopped = () => options.stopShrinking?.aborted === true || Date.now() - shrinkStarted > (options.shrinkBudgetMs ?? Number.POSITIVE_INFINITY);
   const calls: Record<string, number> = {};
   const answers: Record<string, { accepted: number; refused: number }> = {};
   const differences: ExploreResult['differences'][number][] = [];
-  let programs = 0;
   let steps = 0;
   let blocked = 0;
   const stops: Record<string, number> = {};
+  const timings = { minimizingMs: 0, localisingMs: 0 };
   let setupRefused = 0;
   let error: string | undefined;
   let interrupted = false;
   let scopes = 0;
 
-  for (let round = 0; programs < options.runs && findings.length < maxFindings && error === undefined; round++) {
+  // Rounds of at most ROUND_RUNS programs: once stopped, fast-check does not draw hundreds of programs only to skip them.
+  for (let round = 0; programs < options.runs && findings.length < maxFindings && error === undefined && !interrupted; round++) {
     const seed = round === 0 ? options.seed : hashSeed(options.seed, `round-${round}`);
     let shrinking = false;
     let shrinkRuns = 0;
@@ -392,12 +463,13 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
       const model = modelFor(opened, target.apiVersion, options.modelFaults);
       const run = new Run(target, opened, model, program.start, scope, { found, unserved, refusedVariants }, options.parity === true, options.pace);
       try {
-        await fc.asyncModelRun(() => ({ model: run.world, real: run }), [...program.prelude, ...program.steps]);
+        await fc.asyncModelRun(() => ({ model: run.world, real: run }), [...program.prelude, ...program.goals, ...program.steps]);
         return true;
       } catch (cause) {
         if (cause instanceof Divergence) {
           // The last failing run is the smallest program so far: fast-check shrinks from it, or stops there.
           failure = { run, divergence: cause, start: program.start, program: opened, scope };
+          if (!shrinking) shrinkStarted = Date.now();
           shrinking = true;
           return false;
         }
@@ -436,19 +508,24 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
         await run.close().catch(() => undefined);
       }
     });
-    const details = await fc.check(property, { seed, numRuns: options.runs - programs, endOnFailure: false });
-    if (failure === undefined) break;
+    const details = await fc.check(property, { seed, numRuns: Math.min(ROUND_RUNS, options.runs - programs), endOnFailure: false });
+    if (failure === undefined) continue;
+    const shrinkEnded = Date.now();
     const shrunk = toFinding(failure, seed, round, shrinkRuns, details.counterexamplePath ?? undefined);
     const minimal = error === undefined && options.minimize !== false && !shrinkStopped() ? await minimize(shrunk, target, Math.max(0, shrinkBudget - shrinkRuns) + shrunk.steps.length, shrinkStopped) : shrunk;
+    const minimized = Date.now();
+    timings.minimizingMs += minimized - shrinkEnded;
     const named = options.localise === false || error !== undefined ? minimal : await localised(minimal, target, options.localiseBudgetMs, options.pace);
     const finding = await onConvention(named, target);
+    timings.localisingMs += Date.now() - minimized;
     findings.push(finding);
+    shrinkStarted = Number.POSITIVE_INFINITY;
     for (const d of failure.divergence.differences) found.add(d.rule).add(signature(d));
     found.add(finding.rule);
     log(`explore: ${finding.rule} (${finding.level}) at ${finding.differences[0]?.path || finding.differences[0]?.key}; program shrunk to ${finding.steps.filter((s) => !s.resolve).length} calls in ${shrinkRuns} re-runs`);
     if (interrupted) break;
   }
-  return { seed: options.seed, programs, steps, findings, blocked, knownStops: Object.values(stops).reduce((a, b) => a + b, 0), stops, leeway, unserved: [...unserved], setupRefused, ...(error ? { error } : {}), coverage, commands: calls, answers, differences, durationMs: Date.now() - started, interrupted };
+  return { seed: options.seed, programs, steps, findings, blocked, knownStops: Object.values(stops).reduce((a, b) => a + b, 0), stops, leeway, unserved: [...unserved], setupRefused, ...(error ? { error } : {}), coverage, steerable: steering.steerable, commands: calls, answers, differences, durationMs: Date.now() - started, timings: { exploringMs: Date.now() - started - timings.minimizingMs - timings.localisingMs, ...timings }, interrupted };
 }
 
 /**
@@ -468,9 +545,10 @@ async function minimize(finding: Finding, target: ExploreTarget, budget: number,
     runs++;
     let replay;
     try {
-      replay = await replaySteps({ steps: candidate, idPrefix: current.idPrefix, start: current.start, apiVersion: target.apiVersion }, target);
+      replay = await replaySteps({ steps: candidate, idPrefix: current.idPrefix, start: current.start, apiVersion: target.apiVersion }, target, stopped);
     } catch (cause) {
       if (cause instanceof ControlRefused) continue;
+      if (cause instanceof ReplayStopped) break;
       throw cause;
     }
     const at = replay.replayed.get(candidate.at(-1)!.index);

@@ -12,7 +12,8 @@ import { redactSecrets, truncate, type Exchange } from '../framework/evidence.ts
 import { boundExchanges, type ScenarioMeta } from '../framework/scenario.ts';
 import type { TargetInfo } from '../framework/target.ts';
 import { shownPath } from '../report/write.ts';
-import { DIMENSIONS, type Dimension } from './command.ts';
+import { DIMENSION_GROUPS, DIMENSIONS, type Dimension } from './command.ts';
+import { DIMENSION_SHARE } from './steering.ts';
 import type { ExploreResult, Finding } from './explorer.ts';
 import { curlScript } from './replay.ts';
 
@@ -176,20 +177,37 @@ export function writeFindings(dir: string, result: ExploreResult, apiVersion: st
 
 /** What an exploration did, as `explore.json` records it: programs, calls, coverage, what stopped programs, the findings' rules. */
 export function explorationRecord(result: ExploreResult): string {
-  const { seed, programs, steps: calls, durationMs, interrupted, coverage, commands, answers, blocked, knownStops, stops, leeway, unserved, error } = result;
+  const { seed, programs, steps: calls, durationMs, timings, interrupted, coverage, commands, answers, blocked, knownStops, stops, leeway, unserved, error } = result;
   const findings = result.findings.map((f) => ({ rule: f.rule, level: f.level, ...(f.attribution ? { named: f.attribution.how } : {}) }));
-  return `${JSON.stringify({ seed, programs, calls, durationMs, interrupted, coverage, commands, answers, findings, blocked, knownStops, stops, leeway, unserved, ...(error ? { error } : {}) }, null, 2)}\n`;
+  return `${JSON.stringify({ seed, programs, calls, durationMs, timings, interrupted, coverage, commands, answers, findings, blocked, knownStops, stops, leeway, unserved, ...(error ? { error } : {}) }, null, 2)}\n`;
+}
+
+/**
+ * How many programs reached each dimension, by theme (command.ts DIMENSION_GROUPS), and which are
+ * below their share (steering.ts DIMENSION_SHARE) or out of the target's reach (no command can
+ * reach them there: no control plane, a shared tenant, paid attaches answered with a checkout).
+ */
+export function dimensionLines(result: Pick<ExploreResult, 'programs' | 'coverage' | 'steerable'>): string[] {
+  const least = Math.ceil(DIMENSION_SHARE * result.programs);
+  const reachable = (d: Dimension) => result.steerable.includes(d) || result.coverage[d] > 0;
+  const lines = [`explore: dimensions reached, in programs of ${result.programs} (each should reach ${(100 * DIMENSION_SHARE).toFixed(0)}%, ${least}):`];
+  for (const [group, dimensions] of Object.entries(DIMENSION_GROUPS)) {
+    const counts = (Object.keys(dimensions) as Dimension[]).filter(reachable).map((d) => `${d} ${result.coverage[d]}`);
+    if (counts.length > 0) lines.push(`explore:   ${group}: ${counts.join(', ')}`);
+  }
+  const below = (Object.keys(DIMENSIONS) as Dimension[]).filter((d) => reachable(d) && result.coverage[d] < least);
+  if (below.length > 0) lines.push(`explore: below ${(100 * DIMENSION_SHARE).toFixed(0)}% of the programs: ${below.map((d) => `${d} ${result.coverage[d]}`).join(', ')}`);
+  const out = (Object.keys(DIMENSIONS) as Dimension[]).filter((d) => !reachable(d));
+  if (out.length > 0) lines.push(`explore: out of this target's reach: ${out.join(', ')}`);
+  return lines;
 }
 
 /** The closing lines of an exploration: what ran, what it reached, what it found (and, given the command, how to replay each finding). */
 export function summaryLines(result: ExploreResult, paths: readonly (FindingPaths | undefined)[] = [], replayCommand?: string): string[] {
-  const reached = (Object.keys(DIMENSIONS) as Dimension[]).map((d) => `${d} ${result.coverage[d]}`);
   const lines = [
     `explore: ${result.programs} programs, ${result.steps} calls in ${(result.durationMs / 1000).toFixed(1)} s (seed ${result.seed})${result.interrupted ? ', stopped by the time budget' : ''}; ${result.findings.length} finding(s), ${result.blocked} program(s) stopped by a finding's knock-on, ${result.knownStops} by a known difference of the reference`,
-    `explore: dimensions reached (programs): ${reached.join(', ')}`,
+    ...dimensionLines(result),
   ];
-  const unreached = (Object.keys(DIMENSIONS) as Dimension[]).filter((d) => result.coverage[d] === 0);
-  if (unreached.length > 0) lines.push(`explore: not reached: ${unreached.join(', ')}`);
   if (result.unserved.length > 0) lines.push(`explore: not served by the target, not explored: ${result.unserved.join(', ')}`);
   const open = Object.entries(result.leeway);
   if (open.length > 0) lines.push(`explore: answers that differ where interface.md leaves them open, not compared (leeway.ts): ${open.map(([call, n]) => `${call} ${n}`).join(', ')}`);

@@ -43,6 +43,8 @@ const ok = (answer: Answer) => answer.status >= 200 && answer.status < 300;
 const refused = (answer: Answer) => answer.status >= 400 && answer.status < 500;
 const codeOf = (answer: Answer) => (answer.body as { code?: unknown } | null)?.code;
 const field = (answer: Answer, name: string) => (answer.body as Record<string, unknown> | null)?.[name];
+/** The target took the request the model refused as invalid, or refused it for another reason (it read the body otherwise). */
+const readOtherwise = (model: Answer, target: Answer) => ok(target) || codeOf(target) !== codeOf(model);
 const items = (value: unknown): Record<string, unknown>[] => (Array.isArray(value) ? value.filter((v): v is Record<string, unknown> => typeof v === 'object' && v !== null) : []);
 
 export const LEEWAY: readonly Leeway[] = [
@@ -114,14 +116,14 @@ export const LEEWAY: readonly Leeway[] = [
     why: 'licenses.release without license_plan_id: interface.md requires it, but the reference (and the fake in autumn-js mode) picks the license the entities hold (spec/reference/differences.ts CLIENT-LICENSE-RELEASE-PLAN-OPTIONAL); the scenarios decide LIC-RELEASE-REQUIRED-FIELDS',
     source: 'observed-behaviour.md §3.3 and §8.9',
     operation: 'licenses.release',
-    applies: ({ request, model, target }) => refused(model) && ok(target) && request['license_plan_id'] === undefined,
+    applies: ({ request, model, target }) => refused(model) && readOtherwise(model, target) && request['license_plan_id'] === undefined,
   },
   {
     id: 'PREVIEW-UPDATE-WITHOUT-PLAN',
     why: 'a preview update without plan_id: interface.md requires it, but the reference (and the fake in autumn-js mode) picks the plan (spec/reference/differences.ts CLIENT-PREVIEW-PLAN-ID-OPTIONAL); the scenarios decide PREV-UPDATE-FIELDS',
     source: 'observed-behaviour.md §3.6',
     operation: 'billing.preview_multi_update',
-    applies: ({ request, model, target }) => refused(model) && ok(target) && items(request['updates']).some((update) => update['plan_id'] === undefined),
+    applies: ({ request, model, target }) => refused(model) && readOtherwise(model, target) && items(request['updates']).some((update) => update['plan_id'] === undefined),
   },
 ];
 

@@ -18,7 +18,7 @@ import { compareAnswers, compareEvents, type Answer, type CallQuestion, type Dif
 import { IdMap } from './ids.ts';
 import { leewayFor } from './leeway.ts';
 import { isShould, type Writer } from './ownership.ts';
-import type { Headers, Side, SideAnswer } from './sides.ts';
+import { bearer, PUBLISHED_CLIENT_AGENT, type Caller, type Headers, type Side, type SideAnswer } from './sides.ts';
 
 export interface FeatureInfo {
   readonly id: string;
@@ -82,6 +82,8 @@ export class WorldState {
   eventName = '';
   /** Future instants the model's answers named (resets, period ends, trial ends, expiries), for clock moves that land on them. */
   instants = new Set<number>();
+  /** The program wrote in its organisation's other environment (live): a clock move moves that environment's clock too. */
+  live = false;
   /** The model's clock. */
   now: number;
   constructor(now: number) {
@@ -113,7 +115,7 @@ export interface Step {
   readonly headers?: Readonly<Record<string, string | null>>;
   readonly variant?: string;
   /** What the call put to the test, so that a replay charges its differences as the run did. */
-  readonly question?: { readonly intent?: string; readonly codeRule?: string; readonly tags?: readonly string[]; readonly customerId?: string };
+  readonly question?: { readonly intent?: string; readonly codeRule?: string; readonly tags?: readonly string[]; readonly customerId?: string; readonly eitherCode?: readonly string[] };
   readonly model: { readonly status: number; readonly body: unknown };
   readonly target: { readonly status: number; readonly body: unknown };
   readonly differences: readonly Difference[];
@@ -125,6 +127,18 @@ export interface Step {
   readonly select?: RecordSelector;
   /** The answers differed where the document leaves them open (leeway.ts): not compared. */
   readonly leeway?: string;
+  /** Who sent it, where not the program's plain caller (sides.ts Caller). */
+  readonly caller?: Caller;
+  /** Sent pipelined on one connection with the step next to it (`first` then `second`). */
+  readonly pipelined?: 'first' | 'second';
+  /** A listing walked around a write: the index of the write's step, made between its first and second page calls, and the rows it removes. */
+  readonly around?: { readonly write: number } & Removal;
+}
+
+/** Rows a write removes from a listing walked around it: those whose `field` holds one of `values`. */
+export interface Removal {
+  readonly field: string;
+  readonly values: readonly string[];
 }
 
 /** A record named by what it holds: the n-th record of this plan held by this subject, oldest first. */
@@ -210,6 +224,14 @@ export interface CallSpec extends CallQuestion {
   readonly retag?: (model: Answer) => readonly string[];
   /** The customer whose state the call writes or reads, for the writer refinement. */
   readonly customerId?: string;
+  /** Who sends it, where not the program's plain caller: the other environment's key, the published client's User-Agent. */
+  readonly caller?: Caller;
+}
+
+/** How a call is logged beyond its request (a pipelined pair, a walk around a write). */
+interface StepMarks {
+  readonly pipelined?: Step['pipelined'];
+  readonly around?: Step['around'];
 }
 
 const isSuccess = (status: number) => status >= 200 && status < 300;
@@ -234,26 +256,84 @@ export class Lockstep {
 
   /** Sends a call to both sides, compares the answers, logs the step; throws Divergence or KnockOn on a difference. */
   async call(request: CallSpec): Promise<{ model: Answer; target: Answer }> {
+    const headers = this.#headersOf(request);
+    const model = await this.#walk(this.#options.model, request, headers.model);
+    const target = await this.#walk(this.#options.target, request, headers.target);
+    return this.#settle(request, model, target);
+  }
+
+  /**
+   * Two reads sent pipelined on one connection of the target (sides.ts `pair`) and one after the
+   * other to the model; each compared and logged as a call of its own. Listings walked over pages
+   * are no pair: only their first page would be pipelined.
+   */
+  async pair(first: CallSpec, second: CallSpec): Promise<void> {
+    for (const spec of [first, second]) {
+      if (PAGED.has(spec.operation) || callMutates(operations[spec.operation] as Pick<OperationDef, 'mutates'>, spec.body)) throw new Error(`${spec.operation} cannot be pipelined: only reads of one page are`);
+    }
+    const [a, b] = [this.#headersOf(first), this.#headersOf(second)];
+    const model = [await this.#options.model.call(first.operation, first.body, a.model ? { headers: a.model } : {}), await this.#options.model.call(second.operation, second.body, b.model ? { headers: b.model } : {})] as const;
+    const target = await this.#options.target.pair({ operation: first.operation, body: first.body, ...(a.target ? { headers: a.target } : {}) }, { operation: second.operation, body: second.body, ...(b.target ? { headers: b.target } : {}) });
+    await this.#settle(first, model[0], target[0], { pipelined: 'first' });
+    await this.#settle(second, model[1], target[1], { pipelined: 'second' });
+  }
+
+  /**
+   * A paged listing walked on both sides with a write made between its first and second page calls
+   * (compared like any call). The rows the write removes may show or not; every other row existed
+   * throughout the walk and is compared: one missed or listed twice is LIST-WALK-CONCURRENT-INSERTS's
+   * (SHOULD: the document tells clients to walk to the end, not what a concurrent write does to a walk).
+   */
+  async walkAround(listing: CallSpec, write: CallSpec, removal: Removal): Promise<void> {
+    if (!PAGED.has(listing.operation)) throw new Error(`${listing.operation} is not a paged listing`);
+    const headers = this.#headersOf(listing);
+    const firstPages = [await this.#options.model.call(listing.operation, listing.body, headers.model ? { headers: headers.model } : {}), await this.#options.target.call(listing.operation, listing.body, headers.target ? { headers: headers.target } : {})] as const;
+    const at = this.steps.length;
+    await this.call(write);
+    const kept = (answer: SideAnswer & { pages?: number }): SideAnswer & { pages?: number } => {
+      if (answer.status !== 200) return answer;
+      const envelope = answer.body as { list?: Record<string, unknown>[] };
+      return { ...answer, body: { ...envelope, list: (envelope.list ?? []).filter((row) => !removal.values.includes(String(row[removal.field]))) } };
+    };
+    const model = kept(await this.#continue(this.#options.model, listing, headers.model, firstPages[0]));
+    const target = kept(await this.#continue(this.#options.target, listing, headers.target, firstPages[1]));
+    await this.#settle(listing, model, target, { around: { write: at, ...removal } });
+  }
+
+  /** The header overrides of a call on each side: its envelope variant's, or its caller's. */
+  #headersOf(spec: CallSpec): { readonly model?: Headers; readonly target?: Headers } {
+    if (spec.headers) return spec.headers;
+    const caller = spec.caller;
+    if (caller === undefined) return {};
+    const keys = caller.environment === 'live' ? this.#options.otherKeys : undefined;
+    if (caller.environment === 'live' && keys === undefined) throw new Error('the other environment has no key here');
+    // The published client's User-Agent goes to the target only: the model answers as the document says, whoever asks.
+    const agent: Headers = caller.agent === 'published-client' ? { 'user-agent': PUBLISHED_CLIENT_AGENT } : {};
+    return { ...(keys ? { model: bearer(keys.model) } : {}), target: { ...(keys ? bearer(keys.target) : {}), ...agent } };
+  }
+
+  /** Compares the two answers of a call, logs it, learns from it; throws Divergence, KnockOn, KnownStop or NotServed. */
+  async #settle(request: CallSpec, model: SideAnswer & { pages?: number }, target: SideAnswer & { pages?: number }, marks: StepMarks = {}): Promise<{ model: Answer; target: Answer }> {
     let spec = request;
     const { operation, body } = spec;
-    const model = await this.#walk(this.#options.model, spec, spec.headers?.model);
     if (spec.retag) spec = { ...spec, tags: [...spec.retag(model), ...(spec.tags ?? [])] };
-    const target = await this.#walk(this.#options.target, spec, spec.headers?.target);
     if (OUTAGE_STATUSES.has(target.status)) throw new TargetFault(`${operation}: the target answered ${target.status}`, target.exchange);
     // Not served: answered as an unknown route where the model answered (a refusal of the key aside: a variant may send none).
     if (model.status !== 401 && !isRouteNotServed(model.status, model.body) && isRouteNotServed(target.status, target.body)) {
-      this.#log(spec, model, target, []);
+      this.#log(spec, model, target, [], undefined, marks);
       throw new NotServed(operation);
     }
     const owned = this.#options.ownedOnly && target.status === 200 ? { ...target, body: this.#options.ownedOnly(operation, target.body) } : target;
     // A call that changes state answers with that state: its own statement owns what it shows.
     const writes = WRITING.has(operation);
-    const writer = writes && callMutates(operations[operation] as Pick<OperationDef, 'mutates'>, body) ? { operation, tags: spec.tags ?? [] } : this.#writerFor(spec.customerId);
+    const writer = writes && callMutates(operations[operation] as Pick<OperationDef, 'mutates'>, body) ? { operation, tags: spec.tags ?? [] } : this.#writerFor(subjectOf(spec));
     const context = { operation, request: body, ids: this.ids, timeToleranceMs: this.#options.timeToleranceMs, ...(writer ? { writer } : {}), ...pickQuestion(spec) };
-    const comparison = compareAnswers(context, model, owned);
+    const compared = compareAnswers(context, model, owned);
+    // Around a concurrent write, a row missed or listed twice is the walk's, not the listing's filters'.
+    const comparison = marks.around === undefined ? compared : { ...compared, differences: compared.differences.map((d) => (d.kind === 'membership' && d.path === 'list' ? { ...d, rule: 'LIST-WALK-CONCURRENT-INSERTS' as const, documented: false } : d)) };
     const leeway = comparison.known === undefined && comparison.differences.length > 0 ? leewayFor({ operation, request: body, model, target: owned, world: this.world, ...(spec.variant ? { variant: spec.variant.name } : {}) }) : undefined;
     const differences = comparison.known || leeway ? [] : await this.#charged(spec, comparison.differences);
-    const step = this.#log(spec, model, target, differences, leeway?.id);
+    const step = this.#log(spec, model, target, differences, leeway?.id, marks);
     if (comparison.known) throw new KnownStop(`${operation}: ${comparison.known.id}`);
     // Where the document leaves the answer open, a call that changed state leaves the two sides apart: nothing after it compares.
     if (leeway && callMutates(operations[operation] as Pick<OperationDef, 'mutates'>, body)) throw new KnownStop(`${operation}: ${leeway.id}`);
@@ -272,8 +352,13 @@ export class Lockstep {
    * its own cursors) and the rows put together, so that rows are compared, not page boundaries.
    */
   async #walk(side: Side, spec: CallSpec, headers: Headers | undefined): Promise<SideAnswer & { pages?: number }> {
+    const first = await side.call(spec.operation, spec.body, headers ? { headers } : {});
+    return this.#continue(side, spec, headers, first);
+  }
+
+  /** The rest of a walk after its first page (nothing more for a call that is not a paged listing). */
+  async #continue(side: Side, spec: CallSpec, headers: Headers | undefined, first: SideAnswer): Promise<SideAnswer & { pages?: number }> {
     const options = headers ? { headers } : {};
-    const first = await side.call(spec.operation, spec.body, options);
     if (!PAGED.has(spec.operation) || first.status !== 200) return first;
     const rows = [...((first.body as { list?: unknown[] }).list ?? [])];
     let page = first;
@@ -308,9 +393,11 @@ export class Lockstep {
   }
 
   /** The same control-plane call on both sides (clock moves, forced states); both must accept it, or the program cannot go on. */
-  async control(command: string, name: ControlCallName, body: { model: unknown; target: unknown }, tags: readonly string[] = [], select?: RecordSelector): Promise<{ model: unknown; target: unknown }> {
-    const model = await this.#options.model.control(name, body.model);
-    const target = await this.#options.target.control(name, body.target);
+  async control(command: string, name: ControlCallName, body: { model: unknown; target: unknown }, tags: readonly string[] = [], select?: RecordSelector, caller?: Caller): Promise<{ model: unknown; target: unknown }> {
+    const keys = caller?.environment === 'live' ? this.#options.otherKeys : undefined;
+    if (caller?.environment === 'live' && keys === undefined) throw new ControlRefused(`${name}: the other environment has no key here`);
+    const model = await this.#options.model.control(name, body.model, keys ? { headers: bearer(keys.model) } : {});
+    const target = await this.#options.target.control(name, body.target, keys ? { headers: bearer(keys.target) } : {});
     const step: Step = {
       index: this.steps.length,
       command,
@@ -321,10 +408,12 @@ export class Lockstep {
       target,
       differences: [],
       ...(select ? { select } : {}),
+      ...(caller ? { caller } : {}),
     };
     this.steps.push(step);
     if (model.status !== 200 || target.status !== 200) throw new ControlRefused(`${name}: model ${model.status}, target ${target.status}`);
-    if (name === 'clock.advance' || name === 'clock.set') this.world.now = (model.body as { now: number }).now;
+    // The program's clock is its own environment's; the other environment's moves with it (parts/control.ts).
+    if ((name === 'clock.advance' || name === 'clock.set') && caller === undefined) this.world.now = (model.body as { now: number }).now;
     // A clock move or a forced state changes every customer's state: it is the last write until the next call writes.
     this.#clockWriter = { writer: { operation: name, tags }, at: this.steps.length };
     return { model: model.body, target: target.body };
@@ -350,7 +439,7 @@ export class Lockstep {
     return answer;
   }
 
-  #log(spec: CallSpec, model: Answer, target: Answer & { exchange?: Exchange }, differences: readonly Difference[], leeway?: string): Step {
+  #log(spec: CallSpec, model: Answer, target: Answer & { exchange?: Exchange }, differences: readonly Difference[], leeway?: string, marks: StepMarks = {}): Step {
     const redact = this.#options.redactHeaders ?? ((headers: Headers) => headers);
     const step: Step = {
       index: this.steps.length,
@@ -359,12 +448,14 @@ export class Lockstep {
       request: spec.body,
       ...(spec.headers ? { headers: redact(spec.headers.target) } : {}),
       ...(spec.variant ? { variant: spec.variant.name } : {}),
-      question: { ...(spec.intent ? { intent: spec.intent } : {}), ...(spec.codeRule ? { codeRule: spec.codeRule } : {}), ...(spec.tags?.length ? { tags: spec.tags } : {}), ...(spec.customerId ? { customerId: spec.customerId } : {}) },
+      question: { ...(spec.intent ? { intent: spec.intent } : {}), ...(spec.codeRule ? { codeRule: spec.codeRule } : {}), ...(spec.tags?.length ? { tags: spec.tags } : {}), ...(spec.customerId ? { customerId: spec.customerId } : {}), ...(spec.eitherCode ? { eitherCode: spec.eitherCode } : {}) },
       model: { status: model.status, body: model.body },
       target: { status: target.status, body: target.body },
       differences,
       ...(target.exchange ? { exchange: target.exchange } : {}),
       ...(leeway ? { leeway } : {}),
+      ...(spec.caller ? { caller: spec.caller } : {}),
+      ...marks,
     };
     this.steps.push(step);
     this.#lastStep = step.index;
@@ -394,7 +485,8 @@ export class Lockstep {
     // A refused call is judged by the statement it put to the test (its intent), when it has one.
     const refused = accepted ? [] : ['refused', ...(spec.intent ? [`rule:${spec.intent}`] : [])];
     const writer = { operation: spec.operation, tags: [...refused, ...(spec.tags ?? [])], at: this.steps.length } as Writer & { at: number };
-    if (spec.customerId !== undefined) this.#writers.set(spec.customerId, writer);
+    const subject = subjectOf(spec);
+    if (subject !== undefined) this.#writers.set(subject, writer);
     this.#writers.set('*', writer);
   }
 
@@ -432,6 +524,11 @@ const MAX_PAGES = 100;
 
 const INSTANT_FIELDS = new Set(['next_reset_at', 'resets_at', 'current_period_end', 'trial_ends_at', 'expires_at']);
 
+/** The customer a call writes or reads, for the writer refinement: one ID names two customers in the two environments. */
+function subjectOf(spec: CallSpec): string | undefined {
+  return spec.customerId === undefined || spec.caller?.environment === undefined ? spec.customerId : `${spec.caller.environment}:${spec.customerId}`;
+}
+
 /** What a difference looks like whatever answer shows it: the node and how it differs. */
 export function signature(difference: Difference): string {
   // Seen in a reference-only answer, a cause does not hide the same difference in a documented answer.
@@ -444,5 +541,5 @@ export class ControlRefused extends Error {
 }
 
 function pickQuestion(spec: CallSpec): CallQuestion {
-  return { ...(spec.intent ? { intent: spec.intent } : {}), ...(spec.codeRule ? { codeRule: spec.codeRule } : {}), ...(spec.variant ? { variant: spec.variant } : {}) };
+  return { ...(spec.intent ? { intent: spec.intent } : {}), ...(spec.codeRule ? { codeRule: spec.codeRule } : {}), ...(spec.variant ? { variant: spec.variant } : {}), ...(spec.eitherCode ? { eitherCode: spec.eitherCode } : {}) };
 }

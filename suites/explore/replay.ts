@@ -14,9 +14,10 @@ import type { Difference } from './compare.ts';
 import { UNKNOWN_KEY, VARIANTS, variantHeaders, type VariantName } from './command.ts';
 import type { RuleId } from '../../spec/rules/catalogue.ts';
 import type { CalendarStart } from './calendar.ts';
-import { Lockstep, WorldState, type Step } from './lockstep.ts';
+import { Lockstep, WorldState, type CallSpec, type Step } from './lockstep.ts';
 import { liveRecords, selectRecord } from './parts/control.ts';
 import { ownedOnly } from './owned.ts';
+import { PUBLISHED_CLIENT_AGENT, type Caller } from './sides.ts';
 import { modelFor, type ExploreTarget } from './targets.ts';
 
 export interface ReplayOutcome {
@@ -61,13 +62,14 @@ export interface ReplayableFinding extends Replayable {
  * Returns the new log (its steps hold the target's new exchanges) and, per replayed call, the index
  * of its step in the new log.
  */
-export async function replaySteps(program: Replayable, target: ExploreTarget): Promise<{ lockstep: Lockstep; replayed: Map<number, number>; start: number; prefix: string }> {
+export async function replaySteps(program: Replayable, target: ExploreTarget, stopped?: () => boolean): Promise<{ lockstep: Lockstep; replayed: Map<number, number>; start: number; prefix: string }> {
   const opened = await target.open(program.start.kind);
   const model = modelFor(opened, program.apiVersion);
   const prefix = idPrefixOf(target.ns.scope(`replay-${Date.now()}-${++replays}`));
   const lockstep = new Lockstep({
     model: model.side,
     target: opened.side,
+    otherKeys: model.otherKey && opened.otherKey ? { model: model.otherKey, target: opened.otherKey } : undefined,
     world: new WorldState(opened.start),
     timeToleranceMs: opened.exact ? 0 : 5 * 60_000,
     found: new Set(),
@@ -78,9 +80,30 @@ export async function replaySteps(program: Replayable, target: ExploreTarget): P
   const shift = opened.start - program.start.at;
   const fresh = <T>(value: T): T => rewrite(value, program.idPrefix, prefix, shift) as T;
   const replayed = new Map<number, number>();
+  /** The listings walked around a write, by the write's step. */
+  const arounds = new Map(program.steps.filter((s) => s.around !== undefined).map((s) => [s.around!.write, s]));
+  const specOf = (step: Omit<Step, 'exchange'>): CallSpec => {
+    const variant = step.variant as VariantName | undefined;
+    const definition = variant === undefined ? undefined : VARIANTS[variant];
+    const headers = variant && definition ? { model: variantHeaders(variant, model.key, model.otherKey, program.apiVersion)!, target: variantHeaders(variant, opened.key, opened.otherKey, program.apiVersion)! } : undefined;
+    const question = step.question ?? {};
+    return {
+      command: step.command,
+      operation: step.operation as OperationName,
+      body: fresh(step.request) as Record<string, unknown>,
+      ...(question.intent ? { intent: question.intent as RuleId } : {}),
+      ...(question.codeRule ? { codeRule: question.codeRule as RuleId } : {}),
+      ...(question.tags ? { tags: question.tags } : {}),
+      ...(question.customerId ? { customerId: fresh(question.customerId) } : {}),
+      ...(question.eitherCode ? { eitherCode: question.eitherCode } : {}),
+      ...(step.caller ? { caller: step.caller } : {}),
+      ...(headers && definition && variant ? { headers, variant: { name: variant, rule: definition.rule, ...('statusRule' in definition ? { statusRule: definition.statusRule } : {}), ...('codeRule' in definition ? { codeRule: definition.codeRule } : {}) } } : {}),
+    };
+  };
   try {
     for (const step of program.steps) {
       if (step.resolve) continue;
+      if (stopped?.()) throw new ReplayStopped();
       if (step.operation === 'control:events.list') {
         await lockstep.events(step.command, fresh(step.question?.customerId ?? ''));
         replayed.set(step.index, lockstep.steps.length - 1);
@@ -95,28 +118,27 @@ export async function replaySteps(program: Replayable, target: ExploreTarget): P
           if (m === undefined || t === undefined) continue;
           await lockstep.control(step.command, name, { model: { ...body, record_id: m.id }, target: { ...body, record_id: t.id } }, step.question?.tags ?? [], select);
         } else {
-          await lockstep.control(step.command, name, { model: body, target: body }, step.question?.tags ?? []);
+          await lockstep.control(step.command, name, { model: body, target: body }, step.question?.tags ?? [], undefined, step.caller);
         }
         replayed.set(step.index, lockstep.steps.length - 1);
         continue;
       }
-      const variant = step.variant as VariantName | undefined;
-      const definition = variant === undefined ? undefined : VARIANTS[variant];
-      const headers = variant && definition ? { model: variantHeaders(variant, model.key, model.otherKey, program.apiVersion)!, target: variantHeaders(variant, opened.key, opened.otherKey, program.apiVersion)! } : undefined;
-      const question = step.question ?? {};
+      if (replayed.has(step.index)) continue;
       const at = lockstep.steps.length;
-      await lockstep.call({
-        command: step.command,
-        operation: step.operation as OperationName,
-        body: fresh(step.request) as Record<string, unknown>,
-        ...(question.intent ? { intent: question.intent as RuleId } : {}),
-        ...(question.codeRule ? { codeRule: question.codeRule as RuleId } : {}),
-        ...(question.tags ? { tags: question.tags } : {}),
-        ...(question.customerId ? { customerId: fresh(question.customerId) } : {}),
-        ...(headers && definition && variant ? { headers, variant: { name: variant, rule: definition.rule, ...('statusRule' in definition ? { statusRule: definition.statusRule } : {}), ...('codeRule' in definition ? { codeRule: definition.codeRule } : {}) } } : {}),
-      });
-      // A call logs exactly its own step.
-      replayed.set(step.index, at);
+      const around = arounds.get(step.index);
+      const second = step.pipelined === 'first' ? program.steps.find((s) => s.index > step.index && s.pipelined === 'second') : undefined;
+      if (around?.around) {
+        // The write a listing was walked around: the listing's first page, the write, the rest of the walk.
+        await lockstep.walkAround(specOf(around), specOf(step), { field: around.around.field, values: around.around.values.map(fresh) });
+        replayed.set(step.index, at).set(around.index, lockstep.steps.length - 1);
+      } else if (second) {
+        await lockstep.pair(specOf(step), specOf(second));
+        replayed.set(step.index, at).set(second.index, at + 1);
+      } else {
+        await lockstep.call(specOf(step));
+        // A call logs exactly its own step.
+        replayed.set(step.index, at);
+      }
     }
   } finally {
     await opened.close();
@@ -125,6 +147,11 @@ export async function replaySteps(program: Replayable, target: ExploreTarget): P
 }
 
 let replays = 0;
+
+/** A replay given up part-way (`stopped`): the exploration's time is over. */
+export class ReplayStopped extends Error {
+  override readonly name = 'ReplayStopped';
+}
 
 /** Runs a finding's program again against `target` and a fresh model; the finding is reproduced when the diverging call differs again. */
 export async function replayFinding(file: ReplayableFinding, target: ExploreTarget): Promise<ReplayOutcome> {
@@ -156,9 +183,9 @@ export function curlScript(file: ReplayableFinding & { readonly target?: { reado
     `V="\${API_VERSION:-${file.apiVersion}}"`,
     'KEY="$API_KEY"',
     'OTHER="${OTHER_TENANT_API_KEY:-}"',
-    '# call PATH BODY [AUTHORIZATION] [VERSION] [CONTENT-TYPE]: one POST, its status and body printed',
+    '# call PATH BODY [AUTHORIZATION] [VERSION] [CONTENT-TYPE] [USER-AGENT]: one POST, its status and body printed',
     'call() {',
-    '  curl -sS -X POST "$BASE_URL$1" -H "authorization: ${3-Bearer $KEY}" -H "x-api-version: ${4-$V}" -H "content-type: ${5-application/json}" --data-raw "$2" -w \'\\n[%{http_code}]\\n\'',
+    '  curl -sS -X POST "$BASE_URL$1" -H "authorization: ${3-Bearer $KEY}" -H "x-api-version: ${4-$V}" -H "content-type: ${5-application/json}" -H "user-agent: ${6-curl}" --data-raw "$2" -w \'\\n[%{http_code}]\\n\'',
     '}',
     'field() { node -e \'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const v=JSON.parse(s.slice(0,s.lastIndexOf("\\n[")))[process.argv[1]];process.stdout.write(String(v))})\' "$1"; }',
   ];
@@ -188,10 +215,15 @@ export function curlScript(file: ReplayableFinding & { readonly target?: { reado
       continue;
     }
     const path = step.operation.startsWith('control:') ? `/_fake/${step.operation.slice('control:'.length)}` : `/v1/${step.operation}`;
-    lines.push(`call ${path} ${body(step.request)}${variantArgs(step.variant as VariantName | undefined)}`);
+    lines.push(`call ${path} ${body(step.request)}${step.caller ? callerArgs(step.caller) : variantArgs(step.variant as VariantName | undefined)}`);
   }
   if (file.start.isolated) lines.push("call /_fake/tenants.delete '{}'");
   return `${lines.join('\n')}\n`;
+}
+
+/** The extra arguments of `call` for a caller other than the program's plain one (the other environment, the published client). */
+function callerArgs(caller: Caller): string {
+  return ` "Bearer ${caller.environment === 'live' ? '$OTHER' : '$KEY'}" "$V" "application/json"${caller.agent === 'published-client' ? ` ${shellQuote(PUBLISHED_CLIENT_AGENT)}` : ''}`;
 }
 
 /** The extra arguments of `call` for an envelope variant. */
@@ -202,8 +234,12 @@ function variantArgs(variant: VariantName | undefined): string {
       return '';
     case 'charset':
       return ' "Bearer $KEY" "$V" "application/json; charset=utf-8"';
+    case 'media-type-case':
+      return ' "Bearer $KEY" "$V" "Application/JSON"';
     case 'scheme-case':
       return ' "bearer $KEY"';
+    case 'scheme-space':
+      return ' "Bearer   $KEY"';
     case 'header-case':
       return ' "Bearer $KEY"';
     case 'no-version':
@@ -216,5 +252,7 @@ function variantArgs(variant: VariantName | undefined): string {
       return ` "Bearer ${UNKNOWN_KEY}"`;
     case 'other-tenant':
       return ' "Bearer $OTHER"';
+    case 'no-key-bad-version':
+      return ' "" "9.9.9"';
   }
 }

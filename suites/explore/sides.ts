@@ -8,7 +8,7 @@ import { CONTROL_PREFIX, type ControlCallName } from '../../spec/control-plane.t
 import type { ErrorBody } from '../../spec/common.ts';
 import { operations, type OperationName } from '../../spec/operations.ts';
 import type { FakeApp } from '../../fake-server/app.ts';
-import type { Client } from '../framework/client.ts';
+import type { Client, RequestOptions } from '../framework/client.ts';
 import { ControlPlaneError, type ControlClient } from '../framework/control-client.ts';
 import type { Exchange } from '../framework/evidence.ts';
 import type { HeaderOverrides } from '../framework/http.ts';
@@ -24,8 +24,31 @@ export interface SideAnswer extends Answer {
 export interface Side {
   /** An operation of the interface; `headers` override the standard ones (an envelope variant, another tenant's key). */
   call(operation: OperationName, body: unknown, options?: { readonly headers?: Headers }): Promise<SideAnswer>;
-  /** A call of the fake's control plane. */
-  control(name: ControlCallName, body: unknown): Promise<{ readonly status: number; readonly body: unknown }>;
+  /** Two calls of operations that change nothing, sent pipelined on one connection where the side is reached over HTTP (else both at once). */
+  pair(first: PairedCall, second: PairedCall): Promise<readonly [SideAnswer, SideAnswer]>;
+  /** A call of the fake's control plane; `headers` override its key (the other environment's clock). */
+  control(name: ControlCallName, body: unknown, options?: { readonly headers?: Headers }): Promise<{ readonly status: number; readonly body: unknown }>;
+}
+
+/** One call of a pipelined pair. */
+export interface PairedCall {
+  readonly operation: OperationName;
+  readonly body: unknown;
+  readonly headers?: Headers;
+}
+
+/** The published client's User-Agent (autumn-js 1.3.13 outside browsers), sent to the target only: the model answers as the document says, whoever asks. */
+export const PUBLISHED_CLIENT_AGENT = 'speakeasy-sdk/typescript 0.10.18 2.882.0 2.4.0 @useautumn/sdk';
+
+/**
+ * Who sends a call, where it is not the program's own plain caller: the other environment of the
+ * same organisation (its live key, where the program has a tenant of its own), or the published
+ * client (its User-Agent). Neither changes what the document says the answer is, so each call is
+ * compared like a plain one, its differences charged to their own owners.
+ */
+export interface Caller {
+  readonly environment?: 'live';
+  readonly agent?: 'published-client';
 }
 
 /** The key sent as a bearer token, as a header override (an envelope variant may change the scheme's case). */
@@ -52,27 +75,40 @@ export function appSide(app: Pick<FakeApp, 'fetch'>, key: string, apiVersion: st
     }
     return { status: response.status, body: parsed };
   };
+  const call = (operation: OperationName, body: unknown, headers?: Headers) => send(operations[operation].path, body, headers);
   return {
-    call: (operation, body, options = {}) => send(operations[operation].path, body, options.headers),
+    call: (operation, body, options = {}) => call(operation, body, options.headers),
+    pair: async (first, second) => Promise.all([call(first.operation, first.body, first.headers), call(second.operation, second.body, second.headers)]),
     // The control plane is not the interface: no version header, so a fault of the envelope leaves it alone.
-    control: (name, body) => send(`${CONTROL_PREFIX}/${name}`, body, {}, null),
+    control: (name, body, options = {}) => send(`${CONTROL_PREFIX}/${name}`, body, options.headers ?? {}, null),
   };
 }
 
 /** The target through the suite's client: answers validated against the spec, exchanges recorded. */
 export function clientSide(client: Client<typeof operations, typeof ErrorBody>, control: ControlClient | undefined, headers: Headers = {}): Side {
+  const call = async (operation: OperationName, body: unknown, options: RequestOptions = {}): Promise<SideAnswer> => {
+    const result = await client.call(operation, body as never, { ...options, headers: { ...headers, ...options.headers } });
+    if (result.ok) {
+      return { status: 200, body: result.body, schemaIssues: result.schemaIssues, ...(result.exchange.mixedSpellings ? { mixedSpellings: result.exchange.mixedSpellings } : {}), exchange: result.exchange };
+    }
+    return { status: result.status, body: result.body, errorBodyIssues: result.errorBodyIssues, exchange: result.exchange };
+  };
   return {
-    async call(operation, body, options = {}) {
-      const result = await client.call(operation, body as never, { headers: { ...headers, ...options.headers } });
-      if (result.ok) {
-        return { status: 200, body: result.body, schemaIssues: result.schemaIssues, ...(result.exchange.mixedSpellings ? { mixedSpellings: result.exchange.mixedSpellings } : {}), exchange: result.exchange };
+    call: (operation, body, options = {}) => call(operation, body, options.headers ? { headers: options.headers } : {}),
+    async pair(first, second) {
+      // One connection that sends the second request before the first is answered (both change nothing, so undici may pipeline them).
+      const connection = client.transport.pipelinedConnection();
+      const options = (paired: PairedCall): RequestOptions => ({ ...(paired.headers ? { headers: paired.headers } : {}), dispatcher: connection.dispatcher, pipelined: true, retry: false });
+      try {
+        return await Promise.all([call(first.operation, first.body, options(first)), call(second.operation, second.body, options(second))]);
+      } finally {
+        await connection.close();
       }
-      return { status: result.status, body: result.body, errorBodyIssues: result.errorBodyIssues, exchange: result.exchange };
     },
-    async control(name, body) {
+    async control(name, body, options = {}) {
       if (control === undefined) return { status: 404, body: { message: 'the target has no control plane' } };
       try {
-        return { status: 200, body: await control.call(name, body as never, { headers }) };
+        return { status: 200, body: await control.call(name, body as never, { headers: { ...headers, ...options.headers } }) };
       } catch (error) {
         if (error instanceof ControlPlaneError) return { status: error.status, body: error.exchange.response?.body };
         throw error;

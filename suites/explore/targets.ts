@@ -83,7 +83,7 @@ export function inProcessTarget(app: FakeApp, ns: Namespace, apiVersion = '2.4.0
       const tenant = (await main.control('tenants.create', {})).body as TenantKeys;
       keys.push(tenant.sandbox_key, tenant.live_key);
       const side = appSide(app, tenant.sandbox_key, apiVersion);
-      return ownTenant(tenant, side, async (name, body) => (await side.control(name, body)).body, kind, undefined);
+      return ownTenant(tenant, side, async (name, body, key) => (await side.control(name, body, key ? { headers: bearer(key) } : {})).body, kind, undefined);
     },
   };
 }
@@ -107,17 +107,22 @@ export function sharedTenantTarget(app: Pick<FakeApp, 'fetch'>, key: string, ns:
   };
 }
 
-/** A program in a tenant of its own: its clock frozen at the next date of the calendar kind; the tenant deleted at the end. */
+/**
+ * A program in a tenant of its own: its clock frozen at the next date of the calendar kind (the
+ * clock of the organisation's live environment too, which the program may write in as well); the
+ * tenant deleted at the end. `control` takes another key than the sandbox one as its third argument.
+ */
 async function ownTenant(
   tenant: TenantKeys,
   side: Side,
-  control: (name: 'clock.get' | 'clock.set' | 'tenants.delete', body: unknown) => Promise<unknown>,
+  control: (name: 'clock.get' | 'clock.set' | 'tenants.delete', body: unknown, key?: string) => Promise<unknown>,
   kind: CalendarStart,
   evidence: EvidenceLog | undefined,
 ): Promise<ProgramTarget> {
   const { now } = (await control('clock.get', {})) as { now: number };
   const start = startAfter(kind, now);
   await control('clock.set', { now: start, frozen: true });
+  await control('clock.set', { now: start, frozen: true }, tenant.live_key);
   return { side, key: tenant.sandbox_key, otherKey: tenant.live_key, start, exact: true, isolated: true, evidence, close: async () => void (await control('tenants.delete', {})) };
 }
 
@@ -169,7 +174,7 @@ export function httpTarget(target: Target<typeof operations, typeof ErrorBody>, 
         const headers = bearer(tenant.sandbox_key);
         const control = new ControlClient(target.client.transport.with({ evidence }));
         const side = clientSide(target.client.with({ evidence }), control, headers);
-        return ownTenant(tenant, side, (name, body) => control.call(name, body as never, { headers }), kind, evidence);
+        return ownTenant(tenant, side, (name, body, key) => control.call(name, body as never, { headers: key ? bearer(key) : headers }), kind, evidence);
       }
       const evidence = logFor();
       return {

@@ -14,6 +14,7 @@ import { TargetFault } from './checks.ts';
 import type { Exchange, Issue, Spelling } from './evidence.ts';
 import { Transport, type ExchangeAnnotations, type HeaderOverrides, type HttpResponse, type TransportOptions, type TransportScope } from './http.ts';
 import type { RetryPolicy } from './retry.ts';
+import type { Dispatcher } from 'undici';
 
 export type OperationTable = Readonly<Record<string, OperationDef>>;
 
@@ -28,6 +29,9 @@ export interface RequestOptions {
   readonly timeoutMs?: number;
   readonly retry?: Partial<RetryPolicy> | false;
   readonly signal?: AbortSignal;
+  /** Another connection than the shared pool's, and whether the request goes pipelined on it (http.ts HttpRequest). */
+  readonly dispatcher?: Dispatcher;
+  readonly pipelined?: boolean;
 }
 
 export interface CallSuccess<Out> {

@@ -7,7 +7,7 @@
  * Whatever the target does, a request ends: answered (any status, 5xx included: the caller decides
  * what it means), or with a TransportError whose `kind` says why nothing usable came back.
  */
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, Client, request, type Dispatcher } from 'undici';
 import {
   createRedactor,
   type AnswerFault,
@@ -60,6 +60,13 @@ export interface HttpRequest {
   readonly timeoutMs?: number;
   readonly retry?: Partial<RetryPolicy> | false;
   readonly signal?: AbortSignal;
+  /** Another connection than the shared pool's (one connection pipelining requests, for the exploration's pipelined pairs). */
+  readonly dispatcher?: Dispatcher;
+  /**
+   * Sent on the connection before the previous request is answered (undici waits for an answer after
+   * a request not marked idempotent, or marked blocking, as every POST is by default).
+   */
+  readonly pipelined?: boolean;
 }
 
 export interface HttpResponse {
@@ -156,6 +163,18 @@ export class Transport {
     }
   }
 
+  /**
+   * One connection of its own to the target that sends requests pipelined, two at a time (the
+   * exploration's pipelined pairs); where the transport was given a dispatcher (a target in this
+   * process, no connections), that one. Closed by the caller.
+   */
+  pipelinedConnection(): { readonly dispatcher: Dispatcher; close(): Promise<void> } {
+    const given = this.#shared.options.dispatcher;
+    if (given !== undefined) return { dispatcher: given, close: async () => undefined };
+    const connection = new Client(this.#shared.origin, { pipelining: 2 });
+    return { dispatcher: connection, close: () => connection.close() };
+  }
+
   /** The same connection pool and settings, recording into `evidence`, cancelled by `signal`, counting its waits in `waits`. */
   with(scope: TransportScope): Transport {
     return new Transport(this.#shared, scope.evidence ?? this.#evidence, scope.signal ?? this.#signal, scope.waits ?? this.#waits);
@@ -225,7 +244,7 @@ export class Transport {
       let res: HttpResponse;
       const attemptStarted = policy.now();
       try {
-        res = await attemptOnce(agent, { method, url, headers, body: req.body }, { timeoutMs: attemptTimeoutMs, maxBodyBytes, signals });
+        res = await attemptOnce(req.dispatcher ?? agent, { method, url, headers, body: req.body, pipelined: req.pipelined === true }, { timeoutMs: attemptTimeoutMs, maxBodyBytes, signals });
       } catch (error) {
         release();
         if (error instanceof BodyTooLarge) {
@@ -360,7 +379,7 @@ class AttemptTimeout extends Error {
 
 async function attemptOnce(
   agent: Dispatcher,
-  req: { method: string; url: string; headers: Record<string, string>; body: string | undefined },
+  req: { method: string; url: string; headers: Record<string, string>; body: string | undefined; pipelined: boolean },
   limits: { readonly timeoutMs: number; readonly maxBodyBytes: number; readonly signals: readonly AbortSignal[] },
 ): Promise<HttpResponse> {
   const linked = linkSignals(limits.signals);
@@ -372,6 +391,7 @@ async function attemptOnce(
       headers: req.headers,
       body: req.body,
       dispatcher: agent,
+      ...(req.pipelined ? { idempotent: true, blocking: false } : {}),
       signal: linked.signal,
       // undici's own timers as a second line: they do not depend on any AbortSignal.
       headersTimeout: limits.timeoutMs,

@@ -122,12 +122,13 @@ export const billingCommands: readonly CommandSpec<unknown>[] = [
       const customerId = pick(context.world.customers, args.customer)!;
       const entities = context.world.entities.filter((e) => e.customerId === customerId);
       const requestEntity = args.entity >= 0 ? pick(entities, args.entity)?.id : undefined;
-      const updates = [];
+      const updates: { plan_id: string; cancel_action: string; entity_id?: string; proration_behavior?: string }[] = [];
       for (const update of args.updates) {
         const entityId = update.entity >= 0 ? pick(entities, update.entity)?.id : undefined;
         const held = (await heldBy(context, customerId, entityId ?? requestEntity)).filter((h) => h.status === 'active');
         const target = pick(held, update.held);
-        if (target === undefined) continue;
+        // One update per plan and holder: a second one of the same is a refusal (billing.preview-refused `twice`), not a preview.
+        if (target === undefined || updates.some((u) => u.plan_id === target.planId && u.entity_id === entityId)) continue;
         updates.push({ plan_id: target.planId, cancel_action: update.action, ...(entityId ? { entity_id: entityId } : {}), ...(update.noProration ? { proration_behavior: 'none' } : {}) });
       }
       if (updates.length === 0) return;

@@ -47,6 +47,24 @@ export function selectRecord(records: readonly LiveRecord[], select: RecordSelec
   return records.filter((r) => r.plan_id === select.plan_id && r.entity_id === select.entity_id)[select.nth];
 }
 
+/**
+ * Moves the program's clock by `ms` on both sides (the clock of the organisation's other environment
+ * too, once the program wrote there: one move over both), noting the dimensions the move reaches.
+ */
+export async function moveClock(context: RunContext, ms: number, extraTags: readonly string[] = []): Promise<void> {
+  const { world } = context;
+  const to = world.now + ms;
+  const crossed = world.upcoming().filter((at) => at <= to);
+  if (crossed.includes(to)) context.reached('clock-on-boundary');
+  if (crossed.length >= 2) context.reached('several-resets-one-move');
+  if (world.locks.length > 0 && crossed.length > 0) context.reached('lock-across-reset');
+  const tags = [...(world.locks.length > 0 ? ['lock-expiry'] : []), ...extraTags];
+  const moved = await context.lockstep.control(context.command, 'clock.advance', { model: { ms }, target: { ms } }, tags);
+  if (world.live) await context.lockstep.control(context.command, 'clock.advance', { model: { ms }, target: { ms } }, tags, undefined, { environment: 'live' });
+  const ran = (moved.model as { ran?: Record<string, number> }).ran ?? {};
+  if ((ran['grant.reset'] ?? 0) >= 2) context.reached('several-resets-one-move');
+}
+
 export const controlCommands: readonly CommandSpec<unknown>[] = [
   defineCommand({
     name: 'clock.advance',
@@ -55,18 +73,8 @@ export const controlCommands: readonly CommandSpec<unknown>[] = [
     control: true,
     args: moveArgs,
     async run(context, args) {
-      const { world } = context;
-      const to = destination(context, args);
-      const crossed = world.upcoming().filter((at) => at <= to);
-      if (crossed.includes(to)) context.reached('clock-on-boundary');
-      if (crossed.length >= 2) context.reached('several-resets-one-move');
-      if (world.locks.length > 0 && crossed.length > 0) context.reached('lock-across-reset');
-      const ms = to - world.now;
-      if (ms <= 0) return;
-      const tags = [...(world.locks.length > 0 ? ['lock-expiry'] : [])];
-      const moved = await context.lockstep.control(context.command, 'clock.advance', { model: { ms }, target: { ms } }, tags);
-      const ran = (moved.model as { ran?: Record<string, number> }).ran ?? {};
-      if ((ran['grant.reset'] ?? 0) >= 2) context.reached('several-resets-one-move');
+      const ms = destination(context, args) - context.world.now;
+      if (ms > 0) await moveClock(context, ms);
     },
   }),
   defineCommand({

@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import { defineCommand, index, maybeIndex, pick, rarely, variantArb, type CommandSpec, type RunContext } from '../command.ts';
+import { forgetCustomer } from './deletes.ts';
 
 /** The entities of the program that still exist. */
 function liveEntities(context: RunContext) {
@@ -180,12 +181,7 @@ export const customerCommands: readonly CommandSpec<unknown>[] = [
     async run(context, { customer }) {
       const id = pick(context.world.customers, customer)!;
       const { model } = await context.send({ operation: 'customers.delete', body: { customer_id: id }, customerId: id });
-      if (model.status !== 200) return;
-      const { world } = context;
-      world.customers = world.customers.filter((c) => c !== id);
-      world.entities = world.entities.filter((e) => e.customerId !== id);
-      world.locks = world.locks.filter((l) => l.customerId !== id);
-      world.holdings = world.holdings.filter((h) => h.customerId !== id);
+      if (model.status === 200) forgetCustomer(context, id);
     },
   }),
 ];

@@ -167,18 +167,21 @@ export const planCommands: readonly CommandSpec<unknown>[] = [
     part: 'plans',
     weight: 2,
     refusal: true,
-    args: fc.record({ how: fc.constantFrom('pattern', 'name', 'duplicate', 'method', 'auto-enable-priced', 'trial-one-off', 'self-license'), plan: index }),
+    args: fc.record({ how: fc.constantFrom('pattern', 'name', 'duplicate', 'method', 'auto-enable-priced', 'trial-one-off', 'self-license', 'tier-to'), plan: index }),
     async run(context, { how, plan }) {
       const id = context.ns.id('plan');
       const existing = pick(context.world.plans, plan);
+      const consumable = context.world.features.filter((f) => f.type === 'metered' && f.consumable).slice(0, 1);
       const bodies = {
         pattern: { plan_id: `${id}.v2`, name: 'Dotted' },
         name: { plan_id: id, name: '' },
         duplicate: { plan_id: existing?.id ?? id, name: 'Again' },
-        method: { plan_id: id, name: 'Bad method', items: context.world.features.filter((f) => f.type === 'metered' && f.consumable).slice(0, 1).map((f) => ({ feature_id: f.id, included: 1, reset: { interval: 'month' }, price: { amount: 1, interval: 'month', billing_method: 'per_seat' } })) },
+        method: { plan_id: id, name: 'Bad method', items: consumable.map((f) => ({ feature_id: f.id, included: 1, reset: { interval: 'month' }, price: { amount: 1, interval: 'month', billing_method: 'per_seat' } })) },
         'auto-enable-priced': { plan_id: id, name: 'Priced default', auto_enable: true, price: { amount: 5, interval: 'month' } },
         'trial-one-off': { plan_id: id, name: 'One-off trial', price: { amount: 5, interval: 'one_off' }, free_trial: { duration_length: 7, duration_type: 'day', card_required: false } },
         'self-license': { plan_id: id, name: 'Self licence', licenses: [{ license_plan_id: id, included: 1 }] },
+        // A tier up to no amount at all: `to` is a (positive) number or `inf`.
+        'tier-to': { plan_id: id, name: 'Tier to nothing', items: consumable.map((f) => ({ feature_id: f.id, included: 1, reset: { interval: 'month' }, price: { tiers: [{ to: 0, amount: 1 }, { to: 'inf', amount: 0.5 }], interval: 'month', billing_method: 'usage_based' } })) },
       };
       const intents = {
         pattern: 'PLAN-ID-PATTERN',
@@ -188,9 +191,10 @@ export const planCommands: readonly CommandSpec<unknown>[] = [
         'auto-enable-priced': 'PLAN-AUTO-ENABLE-FREE',
         'trial-one-off': 'PLAN-FREE-TRIAL-RECURRING',
         'self-license': 'PLAN-LICENSE-LINKS-VALID',
+        'tier-to': 'ERR-OUT-OF-BOUNDS-OR-ENUM',
       } as const;
       if (how === 'duplicate' && existing === undefined) return;
-      if (how === 'method' && (bodies.method.items as unknown[]).length === 0) return;
+      if ((how === 'method' || how === 'tier-to') && consumable.length === 0) return;
       context.reached('refusal');
       await context.send({ operation: 'plans.create', body: bodies[how], intent: intents[how] });
     },

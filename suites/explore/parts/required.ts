@@ -28,12 +28,26 @@ function somePlan(context: RunContext, at: number): string {
   return pick(context.world.plans, at)?.id ?? context.ns.id('plan');
 }
 
+/** A customer holding a license pool and the license plan its pool offers (a request the world would accept), else any customer and plan. */
+function licensed(context: RunContext, at: number): { customer_id: string; plan_id: string } {
+  const holder = pick(context.world.poolHolders(), at);
+  const offering = context.world.plans.filter((p) => p.licenses.length > 0 && context.world.holdings.some((h) => h.customerId === holder && h.entityId === undefined && h.planId === p.id));
+  const licensePlan = pick(offering, at)?.licenses[0]?.licensePlanId;
+  return holder !== undefined && licensePlan !== undefined ? { customer_id: holder, plan_id: licensePlan } : { customer_id: someCustomer(context, at), plan_id: somePlan(context, at) };
+}
+
+/** The feature a new entity of a license is created with, when the program has one. */
+function seatOf(context: RunContext): { feature_id?: string } {
+  const seat = context.world.features.find((f) => f.type === 'metered' && !f.consumable);
+  return seat ? { feature_id: seat.id } : {};
+}
+
 const CASES: readonly Case[] = [
   { operation: 'licenses.list', rule: 'LIC-LIST-REQUIRED-FIELDS', body: (c, at) => ({ customer_id: someCustomer(c, at) }), required: ['customer_id'] },
   {
     operation: 'licenses.attach',
     rule: 'LIC-ATTACH-REQUIRED-FIELDS',
-    body: (c, at) => ({ customer_id: someCustomer(c, at), plan_id: somePlan(c, at), entities: [{ entity_id: c.ns.id('seat'), name: 'Seat' }] }),
+    body: (c, at) => ({ ...licensed(c, at), entities: [{ entity_id: c.ns.id('seat'), name: 'Seat', ...seatOf(c) }] }),
     required: ['customer_id', 'plan_id', 'entities', 'entities.0.name'],
   },
   {
@@ -43,7 +57,8 @@ const CASES: readonly Case[] = [
     required: ['customer_id', 'license_plan_id', 'entity_ids'],
   },
   { operation: 'plans.create', rule: 'PLAN-CREATE-REQUIRED-FIELDS', body: (c) => ({ plan_id: c.ns.id('plan'), name: 'Required' }), required: ['plan_id', 'name'] },
-  { operation: 'plans.get', rule: 'PLAN-GET-REQUIRED-FIELDS', body: (c, at) => ({ plan_id: somePlan(c, at) }), required: ['plan_id'] },
+  // With its version: a request that names a version of no plan is refused for the plan it lacks.
+  { operation: 'plans.get', rule: 'PLAN-GET-REQUIRED-FIELDS', body: (c, at) => ({ plan_id: somePlan(c, at), version: 1 }), required: ['plan_id'] },
   {
     operation: 'balances.check',
     rule: 'CHECK-REQUIRED-FIELDS',
@@ -119,24 +134,41 @@ function guarded(path: readonly (string | number)[]): boolean {
  * `mutantsOf`): the model refuses it, and so must the target; the rule is the one of the constraint
  * (its own bound rule, or the umbrella rules of bounds and enumerations), found by compare.ts.
  */
+/** How many of an operation's latest accepted calls a mutant may come from. */
+const RECENT_CALLS = 6;
+
 export const mutantCommands: readonly CommandSpec<unknown>[] = [
   defineCommand({
     name: 'mutant-of-recent',
     part: 'errors',
     weight: 5,
     refusal: true,
-    args: fc.record({ back: fc.nat({ max: 20 }), kind: fc.nat({ max: 20 }), mutant: fc.nat({ max: 200 }) }),
+    args: fc.record({ back: fc.nat({ max: 20 }), call: fc.nat({ max: 20 }), kind: fc.nat({ max: 20 }), mutant: fc.nat({ max: 200 }) }),
     applies: (world) => world.customers.length > 0,
     async run(context, args) {
-      // One operation among those the program made accepted calls of (each alike, whatever their number), its latest call.
-      const accepted = context.lockstep.steps.filter((step) => !step.resolve && !step.operation.startsWith('control:') && step.model.status === 200 && step.variant === undefined);
-      const operationsMade = [...new Set(accepted.map((step) => step.operation))];
-      const chosen = pick(operationsMade, args.back);
-      const source = accepted.findLast((step) => step.operation === chosen);
-      if (source === undefined) return;
-      const operation = source.operation as OperationName;
-      const writes = callMutates(operations[operation] as Pick<OperationDef, 'mutates'>, source.request);
-      const mutants = mutantsOf(requestSchema(operation), source.request).filter((m) => stated(operation, m) && !(writes && guarded(m.path)));
+      // One operation among those the program made accepted calls of that can be broken in a stated way (each alike, whatever their number),
+      // then one of those calls, the latest first (a stated bound may sit in one call's body only: a tiered price).
+      const accepted = context.lockstep.steps.filter((step) => !step.resolve && !step.operation.startsWith('control:') && step.model.status === 200 && step.variant === undefined && step.caller?.environment === undefined);
+      const breakable = (step: (typeof accepted)[number]) => {
+        const operation = step.operation as OperationName;
+        const writes = callMutates(operations[operation] as Pick<OperationDef, 'mutates'>, step.request);
+        return mutantsOf(requestSchema(operation), step.request).filter((m) => stated(operation, m) && !(writes && guarded(m.path)));
+      };
+      // The latest few calls of each operation (a command that makes hundreds of customers makes no hundreds of candidates).
+      const recent = new Map<string, { source: (typeof accepted)[number]; mutants: Mutant[] }[]>();
+      const looked = new Map<string, number>();
+      for (const step of [...accepted].reverse()) {
+        const seen = looked.get(step.operation) ?? 0;
+        if (seen >= RECENT_CALLS) continue;
+        looked.set(step.operation, seen + 1);
+        const mutants = breakable(step);
+        if (mutants.length > 0) recent.set(step.operation, [...(recent.get(step.operation) ?? []), { source: step, mutants }]);
+      }
+      const chosen = pick([...recent.entries()].filter(([, calls]) => calls.length > 0), args.back);
+      if (chosen === undefined) return;
+      const [name, calls] = chosen;
+      const { source, mutants } = pick(calls, args.call)!;
+      const operation = name as OperationName;
       const kinds = [...new Set(mutants.map((m) => m.kind))];
       const kind = pick(kinds, args.kind);
       const mutant = pick(mutants.filter((m) => m.kind === kind), args.mutant);

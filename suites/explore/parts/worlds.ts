@@ -10,39 +10,10 @@
  *   one free), both held by one customer or one entity.
  */
 import fc from 'fast-check';
-import { defineCommand, index, pick, rarely, type CommandSpec, type RunContext } from '../command.ts';
+import { defineCommand, index, rarely, type CommandSpec } from '../command.ts';
 import { liveRecords, selectRecord } from './control.ts';
+import { attach, createFeature, createPlan, someCustomer } from './build.ts';
 import { learnPlan } from './plans.ts';
-
-async function createFeature(context: RunContext, type: 'boolean' | 'consumable' | 'allocated'): Promise<string | undefined> {
-  const id = context.ns.id('feat');
-  const body = type === 'boolean' ? { feature_id: id, name: `Flag ${id.slice(-4)}`, type: 'boolean' } : { feature_id: id, name: `Units ${id.slice(-4)}`, type: 'metered', consumable: type === 'consumable' };
-  const { model } = await context.send({ operation: 'features.create', body });
-  if (model.status !== 200) return undefined;
-  context.world.features.push({ id, type: type === 'boolean' ? 'boolean' : 'metered', consumable: type === 'consumable', eventNames: [], covers: [] });
-  return id;
-}
-
-async function createPlan(context: RunContext, body: Record<string, unknown>): Promise<string | undefined> {
-  const id = context.ns.id('plan');
-  const { model } = await context.send({ operation: 'plans.create', body: { plan_id: id, name: `Plan ${id.slice(-4)}`, ...body } });
-  if (model.status !== 200) return undefined;
-  learnPlan(context, model.body);
-  return id;
-}
-
-async function attach(context: RunContext, customerId: string, planId: string, extra: Record<string, unknown> = {}, tags: readonly string[] = []): Promise<void> {
-  await context.send({ operation: 'billing.attach', body: { customer_id: customerId, plan_id: planId, ...extra }, customerId, tags });
-}
-
-async function customer(context: RunContext, index: number): Promise<string> {
-  const existing = pick(context.world.customers, index);
-  if (existing !== undefined) return existing;
-  const id = context.ns.id('cus');
-  await context.send({ operation: 'customers.get_or_create', body: { customer_id: id }, customerId: id });
-  context.world.customers.push(id);
-  return id;
-}
 
 export const worldCommands: readonly CommandSpec<unknown>[] = [
   defineCommand({
@@ -59,7 +30,7 @@ export const worldCommands: readonly CommandSpec<unknown>[] = [
       if (licensePlan === undefined) return;
       const parent = await createPlan(context, { ...(args.group ? { group: context.world.groups[0] } : {}), licenses: [{ license_plan_id: licensePlan, included: args.included }] });
       if (parent === undefined) return;
-      const customerId = await customer(context, args.customer);
+      const customerId = await someCustomer(context, args.customer);
       const seats = args.bought === undefined ? {} : { license_quantities: [{ license_plan_id: licensePlan, quantity: args.bought }] };
       await attach(context, customerId, parent, seats, ['license-quantities']);
       if (!args.secondParent) return;
@@ -90,7 +61,7 @@ export const worldCommands: readonly CommandSpec<unknown>[] = [
       const items = [{ feature_id: id, included: args.credits, reset: { interval: 'month' } }, ...(args.ownGrant ? [{ feature_id: first, included: 1, reset: { interval: 'month' } }] : [])];
       const plan = await createPlan(context, { items });
       if (plan === undefined) return;
-      await attach(context, await customer(context, args.customer), plan);
+      await attach(context, await someCustomer(context, args.customer), plan);
     },
   }),
   defineCommand({
@@ -106,7 +77,7 @@ export const worldCommands: readonly CommandSpec<unknown>[] = [
       const main = await createPlan(context, { group: context.world.groups[1], items: [{ feature_id: featureId, included: args.included[0], ...reset, ...(args.kind === 'consumable' ? { price: { amount: 1, interval: 'month', billing_method: 'usage_based', max_purchase: args.cap } } : {}) }] });
       const addOn = await createPlan(context, { add_on: true, items: [{ feature_id: featureId, included: args.included[1], ...reset }] });
       if (main === undefined || addOn === undefined) return;
-      const customerId = await customer(context, args.customer);
+      const customerId = await someCustomer(context, args.customer);
       let entity: Record<string, string> = {};
       if (args.onEntity) {
         const seat = context.world.features.find((f) => f.type === 'metered' && !f.consumable)?.id ?? (await createFeature(context, 'allocated'));
@@ -136,7 +107,7 @@ export const focusWorldCommands: readonly CommandSpec<unknown>[] = [
       if (featureId === undefined) return;
       const plan = await createPlan(context, { ...(args.group ? { group: context.world.groups[0] } : {}), items: [{ feature_id: featureId, included: 5, reset: { interval: 'month' } }], metadata: { v: 1 } });
       if (plan === undefined) return;
-      const first = await customer(context, args.customer);
+      const first = await someCustomer(context, args.customer);
       await attach(context, first, plan);
       // A configuration change: version 2, which the next customer gets while the first keeps version 1.
       const { model } = await context.send({ operation: 'plans.update', body: { plan_id: plan, items: [{ feature_id: featureId, included: 8, reset: { interval: 'month' } }] }, tags: ['new-version'] });
@@ -172,7 +143,7 @@ export const focusWorldCommands: readonly CommandSpec<unknown>[] = [
       const addOn = await createPlan(context, { add_on: true, price: { amount: args.amounts[1], interval: 'month' } });
       const free = await createPlan(context, { add_on: true, items: [] });
       if (main === undefined || addOn === undefined || free === undefined) return;
-      const customerId = await customer(context, args.customer);
+      const customerId = await someCustomer(context, args.customer);
       await attach(context, customerId, main, args.prepaid ? { feature_quantities: [{ feature_id: featureId, quantity: 3 }] } : {}, ['prepaid', ...(args.trial ? ['trial'] : [])]);
       await attach(context, customerId, addOn, {}, ['add-on']);
       await attach(context, customerId, free, {}, ['add-on']);
@@ -284,6 +255,9 @@ export const entityWorldCommands: readonly CommandSpec<unknown>[] = [
       const state = args.scheduled ? 'scheduled' : 'past_due';
       context.reached('forced-state');
       await context.lockstep.control(context.command, 'records.force_state', { model: { record_id: chosen.id, state }, target: { record_id: mine.id, state } }, [state], select);
+      // What the listings show of it by default (active and scheduled records; an entity's hydration likewise).
+      await context.send({ operation: 'subscriptions.list', body: { customer_id: customerId }, customerId });
+      await context.send({ operation: 'entities.list', body: { customer_id: customerId }, customerId });
     },
   }),
 ];

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { leftoverPacer } from './pace.ts';
+
+/** Keeps the event loop busy: a chain of macrotasks each blocking for `ms`, until `stop()`. */
+function busyLoop(ms: number): () => void {
+  let running = true;
+  const spin = () => {
+    if (!running) return;
+    const until = performance.now() + ms;
+    while (performance.now() < until) {
+      // busy
+    }
+    setImmediate(spin);
+  };
+  setImmediate(spin);
+  return () => (running = false);
+}
+
+describe('pacing beside other work of the process', () => {
+  it('waits while the event loop is busy, and not once the other work is done', async () => {
+    let done!: () => void;
+    const pace = leftoverPacer(new Promise<void>((resolve) => (done = resolve)));
+    const stop = busyLoop(10);
+    const started = performance.now();
+    await pace();
+    const busy = performance.now() - started;
+    stop();
+    // A turn of the busy loop takes about 10 ms, and the pacer then waits a few times as long.
+    expect(busy).toBeGreaterThan(30);
+    done();
+    await Promise.resolve();
+    // Done: it returns at once, without even a turn of the loop (a macrotask queued before it has not run).
+    let turned = false;
+    setImmediate(() => (turned = true));
+    await pace();
+    expect(turned).toBe(false);
+  });
+});
