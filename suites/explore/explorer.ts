@@ -18,7 +18,7 @@ import { TargetFault } from '../framework/checks.ts';
 import { TransportError } from '../framework/http.ts';
 import { calendarStartArb, type CalendarStart } from './calendar.ts';
 import { commandArbitrary, DIMENSIONS, StepCommand, variantHeaders, VARIANTS, type CommandSpec, type Dimension, type ProgramRun, type Observation, type RunContext } from './command.ts';
-import type { Difference } from './compare.ts';
+import { isServerFault, type Difference } from './compare.ts';
 import { ControlRefused, Divergence, KnockOn, KnownStop, Lockstep, NotServed, signature, WorldState, type Step } from './lockstep.ts';
 import { balanceCommands } from './parts/balances.ts';
 import { billingCommands } from './parts/billing.ts';
@@ -109,6 +109,8 @@ export interface Finding {
   readonly convention?: string;
   /** How the rule was named (attribution.ts): by a fault of the catalogue that reproduces the difference, or by the owners. */
   readonly attribution?: Attribution;
+  /** The target answered 5xx: ERROR of the operation's success rule, as a scenario charges a server fault (no fault of the catalogue names it). */
+  readonly serverFault?: true;
   readonly shrinkRuns: number;
 }
 
@@ -454,7 +456,7 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
     const minimal = error === undefined && options.minimize !== false && !shrinkStopped() ? await minimize(shrunk, target, Math.max(0, shrinkBudget - shrinkRuns) + shrunk.steps.length, shrinkStopped) : shrunk;
     const minimized = Date.now();
     timings.minimizingMs += minimized - shrinkEnded;
-    const named = options.localise === false || error !== undefined ? minimal : await localised(minimal, target, options.localiseBudgetMs, options.pace);
+    const named = options.localise === false || error !== undefined || minimal.serverFault ? minimal : await localised(minimal, target, options.localiseBudgetMs, options.pace);
     const finding = await onConvention(named, target);
     timings.localisingMs += Date.now() - minimized;
     findings.push(finding);
@@ -551,6 +553,7 @@ function toFinding(failure: { run: Run; divergence: Divergence; start: CalendarS
     start: { kind: failure.start, at: failure.program.start, exact: failure.program.exact, isolated: failure.program.isolated },
     idPrefix: failure.run.idPrefix,
     shrinkRuns,
+    ...(isServerFault(divergence.step.target) ? { serverFault: true as const } : {}),
   };
 }
 
