@@ -473,7 +473,7 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
  * fast-check shrinks a program by the structure it was generated from; what is left often still
  * holds calls the difference does not need (a world built for another command). This pass removes
  * the logged calls one at a time, from the last before the diverging one back, and keeps a removal
- * when the program run again still differs there the same way (same rule, same field).
+ * when the program run again still differs first there, the same way (same rule, same field).
  */
 async function minimize(finding: Finding, target: ExploreTarget, budget: number, stopped: () => boolean): Promise<Finding> {
   const goal = finding.differences[0]!;
@@ -494,7 +494,8 @@ async function minimize(finding: Finding, target: ExploreTarget, budget: number,
     }
     const at = replay.replayed.get(candidate.at(-1)!.index);
     const differences = at === undefined ? [] : replay.lockstep.steps[at]!.differences;
-    if (!differences.some(same)) continue;
+    // Without the call the program must still differ first there: a removal that makes an earlier call differ is another finding.
+    if (!differences.some(same) || replay.lockstep.steps.slice(0, at).some((step) => step.differences.length > 0)) continue;
     const main = differences.find(same)!;
     current = {
       ...current,
