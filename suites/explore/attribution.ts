@@ -168,6 +168,51 @@ async function confirm(finding: Localisable, fault: Fault, target: ExploreTarget
   }
 }
 
+/** Listings walked page by page (lockstep.ts): a fault of paging and one of filtering can leave out the same row. */
+const LISTINGS: ReadonlySet<string> = new Set(['subscriptions.list', 'purchases.list', 'entities.list']);
+
+/** The diverging listing asked otherwise: in pages of one and of two, without each of its filters in turn, its search in other cases. */
+function listingProbes(step: Pick<Step, 'operation' | 'request'>): { operation: OperationName; body: Record<string, unknown> }[] {
+  const body = step.request as Record<string, unknown>;
+  const operation = step.operation as OperationName;
+  const filters = ['start_cursor', 'statuses', 'search', 'processors', 'plans', 'plan_id', 'customer_id'].filter((name) => name in body);
+  const search = typeof body['search'] === 'string' ? body['search'] : undefined;
+  const cases = search === undefined ? [] : [search.toUpperCase(), search.charAt(0).toUpperCase() + search.slice(1).toLowerCase()].filter((s) => s !== search).map((s) => ({ ...body, search: s }));
+  return [{ ...body, limit: 1 }, { ...body, limit: 2 }, ...filters.map((name) => Object.fromEntries(Object.entries(body).filter(([key]) => key !== name))), ...cases].map((probe) => ({ operation, body: probe }));
+}
+
+/**
+ * Of faults that reproduce a listing's difference equally well, the one that differs from the model
+ * on the probes (listingProbes) as the target does: the program and the probes are run once on the
+ * target and once on each fault's model. Undefined when the diverging call is no listing, or the
+ * probes leave them tied.
+ */
+async function discriminate(finding: Localisable, tied: readonly Candidate[], target: ExploreTarget): Promise<Candidate | undefined> {
+  const diverging = finding.steps.find((step) => step.index === finding.at);
+  if (diverging === undefined || !LISTINGS.has(diverging.operation)) return undefined;
+  const program = finding.steps.filter((step) => !step.resolve && step.index <= finding.at);
+  const first = 1 + Math.max(...finding.steps.map((step) => step.index));
+  const probes = listingProbes(diverging).map((probe, i) => readStep(probe, first + i));
+  const shown = async (on: ExploreTarget) => {
+    const replay = await replaySteps({ ...finding, steps: [...program, ...probes] }, on);
+    return probes.map((probe) => new Set((replay.lockstep.steps[replay.replayed.get(probe.index) ?? -1]?.differences ?? []).map((d) => described(d, replay.prefix, finding.idPrefix))));
+  };
+  try {
+    const onTarget = await shown(target);
+    const scored = await Promise.all(
+      tied.map(async (candidate) => {
+        const onFault = await shown(inProcessTarget(faultedApp(candidate.fault), createNamespace({ prefix: 'conf', seed: 1, salt: candidate.fault.rule }), finding.apiVersion));
+        return { candidate, misses: onFault.reduce((sum, theirs, i) => sum + [...theirs].filter((d) => !onTarget[i]!.has(d)).length + [...onTarget[i]!].filter((d) => !theirs.has(d)).length, 0) };
+      }),
+    );
+    const least = Math.min(...scored.map((s) => s.misses));
+    const best = scored.filter((s) => s.misses === least);
+    return best.length < tied.length ? best[0]!.candidate : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The rule of the fault that reproduces the finding's difference, if one does (see the module's
  * comment for the order). With `target`, a MUST rule's fault seen only in a reference-only answer is
@@ -196,7 +241,10 @@ export async function localise(finding: Localisable, options: { readonly budgetM
   const allowed = found.filter((c) => documented || ruleById.get(c.fault.rule)?.level !== 'MUST');
   const rank = (c: Candidate) => [c.mismatches, c.fault.rule === finding.rule ? 0 : 1, c.touches] as const;
   const byRank = (list: readonly Candidate[]) => [...list].sort((a, b) => compareTuples(rank(a), rank(b)));
-  const best = byRank(allowed)[0];
+  const ranked = byRank(allowed);
+  // Faults that reproduce a listing's difference equally well (a row missing from a walk): the same listing asked otherwise tells them apart.
+  const tied = ranked.filter((c) => c.mismatches === ranked[0]?.mismatches);
+  const best = tied.length > 1 && target !== undefined ? ((await discriminate(finding, tied, target)) ?? ranked[0]) : ranked[0];
   const reproducing = found.map((c) => c.fault.rule);
   const first = byRank(found)[0];
   if (first !== undefined && first !== best && target !== undefined) {

@@ -18,7 +18,7 @@ import { TargetFault } from '../framework/checks.ts';
 import { TransportError } from '../framework/http.ts';
 import { calendarStartArb, type CalendarStart } from './calendar.ts';
 import { commandArbitrary, DIMENSIONS, StepCommand, variantHeaders, VARIANTS, type CommandSpec, type Dimension, type ProgramRun, type Observation, type RunContext, type SendSpec } from './command.ts';
-import type { Answer, Difference } from './compare.ts';
+import { isServerFault, type Answer, type Difference } from './compare.ts';
 import { ControlRefused, Divergence, KnockOn, KnownStop, Lockstep, NotServed, signature, WorldState, type CallSpec, type Step } from './lockstep.ts';
 import { balanceCommands } from './parts/balances.ts';
 import { billingCommands } from './parts/billing.ts';
@@ -120,6 +120,8 @@ export interface Finding {
   readonly convention?: string;
   /** How the rule was named (attribution.ts): by a fault of the catalogue that reproduces the difference, or by the owners. */
   readonly attribution?: Attribution;
+  /** The target answered 5xx: ERROR of the operation's success rule, as a scenario charges a server fault (no fault of the catalogue names it). */
+  readonly serverFault?: true;
   readonly shrinkRuns: number;
 }
 
@@ -515,7 +517,7 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
     const minimal = error === undefined && options.minimize !== false && !shrinkStopped() ? await minimize(shrunk, target, Math.max(0, shrinkBudget - shrinkRuns) + shrunk.steps.length, shrinkStopped) : shrunk;
     const minimized = Date.now();
     timings.minimizingMs += minimized - shrinkEnded;
-    const named = options.localise === false || error !== undefined ? minimal : await localised(minimal, target, options.localiseBudgetMs, options.pace);
+    const named = options.localise === false || error !== undefined || minimal.serverFault ? minimal : await localised(minimal, target, options.localiseBudgetMs, options.pace);
     const finding = await onConvention(named, target);
     timings.localisingMs += Date.now() - minimized;
     findings.push(finding);
@@ -532,7 +534,7 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
  * fast-check shrinks a program by the structure it was generated from; what is left often still
  * holds calls the difference does not need (a world built for another command). This pass removes
  * the logged calls one at a time, from the last before the diverging one back, and keeps a removal
- * when the program run again still differs there the same way (same rule, same field).
+ * when the program run again still differs first there, the same way (same rule, same field).
  */
 async function minimize(finding: Finding, target: ExploreTarget, budget: number, stopped: () => boolean): Promise<Finding> {
   const goal = finding.differences[0]!;
@@ -553,7 +555,8 @@ async function minimize(finding: Finding, target: ExploreTarget, budget: number,
     }
     const at = replay.replayed.get(candidate.at(-1)!.index);
     const differences = at === undefined ? [] : replay.lockstep.steps[at]!.differences;
-    if (!differences.some(same)) continue;
+    // Without the call the program must still differ first there: a removal that makes an earlier call differ is another finding.
+    if (!differences.some(same) || replay.lockstep.steps.slice(0, at).some((step) => step.differences.length > 0)) continue;
     const main = differences.find(same)!;
     current = {
       ...current,
@@ -612,6 +615,7 @@ function toFinding(failure: { run: Run; divergence: Divergence; start: CalendarS
     start: { kind: failure.start, at: failure.program.start, exact: failure.program.exact, isolated: failure.program.isolated },
     idPrefix: failure.run.idPrefix,
     shrinkRuns,
+    ...(isServerFault(divergence.step.target) ? { serverFault: true as const } : {}),
   };
 }
 

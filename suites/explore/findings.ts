@@ -113,7 +113,8 @@ export function findingMessage(finding: Finding, paths: FindingPaths | undefined
 
 /**
  * The verdicts of an exploration as one scenario's: each finding's rule FAIL, with its message,
- * expected (the model) and actual (the target); the rules its answer also differed on BLOCKED.
+ * expected (the model) and actual (the target); a server fault (a 5xx) ERROR of the success rule of
+ * its operation, as a scenario charges it; the rules its answer also differed on BLOCKED.
  */
 export function explorationMeta(result: ExploreResult, info: TargetInfo, paths: readonly (FindingPaths | undefined)[], replayCommand: string): ScenarioMeta {
   const evidence: Exchange[] = [];
@@ -126,7 +127,7 @@ export function explorationMeta(result: ExploreResult, info: TargetInfo, paths: 
     const at = diverging ? evidence.findIndex((e, j) => j >= first && e.seq === diverging.seq) : -1;
     const main = finding.differences[0]!;
     ruleResults[finding.rule] = {
-      status: 'FAIL',
+      status: finding.serverFault ? 'ERROR' : 'FAIL',
       message: findingMessage(finding, paths[i], replayCommand),
       expected: main.model,
       actual: main.target,
@@ -142,7 +143,7 @@ export function explorationMeta(result: ExploreResult, info: TargetInfo, paths: 
     title: `Exploration: ${result.programs} random programs (seed ${result.seed}) against the reference model`,
     rules,
     target: info,
-    status: result.error !== undefined ? 'error' : result.findings.length > 0 ? 'fail' : 'pass',
+    status: result.error !== undefined || result.findings.some((f) => f.serverFault) ? 'error' : result.findings.length > 0 ? 'fail' : 'pass',
     ...(result.error !== undefined ? { reason: result.error } : {}),
     shapeChecks: {},
     ruleResults,

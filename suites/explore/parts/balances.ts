@@ -71,6 +71,8 @@ function grantedPair(context: RunContext, held: number): { subject: Subject; fea
   return { subject: { customerId: holding.customerId, ...(holding.entityId ? { entityId: holding.entityId } : {}) }, featureId };
 }
 
+const DAY_MS = 86_400_000;
+
 const checkArgs = fc.record({
   granted: fc.oneof({ arbitrary: index, weight: 4 }, { arbitrary: fc.constant(-1), weight: 1 }),
   customer: index,
@@ -117,7 +119,9 @@ export const balanceCommands: readonly CommandSpec<unknown>[] = [
       noteAmount(context, amount, args.amount, balance);
       const lockId = args.mode === 'lock' ? context.ns.id('lock') : undefined;
       const upcoming = context.world.upcoming()[0];
-      const expiresAt = args.lockExpiry === 'hour' ? context.world.now + 3_600_000 : args.lockExpiry === 'next-instant' && upcoming !== undefined ? upcoming : undefined;
+      // A lock's expiry at most a day ahead: the document gives no bound, the reference refuses a later one (leeway.ts LOCK-EXPIRES-WITHIN-A-DAY).
+      const withinADay = upcoming !== undefined && upcoming <= context.world.now + DAY_MS ? upcoming : undefined;
+      const expiresAt = args.lockExpiry === 'hour' ? context.world.now + 3_600_000 : args.lockExpiry === 'next-instant' ? withinADay : undefined;
       const body = {
         customer_id: subject.customerId,
         feature_id: featureId,

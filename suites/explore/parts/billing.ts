@@ -126,7 +126,8 @@ export const billingCommands: readonly CommandSpec<unknown>[] = [
       for (const update of args.updates) {
         const entityId = update.entity >= 0 ? pick(entities, update.entity)?.id : undefined;
         const held = (await heldBy(context, customerId, entityId ?? requestEntity)).filter((h) => h.status === 'active');
-        const target = pick(held, update.held);
+        // Not a plan that offers licenses: the reference does not preview those yet (leeway.ts PREVIEW-LICENSE-BACKED).
+        const target = pick(held.filter((h) => (context.world.plans.find((p) => p.id === h.planId)?.licenses.length ?? 0) === 0), update.held);
         // One update per plan and holder: a second one of the same is a refusal (billing.preview-refused `twice`), not a preview.
         if (target === undefined || updates.some((u) => u.plan_id === target.planId && u.entity_id === entityId)) continue;
         updates.push({ plan_id: target.planId, cancel_action: update.action, ...(entityId ? { entity_id: entityId } : {}), ...(update.noProration ? { proration_behavior: 'none' } : {}) });
