@@ -13,7 +13,6 @@ const QUICK_EXCLUDED = [
   'fake-server/packaged.test.ts',
   // Start the conformance CLI, the fake's or the exploration's in a child process for every case,
   // or a second fake process (parity), or wait out request timeouts (preflight against hostile targets).
-  'suites/hostile/hostile-targets.test.ts',
   'suites/hostile/preflight-hostile.test.ts',
   'suites/report/cli.test.ts',
   'fake-server/cli.test.ts',
