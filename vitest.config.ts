@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { LongestFirst } from './scripts/longest-first.ts';
 import { ProgressReporter } from './scripts/progress-reporter.ts';
 import { conformanceProject, EXPLORATION_TEST } from './suites/conformance-project.ts';
 
@@ -47,6 +48,8 @@ export default defineConfig({
     // alone. A test that needs more says so; these catch a hang, they are no speed target.
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // The files known to be long first, also on a fresh clone with no durations of a last run.
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
         extends: true,
