@@ -1,4 +1,4 @@
-// The import rules of the project (README "What is where"), checked by dependency-cruiser in
+// The import rules of the project (docs/contributing.md, "Import rules"), checked by dependency-cruiser in
 // `npm test` (scripts/import-rules.test.ts): no import circle anywhere, and the few layer rules below.
 // Type-only imports count: a circle of types still ties two modules together.
 

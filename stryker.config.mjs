@@ -1,5 +1,5 @@
 // Mutation testing of the fake's domain and store, with the conformance scenarios as the tests
-// (suites/meta/mutation/scenarios.mutation.ts). `npm run mutation`; README "Mutation testing".
+// (suites/meta/mutation/scenarios.mutation.ts). `npm run mutation`; docs/mutation-testing.md.
 // MUTATE=<globs, comma-separated> narrows the run, e.g. MUTATE=fake-server/domain/licenses.ts.
 const ALL = ['fake-server/domain/**/*.ts', 'fake-server/store/**/*.ts', '!**/*.test.ts', '!fake-server/domain/testing.ts'];
 

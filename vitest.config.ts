@@ -14,6 +14,8 @@ import { conformanceProject, EXPLORATION_TEST } from './suites/conformance-proje
 const QUICK_EXCLUDED = [
   // Packs and installs the package into a project of its own.
   'fake-server/packaged.test.ts',
+  // Runs the docs' runnable blocks, conformance runs among them, each in a shell of its own.
+  'scripts/docs-runnable.test.ts',
   // Start the conformance CLI, the fake's or the exploration's in a child process for every case,
   // or a second fake process (parity), or wait out request timeouts (preflight against hostile targets).
   'suites/hostile/preflight-hostile.test.ts',

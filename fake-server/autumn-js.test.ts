@@ -22,7 +22,7 @@ import { KNOWN_CLIENT_DIFFERENCES, type KnownClientDifference } from '../spec/re
 import { ruleById } from '../spec/rules/catalogue.ts';
 import { createFakeServer, type FakeServer, type RequestLogEntry } from './index.ts';
 
-/** How many of the client's methods post to an operation the fake implements (README "For app teams" lists the others). */
+/** How many of the client's methods post to an operation the fake implements (docs/app-teams.md lists the others). */
 const CLIENT_METHODS_SERVED = 29;
 
 let fake: FakeServer;
@@ -213,6 +213,8 @@ describe('autumn-js drives the fake in client-compat mode, and accepts every ans
       const body = (await response.json()) as { code: string; message: string };
       expect({ method, status: response.status, code: body.code }).toEqual({ method, status: 404, code: 'route_not_found' });
       expect(body.message, method).toContain(`does not serve ${path.slice('/v1/'.length)}`);
+      // The client's events.list reads what the fake keeps for its control plane: the 404 says where.
+      if (method === 'events.list') expect(body.message).toContain('POST /_fake/events.list');
     }
   });
 });

@@ -7,9 +7,11 @@
  * import of anything undeclared fails here. Each project then runs its own strict `tsc` and its
  * tests; the app-team project also its plain Node scripts (CommonJS with require(esm) off, as on
  * Node 20 before 20.19) and the `besi-fake` bin, directly and through npx, stopped by signals.
+ * A vendor's project holds the package and its declared dependencies only, nothing of its own:
+ * there each bin must answer --help, and `besi-conformance run` and `explore` must test a fake by URL.
  */
 import { execFile } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -25,22 +27,20 @@ type Example = (typeof EXAMPLES)[number];
 interface Manifest {
   bin: Record<string, string>;
   dependencies: Record<string, string>;
-  peerDependencies: Record<string, string>;
+  peerDependencies?: Record<string, string>;
   exports: Record<string, string | Record<string, Record<string, string>>>;
 }
 
 let work: string;
 let tarball: string;
 let manifest: Manifest;
-const projects = {} as Record<Example, string>;
+const projects = {} as Record<Example | 'vendor', string>;
 
 /** Reads a JSON file. */
 const json = <T>(path: string): T => JSON.parse(readFileSync(path, 'utf8')) as T;
 
-/** Copies an example into its own project, unpacks the tarball into it with the bins npm would link, and links its other dependencies at the versions it pins. */
-async function install(example: Example): Promise<string> {
-  const project = join(work, example);
-  cpSync(join(ROOT, 'examples', example), project, { recursive: true });
+/** Unpacks the tarball into a project with the bins npm would link, and links the package's declared dependencies and the project's own (at the versions it pins). */
+async function installPackage(project: string, pinned: Record<string, string>): Promise<void> {
   const installed = join(project, 'node_modules/besi-conformance');
   mkdirSync(installed, { recursive: true });
   await run('tar', ['-xzf', tarball, '-C', installed, '--strip-components=1']);
@@ -49,24 +49,29 @@ async function install(example: Example): Promise<string> {
     chmodSync(join(installed, path), 0o755);
     symlinkSync(join('../besi-conformance', path), join(project, 'node_modules/.bin', name));
   }
-  const app = json<{ devDependencies: Record<string, string> }>(join(project, 'package.json'));
-  const linked = new Set([...Object.keys(manifest.dependencies), ...Object.keys(manifest.peerDependencies), ...Object.keys(app.devDependencies)]);
+  const linked = new Set([...Object.keys(manifest.dependencies), ...Object.keys(pinned)]);
   linked.delete('besi-conformance');
   for (const name of linked) {
     const source = join(ROOT, 'node_modules', name);
-    const pinned = app.devDependencies[name];
-    if (pinned !== undefined) expect(json<{ version: string }>(join(source, 'package.json')).version, `${example} pins ${name}`).toBe(pinned);
+    if (pinned[name] !== undefined) expect(json<{ version: string }>(join(source, 'package.json')).version, `${project} pins ${name}`).toBe(pinned[name]);
     const link = join(project, 'node_modules', name);
     mkdirSync(dirname(link), { recursive: true });
     symlinkSync(source, link, 'dir');
   }
+}
+
+/** Copies an example into its own project and installs the package there. */
+async function install(example: Example): Promise<string> {
+  const project = join(work, example);
+  cpSync(join(ROOT, 'examples', example), project, { recursive: true });
+  await installPackage(project, json<{ devDependencies: Record<string, string> }>(join(project, 'package.json')).devDependencies);
   return project;
 }
 
 /** Runs a command in a project; resolves with its output, or fails with it. */
-async function inProject(example: Example, command: string, args: readonly string[]): Promise<string> {
+async function inProject(example: Example | 'vendor', command: string, args: readonly string[], env: Record<string, string> = {}): Promise<string> {
   try {
-    const { stdout, stderr } = await run(command, args, { cwd: projects[example], maxBuffer: 16 * 1024 * 1024, env: { ...process.env, CI: 'true', NO_COLOR: '1' } });
+    const { stdout, stderr } = await run(command, args, { cwd: projects[example], maxBuffer: 16 * 1024 * 1024, env: { ...process.env, CI: 'true', NO_COLOR: '1', ...env } });
     return stdout + stderr;
   } catch (error) {
     const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
@@ -83,6 +88,10 @@ beforeAll(async () => {
   await run('tar', ['-xzf', tarball, '-C', unpacked, '--strip-components=1', 'package/package.json']);
   manifest = json<Manifest>(join(unpacked, 'package.json'));
   for (const example of EXAMPLES) projects[example] = await install(example);
+  projects.vendor = join(work, 'vendor');
+  mkdirSync(projects.vendor);
+  writeFileSync(join(projects.vendor, 'package.json'), '{ "name": "vendor", "private": true }\n');
+  await installPackage(projects.vendor, {});
 }, 5 * MINUTE);
 
 afterAll(() => {
@@ -215,5 +224,36 @@ describe.each([
   it('runs its tests against the fake with autumn-js', async () => {
     const output = await inProject(example, process.execPath, [...nodeOptions, 'node_modules/jest/bin/jest.js', '--ci', '--verbose']);
     expect(output).toMatch(/Tests:\s+2 passed, 2 total/);
+  }, 3 * MINUTE);
+});
+
+// What a vendor does with the package alone: npx runs the bins from the project's node_modules.
+describe('a vendor project holding only the package: every bin works', () => {
+  const npx = (args: readonly string[], env: Record<string, string> = {}) => inProject('vendor', 'npx', args, { npm_config_offline: 'true', npm_config_update_notifier: 'false', ...env });
+
+  it('holds nothing but the package and its declared dependencies', () => {
+    const installed = readdirSync(join(projects.vendor, 'node_modules')).flatMap((name) => (name.startsWith('@') ? readdirSync(join(projects.vendor, 'node_modules', name)).map((inner) => `${name}/${inner}`) : [name]));
+    expect(installed.filter((name) => name !== '.bin').sort()).toEqual(['besi-conformance', ...Object.keys(manifest.dependencies)].sort());
+    expect(manifest.peerDependencies, 'a peer dependency the vendor would have to install').toBeUndefined();
+  });
+
+  it('npx besi-conformance --help and npx besi-fake --help answer', async () => {
+    const help = await npx(['besi-conformance', '--help']);
+    for (const command of ['run', 'list', 'explore', 'baseline']) expect(help).toContain(`${command} [options]`);
+    expect(await npx(['besi-fake', '--help'])).toContain('--port');
+  }, MINUTE);
+
+  it('npx besi-conformance run and explore test a fake started by npx besi-fake, by URL', async () => {
+    const fake = await startFake('npx', ['besi-fake', '--port', '0', '--ready-json'], { cwd: projects.vendor });
+    try {
+      const env = { API_KEY: fake.ready.keys[0]!.key };
+      const ran = await npx(['besi-conformance', 'run', '--base-url', fake.ready.url, '--only', 'envelope.version-2-4-0', '--report-dir', 'out'], env);
+      expect(ran).toContain('PASSED, exit 0');
+      expect(readFileSync(join(projects.vendor, 'out/summary.md'), 'utf8')).toMatch(/passed/i);
+      const explored = await npx(['besi-conformance', 'explore', '--base-url', fake.ready.url, '--runs', '2', '--max-steps', '5', '--report-dir', 'out'], env);
+      expect(explored).toContain('explore: 2 programs');
+    } finally {
+      await stopFake(fake, 'SIGTERM');
+    }
   }, 3 * MINUTE);
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { bearerToken, formatIssues, parseApiVersion } from './router.ts';
+import { bearerToken, formatIssues, notServed, parseApiVersion } from './router.ts';
 
 describe('parseApiVersion [VER-HEADER-DEFAULT, VER-2-4-0-ACCEPTED, VER-INVALID-VERSION]', () => {
   it('reads a missing header as 2.4.0, and pads the 2.x versions up to 2.4', () => {
@@ -36,5 +36,21 @@ describe('formatIssues [ERR-VALIDATION-CODE]', () => {
     expect(formatIssues(issues(schema, { limit: 201, items: 3 }))).toBe(
       '[Validation Errors] limit: Too big: expected number to be <=200; items: Invalid input: expected array, received number',
     );
+  });
+});
+
+describe('notServed: the 404 of a path outside the operation table', () => {
+  it('names the operation the fake does not serve', () => {
+    expect(notServed('/v1/customers.update')).toBe('The fake does not serve customers.update (POST /v1/customers.update): it implements the operations of interface.md only');
+    expect(notServed('/v2/whatever')).toBe('No operation at /v2/whatever');
+  });
+
+  it('names the control call that holds the data of an unserved read, when there is one', () => {
+    expect(notServed('/v1/events.list')).toBe(
+      'The fake does not serve events.list (POST /v1/events.list): it implements the operations of interface.md only; the usage events it recorded are at POST /_fake/events.list (its control plane, with the same key)',
+    );
+    expect(notServed('/v1/events.aggregate')).toContain('the usage events it recorded are at POST /_fake/events.list');
+    expect(notServed('/v1/customers.advance_test_clock')).toContain("a tenant's clock moves forward at POST /_fake/clock.advance");
+    expect(notServed('/v1/invoices.list')).not.toContain('/_fake/');
   });
 });

@@ -7,6 +7,7 @@
  */
 import type { z } from 'zod';
 import type { Env } from '../spec/common.ts';
+import { CONTROL_PREFIX, type ControlCallName } from '../spec/control-plane.ts';
 import { callMutates, type OperationDef } from '../spec/operation.ts';
 import { operationForPath, type OperationName } from '../spec/operations.ts';
 import { type DomainContext, DomainError, type OperationHandlers, type TextHandlers } from './domain/context.ts';
@@ -69,12 +70,23 @@ export function bearerToken(request: Request): string | undefined {
   return bearerOf(request.headers.get('authorization'));
 }
 
-/** The 404 message for a path outside the operation table: it names the operation, so a client call the fake does not serve is plain. */
+/**
+ * Calls of the reference (and its client) that the fake does not serve, for which its control plane
+ * holds the same data or does the same thing: a test that reaches for one learns where to look.
+ */
+const CONTROL_STAND_INS: Readonly<Record<string, { readonly call: ControlCallName; readonly what: string }>> = {
+  'events.list': { call: 'events.list', what: 'the usage events it recorded are at' },
+  'events.aggregate': { call: 'events.list', what: 'the usage events it recorded are at' },
+  'customers.advance_test_clock': { call: 'clock.advance', what: "a tenant's clock moves forward at" },
+};
+
+/** The 404 message for a path outside the operation table: it names the operation, so a client call the fake does not serve is plain, and the control call that has its data when there is one. */
 export function notServed(pathname: string): string {
   const name = pathname.startsWith('/v1/') ? pathname.slice('/v1/'.length) : undefined;
-  return name !== undefined && /^[A-Za-z_]+\.[A-Za-z_]+$/.test(name)
-    ? `The fake does not serve ${name} (POST ${pathname}): it implements the operations of interface.md only`
-    : `No operation at ${pathname}`;
+  if (name === undefined || !/^[A-Za-z_]+\.[A-Za-z_]+$/.test(name)) return `No operation at ${pathname}`;
+  const standIn = Object.hasOwn(CONTROL_STAND_INS, name) ? CONTROL_STAND_INS[name] : undefined;
+  const message = `The fake does not serve ${name} (POST ${pathname}): it implements the operations of interface.md only`;
+  return standIn === undefined ? message : `${message}; ${standIn.what} POST ${CONTROL_PREFIX}/${standIn.call} (its control plane, with the same key)`;
 }
 
 export function createRouter(options: RouterOptions): (head: RequestHead, text: BodyText) => Reply {

@@ -1,5 +1,5 @@
 /**
- * The import rules of .dependency-cruiser.mjs (README "What is where") hold over the project's
+ * The import rules of .dependency-cruiser.mjs (docs/contributing.md, "Import rules") hold over the project's
  * source: no import circle, and the layer rules. A failure lists each violation as dependency-cruiser
  * reports it. The rules are first run over a small tree that breaks each of them, so a parser that
  * reads no imports (and would find nothing wrong anywhere) fails here instead of passing.

@@ -6,7 +6,7 @@
  *   registerScenarios(SCENARIOS, await conformanceTarget());
  *
  * with `besi-conformance/suite/global-setup` as the project's globalSetup (it reads BASE_URL,
- * API_KEY, … as README "Configuration" says, or boots the fake when no target is given).
+ * API_KEY, … as docs/vendors.md "Configuration" says, or boots the fake when no target is given).
  */
 export { SCENARIOS } from './scenarios/index.ts';
 export { conformanceTarget, scenario } from './support.ts';

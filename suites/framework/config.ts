@@ -17,7 +17,7 @@ import { WIRE_NAME_KEYS, WIRE_NAME_PATTERN } from '../../spec/wire-names.ts';
 export const DEFAULT_API_VERSION = '2.4.0';
 export const DEFAULT_CONFIG_FILE = 'conformance.config.json';
 const VITE_BASE_URL = '/';
-/** Against a remote target each call waits a round trip: 8 scenarios at a time hide most of it (latency bench, README "Performance") without pressing a shared deployment hard. */
+/** Against a remote target each call waits a round trip: 8 scenarios at a time hide most of it (latency bench, docs/performance.md) without pressing a shared deployment hard. */
 export const DEFAULT_CONCURRENCY = 8;
 /** More scenarios at once than this would only queue in the connection pool (and press a target hard). */
 export const MAX_CONCURRENCY = 64;

@@ -1,7 +1,7 @@
 /**
  * Scenarios side by side. Against a remote target a run's wall time is its requests times the round
  * trip, and a scenario's calls depend on one another, so the run goes faster only by running
- * scenarios at the same time (README "Performance": the latency bench).
+ * scenarios at the same time (docs/performance.md: the latency bench).
  *
  * - A scenario runs ALONE when it declares (`needs` or `uses`), and the target has, a capability
  *   whose use changes what every other scenario sees (TENANT_WIDE): the control plane (clock moves,

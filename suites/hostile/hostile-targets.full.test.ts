@@ -22,7 +22,7 @@ const API_KEY = 'am_sk_test_Q7vXk2LmP9rTz4WcY8bN3hJd6FgS1aEu5oKi0MxVyRtHw';
 const OTHER_TENANT_API_KEY = `${LIVE_KEY_PREFIX}Zb8Nc3Vx1Lk5Jh7Gf9Dp2Sa4Mq6Wr0EtUy3Io`;
 /** What each run executes (`--only`): the envelope rules (auth, errors, both keys), and a second scenario file to show the fail-fast count carries over. */
 const ONLY = ['envelope', 'customers'];
-/** Exit codes of a conformance run (README, "Reports"). */
+/** Exit codes of a conformance run (README, "The command line"). */
 const EXIT = { mustFails: 1, undecided: 2 } as const;
 /**
  * Only a hang detector: a run that has not ended by then is killed (exit code null, which fails the

@@ -26,7 +26,7 @@ import { runConformance } from '../hostile/conformance-run.ts';
 import { inProcessTarget } from '../support.ts';
 import { PREPARE } from '../target-setup.ts';
 
-/** Most records a full run may leave on a fake that serves every delete (README, "Cleanup"). */
+/** Most records a full run may leave on a fake that serves every delete (docs/vendors.md, "What a run leaves behind"). */
 const MOST_LEFT = 10;
 
 const dir = mkdtempSync(join(tmpdir(), 'conformance-cleanup-'));

@@ -4,7 +4,7 @@
  * its node adapter would (the same fast path `reply`, or `fetch` while a fault rewrites raw HTTP),
  * minus the parsing and copying of HTTP/1.1 on both sides. The meta-tests start a fresh fake for
  * every fault, hundreds of thousands of requests in all, and most of their time went to the
- * loopback sockets (README "Development").
+ * loopback sockets (docs/contributing.md).
  *
  * What only a socket can do (an oversized body left unread, a malformed request line, a second
  * Authorization header) is the node adapter's, tested in fake-server/http and suites/hostile; the

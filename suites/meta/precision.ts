@@ -1,7 +1,7 @@
 /**
  * What the precision meta-test (can-fail.ts) holds the suite to: with each single fault, the
  * rules that FAIL are exactly the broken rule and the rules declared here as genuinely depending
- * on it (README "Development"). A dependent is declared only when the fault's behaviour violates
+ * on it (docs/contributing.md, "The suite checks itself"). A dependent is declared only when the fault's behaviour violates
  * the other statement too; "they share a scenario" is never a reason: attribute the check instead.
  */
 import { FAULTS } from '../../fake-server/faults/index.ts';
