@@ -1,12 +1,15 @@
 import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { LongestFirst } from './scripts/longest-first.ts';
 import { ProgressReporter } from './scripts/progress-reporter.ts';
 import { conformanceProject, EXPLORATION_TEST } from './suites/conformance-project.ts';
 
 /**
- * `TEST_QUICK=1` (`npm run test:quick`, the edit loop): every file but those that pack, install or
- * spawn the CLI again and again, which `npm test` keeps; the meta-tests and fuzzers read their own
- * variables for the rest (package.json).
+ * `TEST_QUICK=1` (`npm run test:quick`, the edit loop): every unit file but those that pack, install
+ * or spawn the CLI again and again, which `npm test` keeps; the meta-tests and fuzzers read their own
+ * variables for the rest (package.json). Not the conformance project: it runs alone before the unit
+ * files (below), a core mostly idle meanwhile, and can-fail's 'the healthy fake fails no rule' runs
+ * every scenario against the fake too, in-process.
  */
 const QUICK_EXCLUDED = [
   // Packs and installs the package into a project of its own.
@@ -15,7 +18,6 @@ const QUICK_EXCLUDED = [
   'scripts/docs-runnable.test.ts',
   // Start the conformance CLI, the fake's or the exploration's in a child process for every case,
   // or a second fake process (parity), or wait out request timeouts (preflight against hostile targets).
-  'suites/hostile/hostile-targets.test.ts',
   'suites/hostile/preflight-hostile.test.ts',
   'suites/report/cli.test.ts',
   'fake-server/cli.test.ts',
@@ -50,6 +52,8 @@ export default defineConfig({
     // alone. A test that needs more says so; these catch a hang, they are no speed target.
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // The files known to be long first, also on a fresh clone with no durations of a last run.
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
         extends: true,
@@ -73,7 +77,7 @@ export default defineConfig({
         },
       },
       // Its one worker (conformance-project.ts) runs first, alone.
-      { extends: true, test: { ...conformanceProject, exclude: [...configDefaults.exclude, ...FULL_ONLY] } },
+      ...(quick ? [] : [{ extends: true as const, test: { ...conformanceProject, exclude: [...configDefaults.exclude, ...FULL_ONLY] } }]),
     ],
   },
 });

@@ -164,14 +164,15 @@ async function main(): Promise<void> {
   const table = coldStartLines(pairs);
   console.log(table.join('\n'));
   const doc = [
-    '<!-- Written by `npm run bench:cold-start` (bench/cold-start.ts); run it again rather than edit. -->',
     '# Cold start of the fake',
     '',
-    'Spawn to the first 200 answer (`POST /v1/features.list`), each way of starting the fake beside a bare node:http server',
-    'printing its URL (`bench/floor.mjs`, the floor) started the same way, the two taking turns; median (min–max) of',
-    `${starts} starts each after one not counted, the ratio taken pair by pair. An installed project: the packed package`,
-    "in a project's node_modules beside a package whose bin is the floor, and the scripts `fake: besi-fake` and",
-    '`floor: besi-floor`. Target: the fake within 2× of its floor.',
+    'You want to know how long the fake takes to answer once started, each way you can start it, beside a bare Node server started the same way.',
+    '`npm run bench:cold-start` (`bench/cold-start.ts`) measured and wrote this page; run it again rather than edit it.',
+    '',
+    'Spawn to the first 200 answer (`POST /v1/features.list`), beside `bench/floor.mjs` (the floor: a bare node:http server printing its URL) started the same way.',
+    `The two take turns; median (min–max) of ${starts} starts each after one not counted; the ratio is taken pair by pair, so load on the machine moves both alike.`,
+    "An installed project: the packed package in a project's node_modules, beside a package whose bin is the floor, with the scripts `fake: besi-fake` and `floor: besi-floor`.",
+    'Target: the fake within 2× of its floor.',
     '',
     `Measured ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machineLine(ran)}, ${loadAverage().join(' ')} at the end.`,
     '',

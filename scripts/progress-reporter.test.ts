@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TestModule } from 'vitest/node';
-import { formatElapsed, ProgressReporter } from './progress-reporter.ts';
+import { formatElapsed, progressCounter, ProgressReporter } from './progress-reporter.ts';
 
 /** A running file as the reporter reads it: its path and its tests' states. */
 function module(path: string, states: string[]): TestModule {
@@ -63,5 +63,21 @@ describe('the progress reporter', () => {
 
   it('writes times as seconds, or minutes and seconds', () => {
     expect([formatElapsed(9_999), formatElapsed(60_000), formatElapsed(95_500)]).toEqual(['9s', '1m00s', '1m35s']);
+  });
+});
+
+describe('a progress counter', () => {
+  it('prints its count at most every 10 s, and at the last', () => {
+    let now = 0;
+    const lines: string[] = [];
+    const tick = progressCounter('explore', 4, 'programs', { now: () => now, write: (line) => lines.push(line) });
+    now = 9_999;
+    tick();
+    now = 10_000;
+    tick();
+    now = 15_000;
+    tick();
+    tick();
+    expect(lines).toEqual(['explore: 2 of 4 programs (10s)', 'explore: 4 of 4 programs (15s)']);
   });
 });

@@ -96,3 +96,24 @@ export class ProgressReporter implements Reporter {
     this.#write?.(`… ${formatElapsed(now - this.#runStarted)} into the run, still running: ${files.join('; ')}`);
   }
 }
+
+/**
+ * For a long test whose own count a log should show (programs explored; the reporter's line counts
+ * tests): call the returned function once per unit of work; it prints `<label>: <done> of <total>
+ * <unit> (<elapsed>)` at most every `everyMs`, and at the last.
+ */
+export function progressCounter(label: string, total: number, unit: string, options: { everyMs?: number; now?: () => number; write?: (line: string) => void } = {}): () => void {
+  const now = options.now ?? Date.now;
+  const write = options.write ?? ((line: string) => console.log(line));
+  const everyMs = options.everyMs ?? 10_000;
+  const started = now();
+  let shown = started;
+  let done = 0;
+  return () => {
+    done++;
+    const at = now();
+    if (at - shown < everyMs && done !== total) return;
+    shown = at;
+    write(`${label}: ${done} of ${total} ${unit} (${formatElapsed(at - started)})`);
+  };
+}

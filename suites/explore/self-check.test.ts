@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { createFakeApp } from '../../fake-server/app.ts';
 import { testSeed } from '../../fixtures/random.ts';
+import { progressCounter } from '../../scripts/progress-reporter.ts';
 import { createNamespace } from '../framework/namespace.ts';
 import { explore } from './explorer.ts';
 import { belowShare } from './steering.ts';
@@ -17,7 +18,10 @@ import { inProcessTarget } from './targets.ts';
 describe('exploration against the fake itself', () => {
   it('finds no difference in 200 programs', { timeout: 600_000 }, async () => {
     const seed = testSeed();
-    const target = inProcessTarget(createFakeApp(), createNamespace({ prefix: 'conf', seed }));
+    const fake = inProcessTarget(createFakeApp(), createNamespace({ prefix: 'conf', seed }));
+    // Every program opens the target once: the count a log shows while the test runs.
+    const started = progressCounter('exploration against the fake itself', 200, 'programs started');
+    const target = { ...fake, open: (start: Parameters<typeof fake.open>[0]) => (started(), fake.open(start)) };
     const result = await explore(target, { seed, runs: 200, maxSteps: 25, maxFindings: 1, shrinkRuns: 50 });
     for (const line of summaryLines(result)) console.log(line);
     const first = result.findings[0];

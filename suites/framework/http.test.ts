@@ -306,7 +306,9 @@ describe('Transport run guard', () => {
 
   it('stops sending after maxNetworkFailures unserved requests in a row; a served one resets the count', async () => {
     const guard = new RunGuard({ deadline: Date.now() + 60_000, maxNetworkFailures: 2 });
-    const t = transport({ guard, timeoutMs: 100, retry: false });
+    // Long enough for the served request to be answered while the worker collects garbage: the test
+    // runs in a worker shared with other files (vitest.config.ts), and 100 ms failed under load.
+    const t = transport({ guard, timeoutMs: 1_000, retry: false });
     const stalls = scripted(never);
     const ok = scripted((res) => json(res, 200, {}));
     const kind = (path: string) => t.send({ label: 'raw', path, body: '{}' }, passThrough).then(() => 'answered', (e: unknown) => (e as TransportError).kind);
@@ -318,7 +320,7 @@ describe('Transport run guard', () => {
     const before = hits.get(ok);
     const refused = await t.send({ label: 'things.get', path: ok, body: '{}' }, passThrough).catch((e: unknown) => e);
     expect((refused as TransportError).kind).toBe('circuit-open');
-    expect((refused as TransportError).message).toMatch(/not sent: the target left 2 requests in a row unserved \(last: raw: no response within 100 ms\)/);
+    expect((refused as TransportError).message).toMatch(/not sent: the target left 2 requests in a row unserved \(last: raw: no response within 1000 ms\)/);
     expect(hits.get(ok)).toBe(before);
   });
 

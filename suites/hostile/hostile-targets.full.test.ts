@@ -3,6 +3,13 @@
  * the conformance CLI in a child process with BASE_URL and API_KEY, reading its exit code, console
  * and every report file (report.json, junit.xml, report.html, summary.md). Whatever the target does, the run ends by itself (never killed), reports outages as ERROR
  * (never as a FAIL of a rule), and no output carries any part of a key.
+ *
+ * Under `npm run test:full` (a nightly run, a release): thirteen runs of the CLI, a sixth of `npm
+ * test`'s CPU. `npm test` keeps each mechanism these runs put together, against the same kinds of
+ * target: the body cap, the endless body, the deadline, the fail-fast count, the retry budget and
+ * outages as ERROR (suites/framework/http.test.ts, guard.test.ts), the key scrubbed from what
+ * echoes it (evidence.test.ts, http.test.ts), preflight (preflight-hostile.test.ts), and the CLI's
+ * exit codes and reports end to end (suites/report/cli.test.ts).
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { MIN_SECRET_RUN } from '../framework/evidence.ts';
