@@ -13,7 +13,8 @@ import type { OperationName } from '../../spec/operations.ts';
 import type { Part } from '../../spec/rules/rule.ts';
 import type { Namespace } from '../framework/namespace.ts';
 import type { Answer } from './compare.ts';
-import type { CallSpec, Lockstep, Removal, WorldState } from './lockstep.ts';
+import type { CallSpec, Lockstep, Removal } from './lockstep.ts';
+import type { WorldState } from './world.ts';
 import { bearer, type Headers } from './sides.ts';
 
 /**

@@ -14,7 +14,7 @@
  */
 import type { OperationName } from '../../spec/operations.ts';
 import type { Answer } from './compare.ts';
-import type { WorldState } from './lockstep.ts';
+import type { WorldState } from './world.ts';
 
 export interface LeewayCall {
   readonly operation: OperationName;

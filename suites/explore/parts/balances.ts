@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import type { z } from 'zod';
 import type { Balance } from '../../../spec/balances.ts';
 import { defineCommand, index, pick, rarely, variantArb, weighted, type CommandSpec, type RunContext } from '../command.ts';
-import type { FeatureInfo } from '../lockstep.ts';
+import type { FeatureInfo } from '../world.ts';
 import { amountChoice, isFractional, isHuge, resolveAmount, type AmountChoice } from './amounts.ts';
 
 type BalanceView = z.output<typeof Balance>;

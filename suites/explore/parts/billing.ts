@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { defineCommand, index, maybeIndex, pick, rarely, variantArb, weighted, type CommandSpec, type RunContext } from '../command.ts';
-import type { PlanInfo } from '../lockstep.ts';
+import type { PlanInfo } from '../world.ts';
 
 interface Held {
   readonly planId: string;

@@ -1,7 +1,7 @@
 /** Generators of the Features part: `features.create` (documented), `features.get` and `features.list` (setup reads). */
 import fc from 'fast-check';
 import { defineCommand, index, pick, variantArb, type CommandSpec, type RunContext } from '../command.ts';
-import type { FeatureInfo } from '../lockstep.ts';
+import type { FeatureInfo } from '../world.ts';
 import { fractionalAmount } from './amounts.ts';
 
 type Kind = 'boolean' | 'consumable' | 'allocated' | 'credit' | 'ai';

@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { defineCommand, index, pick, rarely, variantArb, weighted, type CommandSpec, type RunContext } from '../command.ts';
-import type { ItemInfo, PlanInfo } from '../lockstep.ts';
+import type { ItemInfo, PlanInfo } from '../world.ts';
 import { fractionalAmount, hugeAmount } from './amounts.ts';
 
 const includedArb = fc.oneof({ arbitrary: fc.constantFrom(0, 1, 2, 3, 5, 10, 100), weight: 8 }, { arbitrary: fractionalAmount, weight: 2 }, { arbitrary: hugeAmount, weight: 1 });
