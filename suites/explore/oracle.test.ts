@@ -67,7 +67,7 @@ describe('the oracle on a shared tenant', () => {
     for (const variant of Object.keys(VARIANTS) as VariantName[]) {
       const headers = variantHeaders(variant, 'am_sk_test_x', 'am_sk_live_x', '2.3.0') ?? {};
       const version = Object.entries(headers).find(([name]) => name.toLowerCase() === 'x-api-version')?.[1];
-      if (variant === 'bad-version') expect(version).toBe('9.9.9');
+      if (variant.endsWith('bad-version')) expect(version, variant).toBe('9.9.9');
       else if (variant === 'no-version') expect(version).toBeNull();
       else expect(version, variant).toSatisfy((v: unknown) => v === undefined || v === '2.3.0');
     }
