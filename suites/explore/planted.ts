@@ -7,15 +7,18 @@
  * reference model). The scratch copy is restored after every patch.
  *
  *   npx tsx suites/explore/planted.ts --patches <dir of *.patch> --scratch <git worktree>
- *       [--mode both|scenarios|exploration] [--runs 150] [--seed 424242] [--only <part,…>]
+ *       [--mode both|scenarios|exploration|url] [--runs 150] [--seed 424242] [--only <part,…>]
  *       [--reverse] [--out <results.json>]
+ *
+ * `--mode url` measures what a vendor's certificate catches: the scratch copy's fake started as a
+ * process, and this worktree's CLI run against it by URL with its defaults (exploration included).
  *
  * A bug counts as caught by the scenarios when the run fails a rule (MUST, or SHOULD as well), and by
  * exploration when it reports a finding; the summary prints both, and scenarios and exploration
  * together. `--reverse` takes the patches from the last, so a second scratch copy can meet the
  * first half-way; results of several `--out` files are merged with `--summary <file…>`.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -33,6 +36,8 @@ export interface PlantedResult {
   readonly patch: string;
   /** The rules the scenarios failed (`RULE:LEVEL`); undefined when not measured. */
   readonly scenarios?: { readonly exitCode: number; readonly seconds: number; readonly fail: readonly string[] };
+  /** `--mode url`: a vendor's default run by URL against the bug in its own fake process; the FAIL rules, and those only the exploration failed. */
+  readonly run?: { readonly exitCode: number; readonly seconds: number; readonly fail: readonly string[]; readonly fromExploration: readonly string[] };
   /** The rules of exploration's findings (`RULE:LEVEL`). */
   readonly exploration?: { readonly findings: readonly string[]; readonly programs: number; readonly seconds: number; readonly error?: string };
 }
@@ -60,6 +65,45 @@ function scenarios(scratch: string, seed: number, reportDir: string): NonNullabl
   const started = Date.now();
   const { code } = run('npx', ['tsx', 'suites/cli.ts', 'run', '--report-dir', reportDir, '--seed', String(seed)], scratch, { CONFORMANCE_EXPLORE_RUNS: '0' });
   return { exitCode: code, seconds: Math.round((Date.now() - started) / 1000), fail: failedRules(join(reportDir, 'report.json')) };
+}
+
+/** A sandbox key of the vendor's organisation, its live key, and another organisation's (the fake's --key). */
+const PLANTED_KEYS = { apiKey: 'am_sk_test_plantedA', liveKey: 'am_sk_live_plantedA', otherTenantApiKey: 'am_sk_test_plantedB' };
+
+/**
+ * A vendor's run: the scratch copy's fake (with the bug) started as a process, and this worktree's
+ * CLI run against it by URL with its defaults, the exploration inside it included.
+ */
+async function byUrl(scratch: string, seed: number, reportDir: string): Promise<NonNullable<PlantedResult['run']>> {
+  mkdirSync(reportDir, { recursive: true });
+  const fake = spawn(process.execPath, ['--import', 'tsx', 'fake-server/cli.ts', '--ready-json', '--port', '0', '--key', `${PLANTED_KEYS.apiKey}:org_a`, '--key', `${PLANTED_KEYS.liveKey}:org_a`, '--key', `${PLANTED_KEYS.otherTenantApiKey}:org_b`], { cwd: scratch, stdio: ['ignore', 'pipe', 'ignore'] });
+  try {
+    const url = await new Promise<string>((resolveUrl, reject) => {
+      let seen = '';
+      fake.stdout.on('data', (chunk: Buffer) => {
+        seen += chunk.toString();
+        const line = seen.split('\n').find((l) => l.startsWith('{'));
+        if (line !== undefined) resolveUrl((JSON.parse(line) as { url: string }).url);
+      });
+      fake.on('exit', (code) => reject(new Error(`the planted fake exited (${code}) before it was ready`)));
+    });
+    const started = Date.now();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'suites/cli.ts', 'run', '--base-url', url, '--report-dir', reportDir, '--seed', String(seed)], {
+      cwd: ROOT,
+      env: { ...process.env, API_KEY: PLANTED_KEYS.apiKey, OTHER_TENANT_API_KEY: PLANTED_KEYS.otherTenantApiKey, CI: 'true' },
+      stdio: 'ignore',
+    });
+    const exitCode = await new Promise<number>((done) => child.on('close', (code) => done(code ?? -1)));
+    const reportFile = join(reportDir, 'report.json');
+    const fromExploration = existsSync(reportFile)
+      ? Object.entries((JSON.parse(readFileSync(reportFile, 'utf8')) as { rules: Record<string, { status: string; level: string; scenarios: { scenario: string; status: string }[] }> }).rules)
+          .filter(([, rule]) => rule.status === 'FAIL' && rule.scenarios.every((s) => s.status !== 'FAIL' || s.scenario === 'exploration'))
+          .map(([id, rule]) => `${id}:${rule.level}`)
+      : [];
+    return { exitCode, seconds: Math.round((Date.now() - started) / 1000), fail: failedRules(reportFile), fromExploration };
+  } finally {
+    fake.kill('SIGTERM');
+  }
 }
 
 /** Exploration alone, in a child process (the scratch copy's modules must load afresh for each patch). */
@@ -92,7 +136,7 @@ async function exploreOne(scratch: string, seed: number, runs: number): Promise<
 export function summarise(results: readonly PlantedResult[]): string[] {
   const byPatch = new Map<string, { scenarios?: PlantedResult['scenarios']; exploration?: PlantedResult['exploration'] }>();
   for (const r of results) byPatch.set(r.patch, { ...byPatch.get(r.patch), ...(r.scenarios ? { scenarios: r.scenarios } : {}), ...(r.exploration ? { exploration: r.exploration } : {}) });
-  const rows = [...byPatch].sort(([a], [b]) => a.localeCompare(b));
+  const rows = [...byPatch].filter(([, r]) => r.scenarios || r.exploration).sort(([a], [b]) => a.localeCompare(b));
   const caughtS = (r: { scenarios?: PlantedResult['scenarios'] }) => (r.scenarios?.fail.length ?? 0) > 0;
   const mustS = (r: { scenarios?: PlantedResult['scenarios'] }) => r.scenarios?.fail.some((f) => f.endsWith(':MUST')) ?? false;
   const caughtE = (r: { exploration?: PlantedResult['exploration'] }) => (r.exploration?.findings.length ?? 0) > 0;
@@ -100,6 +144,15 @@ export function summarise(results: readonly PlantedResult[]): string[] {
   const both = rows.filter(([, r]) => r.scenarios && r.exploration);
   const count = (list: typeof rows, p: (r: (typeof rows)[number][1]) => boolean) => list.filter(([, r]) => p(r)).length;
   const lines = rows.map(([patch, r]) => `${patch.replace(/\.patch$/, '').padEnd(48)} scenarios ${r.scenarios ? r.scenarios.fail.join(' ') || '-' : '(not run)'} | exploration ${r.exploration ? r.exploration.findings.join(' ') || '-' : '(not run)'}`);
+  const vendor = results.filter((r) => r.run !== undefined);
+  for (const r of vendor) lines.push(`${r.patch.replace(/\.patch$/, '').padEnd(48)} run by URL (exit ${r.run!.exitCode}, ${r.run!.seconds} s) ${r.run!.fail.join(' ') || '-'}${r.run!.fromExploration.length > 0 ? ` (by exploration only: ${r.run!.fromExploration.join(' ')})` : ''}`);
+  if (vendor.length > 0) {
+    const caught = vendor.filter((r) => r.run!.fail.length > 0);
+    lines.push(
+      `${vendor.length} bugs, a default run by URL: ${caught.length} caught (${vendor.filter((r) => r.run!.fail.some((f) => f.endsWith(':MUST'))).length} by a MUST rule), ` +
+        `${vendor.filter((r) => r.run!.fail.length > 0 && r.run!.fail.every((f) => r.run!.fromExploration.includes(f))).length} of them by the exploration only`,
+    );
+  }
   const n = both.length;
   lines.push(
     `${n} bugs measured both ways: scenarios alone catch ${count(both, caughtS)} (${count(both, mustS)} by a MUST rule); exploration alone ${count(both, caughtE)} (${count(both, mustE)} by MUST); ` +
@@ -131,7 +184,7 @@ async function main(): Promise<void> {
     for (const line of summarise(positionals.flatMap((file) => JSON.parse(readFileSync(file, 'utf8')) as PlantedResult[]))) console.log(line);
     return;
   }
-  if (values.patches === undefined || values.scratch === undefined) throw new Error('usage: planted.ts --patches <dir> --scratch <git worktree> [--mode both|scenarios|exploration] [--runs n] [--seed n] [--only a,b] [--reverse] [--out file]  |  --summary <results.json…>');
+  if (values.patches === undefined || values.scratch === undefined) throw new Error('usage: planted.ts --patches <dir> --scratch <git worktree> [--mode both|scenarios|exploration|url] [--runs n] [--seed n] [--only a,b] [--reverse] [--out file]  |  --summary <results.json…>');
   const patchDir = resolve(values.patches);
   const scratch = resolve(values.scratch);
   const only = values.only?.split(',');
@@ -145,11 +198,15 @@ async function main(): Promise<void> {
     execFileSync('git', ['checkout', '--', '.'], { cwd: scratch });
     execFileSync('git', ['apply', join(patchDir, patch)], { cwd: scratch });
     try {
-      const result: PlantedResult = {
-        patch,
-        ...(values.mode !== 'exploration' ? { scenarios: scenarios(scratch, seed, join(tmpdir(), 'planted', patch.replace(/\.patch$/, ''))) } : {}),
-        ...(values.mode !== 'scenarios' ? { exploration: exploration(scratch, seed, runs) } : {}),
-      };
+      const reportDir = join(tmpdir(), 'planted', patch.replace(/\.patch$/, ''));
+      const result: PlantedResult =
+        values.mode === 'url'
+          ? { patch, run: await byUrl(scratch, seed, reportDir) }
+          : {
+              patch,
+              ...(values.mode !== 'exploration' ? { scenarios: scenarios(scratch, seed, reportDir) } : {}),
+              ...(values.mode !== 'scenarios' ? { exploration: exploration(scratch, seed, runs) } : {}),
+            };
       results.push(result);
       console.log(JSON.stringify(result));
     } finally {
