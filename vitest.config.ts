@@ -25,6 +25,11 @@ const QUICK_EXCLUDED = [
   'suites/explore/parity.test.ts',
   // Two whole conformance runs by URL against one fake, to count what they leave behind.
   'suites/meta/cleanup.test.ts',
+  // Nights of the docs' CI command line, stopped by signals; printed re-run and replay lines run as printed.
+  'suites/meta/nightly.test.ts',
+  'suites/meta/printed-commands.test.ts',
+  // Scenarios against a fake that holds every answer 600 ms: it waits by design.
+  'suites/meta/slow-probes.test.ts',
   // Hundreds of exploration programs: against the healthy model, and against every fault.
   'suites/explore/self-check.test.ts',
   'suites/explore/unfound-faults.test.ts',
