@@ -46,10 +46,14 @@ export function recordCreated(
   for (const entry of createdBy(creates, ns, operation, request, response)) ledger.record(entry);
 }
 
-/** The root client's listener: every 200 answer to an operation that creates is recorded at once, raw calls included. */
-export function answerRecorder(creates: Readonly<Record<string, Creates>>, ns: Pick<Namespace, 'owns'>, ledger: ScenarioLedger): AnswerListener {
-  return ({ operation, request, status, body }) => {
-    if (status !== 200) return;
+/**
+ * The root client's listener: every 200 answer to an operation that creates is recorded at once, raw
+ * calls included. Not a call made with another tenant's key (an exploration program's own tenant,
+ * deleted whole): the run's cleanup, with the run's key, would only find it gone, a call each.
+ */
+export function answerRecorder(creates: Readonly<Record<string, Creates>>, ns: Pick<Namespace, 'owns'>, ledger: ScenarioLedger, apiKey: string | undefined): AnswerListener {
+  return ({ operation, request, status, body, headers }) => {
+    if (status !== 200 || (apiKey !== undefined && !withOwnKey(headers, apiKey))) return;
     const answer = typeof body === 'object' && body !== null ? body : undefined;
     recordCreated(creates, ns, ledger, operation, request, answer);
   };

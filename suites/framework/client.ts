@@ -109,7 +109,7 @@ export interface ClientScope extends TransportScope {
 export type SendListener = (send: { readonly operation: string; readonly request: unknown; readonly headers: HeaderOverrides | undefined }) => void | Promise<void>;
 
 /** An answer to an operation of the table: its name, the request body sent, the status and the parsed body. */
-export type AnswerListener = (answer: { readonly operation: string; readonly request: unknown; readonly status: number; readonly body: unknown }) => void;
+export type AnswerListener = (answer: { readonly operation: string; readonly request: unknown; readonly status: number; readonly body: unknown; readonly headers: HeaderOverrides | undefined }) => void;
 
 /** What `call` learns from a response before the exchange is recorded. */
 type Interpreted<Err> =
@@ -181,7 +181,7 @@ export class Client<Ops extends OperationTable, E extends z.ZodType> {
     const { res } = seen;
     // The scope's listener first: it records on behalf of the scenario, the root's then only adds what the answer names.
     if (seen.kind === 'success') this.#onSuccess?.(op.name, body);
-    this.#answered(op.name, body, res.status, res.body);
+    this.#answered(op.name, body, res.status, res.body, options.headers);
     if (seen.kind === 'success') {
       if (!res.isJson) throw new TargetFault(`${op.name}: the 200 answer is not JSON: ${JSON.stringify(res.text.slice(0, 120))}`, exchange);
       const schemaIssues = seen.annotations.schemaIssues;
@@ -205,7 +205,7 @@ export class Client<Ops extends OperationTable, E extends z.ZodType> {
     if (op) this.#guard(op, parsedOrUndefined(req.body));
     if (op) await this.#sending(op.name, parsedOrUndefined(req.body), req.headers);
     const { value, exchange } = await this.transport.send({ label: 'raw', ...req }, (res) => ({ value: res }));
-    if (op) this.#answered(op.name, parsedOrUndefined(req.body), value.status, value.isJson ? value.body : undefined);
+    if (op) this.#answered(op.name, parsedOrUndefined(req.body), value.status, value.isJson ? value.body : undefined, req.headers);
     return { status: value.status, headers: value.headers, body: value.body, text: value.text, exchange };
   }
 
@@ -213,8 +213,8 @@ export class Client<Ops extends OperationTable, E extends z.ZodType> {
     for (const listener of this.#onSend) await listener({ operation, request, headers });
   }
 
-  #answered(operation: string, request: unknown, status: number, body: unknown): void {
-    for (const listener of this.#onAnswer) listener({ operation, request, status, body });
+  #answered(operation: string, request: unknown, status: number, body: unknown, headers: HeaderOverrides | undefined): void {
+    for (const listener of this.#onAnswer) listener({ operation, request, status, body, headers });
   }
 
   /** Closes the connection pool shared by this client and every client made from it with `with`. */

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { answerRecorder } from './cleanup.ts';
 import { Ledger } from './ledger.ts';
 import { createNamespace } from './namespace.ts';
 import { json, startServer, testClient, type TestServer } from './testing.ts';
@@ -70,6 +71,19 @@ describe('Ledger', () => {
       [throws, 'widget API down'],
       [broken, expect.stringMatching(/^answered 500: .*status 500 for/)],
     ]);
+  });
+
+  it("records a 200 of a creating call made with the run's key, and nothing made with another tenant's key", () => {
+    const { ns, ledger } = setup();
+    const creates = { 'things.create': ((request: { thing_id: string }) => ({ kind: 'thing', id: request.thing_id })) as never };
+    const record = answerRecorder(creates, ns, ledger.forScenario(undefined), 'am_sk_test_run');
+    const [own, bare, other, refused] = ['own', 'bare', 'other', 'refused'].map((name) => ns.scope(name).id('thing'));
+    record({ operation: 'things.create', request: { thing_id: own }, status: 200, body: {}, headers: { authorization: 'Bearer am_sk_test_run' } });
+    record({ operation: 'things.create', request: { thing_id: bare }, status: 200, body: {}, headers: undefined });
+    // An exploration program's own tenant, deleted whole: the run's key would only find it gone.
+    record({ operation: 'things.create', request: { thing_id: other }, status: 200, body: {}, headers: { Authorization: 'Bearer am_sk_test_tenant2' } });
+    record({ operation: 'things.create', request: { thing_id: refused }, status: 400, body: {}, headers: undefined });
+    expect(ledger.entries().map((recorded) => recorded.entry.id)).toEqual([own, bare]);
   });
 
   it('refuses to record an ID outside the namespace, so cleanup can never delete it', async () => {

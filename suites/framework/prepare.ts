@@ -134,7 +134,7 @@ export async function probeTarget<Ops extends OperationTable, E extends z.ZodTyp
   const ledger = new Ledger<Client<Ops, E>>(ns, options.cleanup, { order: options.order ?? [], ...(journal ? { journal: journal.journal } : {}) });
   const probeNs = ns.scope(PROBE_SCOPE);
   const hooks = journal && journalHooks(journal.info, journal.journal, { creates: options.creates ?? {}, ns, apiKey: journal.apiKey, plan: options, client: () => client });
-  const recorder = answerRecorder(options.creates ?? {}, ns, ledger.forScenario(PROBE_SCOPE));
+  const recorder = answerRecorder(options.creates ?? {}, ns, ledger.forScenario(PROBE_SCOPE), journal?.apiKey);
   const probing = hooks ? client.with({ onSend: hooks.onSend, onAnswer: hooks.onAnswer }).with({ onAnswer: recorder }) : client.with({ onAnswer: recorder });
   const context: ProbeContext<Ops, E> = { client: probing, ns: probeNs };
   const capabilities = await resolveCapabilities(config, client, boundProbes(options.probes ?? {}, context));

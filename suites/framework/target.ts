@@ -130,7 +130,7 @@ export async function createTarget<Ops extends OperationTable, E extends z.ZodTy
   // The root client journals what a request may create before sending it, and records every answer;
   // scenarios' clients are made from it and keep that.
   const hooks = journal && run?.journal && journalHooks(run.journal, journal, { creates, ns, apiKey, plan, unserved, client: () => client });
-  const client: Client<Ops, E> = (hooks ? base.with({ onSend: hooks.onSend, onAnswer: hooks.onAnswer }) : base).with({ onAnswer: answerRecorder(creates, ns, ledger.forScenario(undefined)) });
+  const client: Client<Ops, E> = (hooks ? base.with({ onSend: hooks.onSend, onAnswer: hooks.onAnswer }) : base).with({ onAnswer: answerRecorder(creates, ns, ledger.forScenario(undefined), apiKey) });
   // The run's global setup probed the target once for every file; a target made without one probes
   // it itself (the probes record and clean up their own records).
   const probed = run?.capabilities === undefined ? await probeTarget({ ...config, otherTenantApiKey }, base, ns, { ...plan, probes: options.probes ?? {} }) : undefined;
