@@ -499,7 +499,7 @@ function program(exit: (code: number) => void): Command {
     .addOption(new Option('--fail-on <level>', 'the lowest rule level whose failures fail the run (default must; config failOn)').choices(['must', 'should']))
     .option('--concurrency <n>', `scenarios run at once; those that need the target to themselves run alone (default ${DEFAULT_CONCURRENCY}, at most ${MAX_CONCURRENCY}; 1: one after another)`, concurrencyOption)
     .option('--explore-runs <n>', 'random programs the exploration beside the scenarios runs at most, in the time they take (default 500; 0: no exploration)', wholeNumberOption)
-    .option('--explore-seconds <s>', 'the least the exploration runs, should the scenarios be done sooner (default 5)', wholeNumberOption)
+    .option('--explore-seconds <s>', 'how long the exploration goes on alone once the scenarios are done (default 10)', wholeNumberOption)
     .addHelpText(
       'after',
       '\nExit codes: 0 PASSED, every applicable MUST rule was verified and holds; 1 FAILED, a MUST rule (with --fail-on should, or a SHOULD rule) fails or a baseline entry is stale; ' +

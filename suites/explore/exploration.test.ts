@@ -9,8 +9,9 @@
  * run's namespace, make nothing tenant-wide, and are cleaned up with it.
  *
  * `CONFORMANCE_EXPLORE_RUNS` caps the programs (default 500; 0 leaves the exploration out),
- * `CONFORMANCE_EXPLORE_SECONDS` is the least it explores when the scenarios are done sooner
- * (default 5); `run --explore-runs/--explore-seconds` set them. `besi-conformance explore` runs
+ * `CONFORMANCE_EXPLORE_SECONDS` is how long it goes on alone once the scenarios are done (default 10):
+ * beside them it waits while they are busy and runs few programs, alone it runs at full speed;
+ * `run --explore-runs/--explore-seconds` set them. `besi-conformance explore` runs
  * longer explorations on their own.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -27,7 +28,7 @@ import { httpTarget } from './targets.ts';
 export interface ExplorationBudget {
   /** Programs at most; 0: no exploration. */
   readonly runs: number;
-  /** The least it explores (seconds), should the scenarios be done sooner. */
+  /** How long it goes on alone (seconds) once the scenarios are done. */
   readonly seconds: number;
 }
 
@@ -38,7 +39,7 @@ export function explorationBudget(env: NodeJS.ProcessEnv): ExplorationBudget {
     if (!/^\d+$/.test(raw)) throw new Error(`${name} must be a whole number, not ${JSON.stringify(raw)}`);
     return Number(raw);
   };
-  return { runs: read('CONFORMANCE_EXPLORE_RUNS', 500), seconds: read('CONFORMANCE_EXPLORE_SECONDS', 5) };
+  return { runs: read('CONFORMANCE_EXPLORE_RUNS', 500), seconds: read('CONFORMANCE_EXPLORE_SECONDS', 10) };
 }
 
 /** After the scenarios are done (and the least time has passed), what is found is shrunk for this long at most. */
@@ -62,8 +63,9 @@ registerBeside<Explored>(
     if (budget.runs === 0) return { result: undefined, paths: [] };
     const stop = new AbortController();
     const stopShrinking = new AbortController();
-    const least = new Promise((resolve) => setTimeout(resolve, budget.seconds * 1000).unref());
-    void Promise.all([scenariosDone, least]).then(() => {
+    // Its time alone starts when the scenarios are done: beside them it yields to them (pace.ts).
+    const alone = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, budget.seconds * 1000).unref());
+    void Promise.resolve(scenariosDone).then(alone, alone).then(() => {
       stop.abort();
       setTimeout(() => stopShrinking.abort(), SHRINK_GRACE_MS).unref();
     });

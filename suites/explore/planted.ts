@@ -97,7 +97,7 @@ async function byUrl(scratch: string, seed: number, reportDir: string): Promise<
     const reportFile = join(reportDir, 'report.json');
     const fromExploration = existsSync(reportFile)
       ? Object.entries((JSON.parse(readFileSync(reportFile, 'utf8')) as { rules: Record<string, { status: string; level: string; scenarios: { scenario: string; status: string }[] }> }).rules)
-          .filter(([, rule]) => rule.status === 'FAIL' && rule.scenarios.every((s) => s.status !== 'FAIL' || s.scenario === 'exploration'))
+          .filter(([, rule]) => rule.status === 'FAIL' && rule.scenarios.every((s) => s.status !== 'FAIL' || s.scenario === 'explore'))
           .map(([id, rule]) => `${id}:${rule.level}`)
       : [];
     return { exitCode, seconds: Math.round((Date.now() - started) / 1000), fail: failedRules(reportFile), fromExploration };
