@@ -22,7 +22,7 @@ import { cliInvocation, targetedCommand } from '../report/commands.ts';
 import { conformanceTarget } from '../support.ts';
 import { explore, type ExploreResult } from './explorer.ts';
 import { explorationMeta, explorationRecord, summaryLines, writeFindings, type FindingPaths } from './findings.ts';
-import { leftoverPacer } from './pace.ts';
+import { aloneAfter, leftoverPacer } from './pace.ts';
 import { httpTarget } from './targets.ts';
 
 export interface ExplorationBudget {
@@ -63,9 +63,7 @@ registerBeside<Explored>(
     if (budget.runs === 0) return { result: undefined, paths: [] };
     const stop = new AbortController();
     const stopShrinking = new AbortController();
-    // Its time alone starts when the scenarios are done: beside them it yields to them (pace.ts).
-    const alone = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, budget.seconds * 1000).unref());
-    void Promise.resolve(scenariosDone).then(alone, alone).then(() => {
+    void aloneAfter(Promise.resolve(scenariosDone), budget.seconds * 1000).then(() => {
       stop.abort();
       setTimeout(() => stopShrinking.abort(), SHRINK_GRACE_MS).unref();
     });

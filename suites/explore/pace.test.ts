@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { leftoverPacer } from './pace.ts';
+import { aloneAfter, leftoverPacer } from './pace.ts';
 
 /** Keeps the event loop busy: a chain of macrotasks each blocking for `ms`, until `stop()`. */
 function busyLoop(ms: number): () => void {
@@ -34,5 +34,23 @@ describe('pacing beside other work of the process', () => {
     setImmediate(() => (turned = true));
     await pace();
     expect(turned).toBe(false);
+  });
+});
+
+describe('the time an exploration has alone', () => {
+  it('starts when the other work is done, whether it ended well or not, and lasts as long as asked', async () => {
+    for (const ends of ['resolves', 'rejects'] as const) {
+      let end!: () => void;
+      const work = new Promise<void>((resolve, reject) => (end = ends === 'resolves' ? resolve : () => reject(new Error('failed'))));
+      let stopped = false;
+      const stopping = aloneAfter(work, 150).then(() => (stopped = true));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // However long the other work takes, the exploration's time alone has not begun.
+      expect(stopped, ends).toBe(false);
+      const endedAt = performance.now();
+      end();
+      await stopping;
+      expect(performance.now() - endedAt, ends).toBeGreaterThanOrEqual(140);
+    }
   });
 });

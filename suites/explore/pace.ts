@@ -7,6 +7,7 @@
  */
 import { setImmediate as turn, setTimeout as sleep } from 'node:timers/promises';
 
+
 /** A turn of the loop slower than this (ms) means it is busy. */
 const BUSY_MS = 2;
 /** How many times the turn's length the exploration then waits, at most `MAX_WAIT_MS`. */
@@ -26,4 +27,16 @@ export function leftoverPacer(until: Promise<unknown>): () => Promise<void> {
     const lag = performance.now() - before;
     if (lag > BUSY_MS) await sleep(Math.min(MAX_WAIT_MS, BACK_OFF * lag));
   };
+}
+
+/**
+ * When exploration beside other work should stop: `aloneMs` after that work is done (settled either
+ * way). Beside it the exploration yields and runs few programs; alone it runs at full speed.
+ */
+export async function aloneAfter(until: Promise<unknown>, aloneMs: number): Promise<void> {
+  await until.then(
+    () => undefined,
+    () => undefined,
+  );
+  await sleep(aloneMs, undefined, { ref: false });
 }
