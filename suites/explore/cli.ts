@@ -27,7 +27,7 @@ import { COMMANDS, explore, FOCUS_WEIGHT, FOCUSES } from './explorer.ts';
 import { explorationMeta, explorationRecord, FINDING_FORMAT, summaryLines, writeFindings, type FindingFile, type FindingTarget } from './findings.ts';
 import { parityExitCode, parityLines, parityReport, writeParity } from './parity.ts';
 import { replayFinding } from './replay.ts';
-import { readUnfound, sweepFaults, UNFOUND_FILE, type FaultOutcome, type UnfoundFaults } from './sweep.ts';
+import { readUnfound, reasonToWrite, sweepFaults, UNFOUND_FILE, type FaultOutcome, type UnfoundFaults } from './sweep.ts';
 import { httpTarget } from './targets.ts';
 
 /** Exit codes as `run`'s: 0 nothing FAILs that must not, 1 a MUST rule FAILs, 2 the run could not decide. */
@@ -253,11 +253,11 @@ export function updatedUnfound(listed: UnfoundFaults, outcomes: readonly FaultOu
   const swept = new Set(outcomes.map((o) => o.fault));
   const reasons = new Map(listed.entries.map((e) => [e.rule, e.reason]));
   const kept = listed.entries.filter((e) => !swept.has(e.rule));
-  const missing = outcomes.filter((o) => !o.found).map((o) => ({ rule: o.fault, reason: reasons.get(o.fault) ?? 'TODO: say why exploration cannot see this fault' }));
+  const missing = outcomes.filter((o) => !o.found).map((o) => ({ rule: o.fault, reason: reasons.get(o.fault) ?? reasonToWrite('why exploration cannot see this fault') }));
   const misnamedReasons = new Map(listed.misnamed.map((e) => [`${e.rule} ${e.named}`, e.reason]));
   const misnamed = [
     ...listed.misnamed.filter((e) => !swept.has(e.rule)),
-    ...outcomes.filter((o) => o.found && o.rule !== o.fault).map((o) => ({ rule: o.fault, named: o.rule!, reason: misnamedReasons.get(`${o.fault} ${o.rule}`) ?? 'TODO: say why the attribution names this rule' })),
+    ...outcomes.filter((o) => o.found && o.rule !== o.fault).map((o) => ({ rule: o.fault, named: o.rule!, reason: misnamedReasons.get(`${o.fault} ${o.rule}`) ?? reasonToWrite('why the attribution names this rule') })),
   ];
   return { ...settings, entries: [...kept, ...missing].sort((a, b) => a.rule.localeCompare(b.rule)), misnamed: misnamed.sort((a, b) => a.rule.localeCompare(b.rule)) };
 }
