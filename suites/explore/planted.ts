@@ -9,6 +9,7 @@
  *   npx tsx suites/explore/planted.ts --patches <dir of *.patch> --scratch <git worktree>
  *       [--mode both|scenarios|exploration|url] [--runs 150] [--seed 424242] [--only <part,…>]
  *       [--reverse] [--out <results.json>]
+ *   npx tsx suites/explore/planted.ts --summary <results.json…> [--index <batch's index.json>]
  *
  * `--mode url` measures what a vendor's certificate catches: the scratch copy's fake started as a
  * process, and this worktree's CLI run against it by URL with its defaults (exploration included).
@@ -16,7 +17,9 @@
  * A bug counts as caught by the scenarios when the run fails a rule (MUST, or SHOULD as well), and by
  * exploration when it reports a finding; the summary prints both, and scenarios and exploration
  * together. `--reverse` takes the patches from the last, so a second scratch copy can meet the
- * first half-way; results of several `--out` files are merged with `--summary <file…>`.
+ * first half-way; results of several `--out` files are merged with `--summary <file…>`; with
+ * `--index` (the batch's index.json), a `--mode url` batch is scored in counts: caught, and caught
+ * under each bug's own rule, by the scenarios, the exploration and both.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -37,7 +40,7 @@ export interface PlantedResult {
   /** The rules the scenarios failed (`RULE:LEVEL`); undefined when not measured. */
   readonly scenarios?: { readonly exitCode: number; readonly seconds: number; readonly fail: readonly string[] };
   /** `--mode url`: a vendor's default run by URL against the bug in its own fake process; the FAIL rules, and those only the exploration failed. */
-  readonly run?: { readonly exitCode: number; readonly seconds: number; readonly fail: readonly string[]; readonly fromExploration: readonly string[] };
+  readonly run?: { readonly exitCode: number; readonly seconds: number; readonly fail: readonly string[]; readonly fromExploration: readonly string[]; readonly byExploration?: readonly string[] };
   /** The rules of exploration's findings (`RULE:LEVEL`). */
   readonly exploration?: { readonly findings: readonly string[]; readonly programs: number; readonly seconds: number; readonly error?: string };
 }
@@ -95,12 +98,12 @@ async function byUrl(scratch: string, seed: number, reportDir: string): Promise<
     });
     const exitCode = await new Promise<number>((done) => child.on('close', (code) => done(code ?? -1)));
     const reportFile = join(reportDir, 'report.json');
-    const fromExploration = existsSync(reportFile)
-      ? Object.entries((JSON.parse(readFileSync(reportFile, 'utf8')) as { rules: Record<string, { status: string; level: string; scenarios: { scenario: string; status: string }[] }> }).rules)
-          .filter(([, rule]) => rule.status === 'FAIL' && rule.scenarios.every((s) => s.status !== 'FAIL' || s.scenario === 'explore'))
-          .map(([id, rule]) => `${id}:${rule.level}`)
-      : [];
-    return { exitCode, seconds: Math.round((Date.now() - started) / 1000), fail: failedRules(reportFile), fromExploration };
+    const rules = existsSync(reportFile) ? Object.entries((JSON.parse(readFileSync(reportFile, 'utf8')) as { rules: Record<string, { status: string; level: string; scenarios: { scenario: string; status: string }[] }> }).rules) : [];
+    const failing = rules.filter(([, rule]) => rule.status === 'FAIL');
+    // Failed by the exploration only; and every rule the exploration failed, whether a scenario did too.
+    const fromExploration = failing.filter(([, rule]) => rule.scenarios.every((s) => s.status !== 'FAIL' || s.scenario === 'explore')).map(([id, rule]) => `${id}:${rule.level}`);
+    const byExploration = failing.filter(([, rule]) => rule.scenarios.some((s) => s.status === 'FAIL' && s.scenario === 'explore')).map(([id, rule]) => `${id}:${rule.level}`);
+    return { exitCode, seconds: Math.round((Date.now() - started) / 1000), fail: failedRules(reportFile), fromExploration, byExploration };
   } finally {
     fake.kill('SIGTERM');
   }
@@ -161,6 +164,36 @@ export function summarise(results: readonly PlantedResult[]): string[] {
   return lines;
 }
 
+/** A batch's index.json: each patch's dimension, the rule it breaks, and others whose sentence it breaks equally. */
+type PlantedIndex = Record<string, { readonly dimension: string; readonly rule: string; readonly level: string; readonly alsoAcceptable?: readonly string[] }>;
+
+/**
+ * A default run by URL scored against the batch's index, in counts and patch numbers only (a batch kept
+ * unseen stays unseen): caught at all, and under the patch's own rule; by the scenarios, by the
+ * exploration, by both together; per dimension.
+ */
+export function scoreAgainstIndex(results: readonly PlantedResult[], index: PlantedIndex): string[] {
+  const runs = results.filter((r) => r.run !== undefined && index[r.patch] !== undefined);
+  const ruleOf = (entry: string) => entry.slice(0, entry.lastIndexOf(':'));
+  const own = (patch: string) => new Set([index[patch]!.rule, ...(index[patch]!.alsoAcceptable ?? [])]);
+  const ways = {
+    'scenarios and exploration': (r: PlantedResult) => r.run!.fail,
+    scenarios: (r: PlantedResult) => r.run!.fail.filter((f) => !r.run!.fromExploration.includes(f)),
+    exploration: (r: PlantedResult) => r.run!.byExploration ?? r.run!.fromExploration,
+  };
+  const lines: string[] = [];
+  for (const [way, failed] of Object.entries(ways)) {
+    const caught = runs.filter((r) => failed(r).length > 0);
+    const ownRule = runs.filter((r) => failed(r).some((f) => own(r.patch).has(ruleOf(f))));
+    lines.push(`${way}: ${caught.length} of ${runs.length} caught (${Math.round((100 * caught.length) / Math.max(1, runs.length))}%), ${ownRule.length} under their own rule; missed: ${runs.filter((r) => failed(r).length === 0).map((r) => r.patch.slice(0, 2)).join(' ') || 'none'}`);
+  }
+  for (const dimension of [...new Set(runs.map((r) => index[r.patch]!.dimension))].sort()) {
+    const of = runs.filter((r) => index[r.patch]!.dimension === dimension);
+    lines.push(`  ${dimension}: ${of.filter((r) => r.run!.fail.length > 0).length} of ${of.length} caught, ${of.filter((r) => r.run!.fail.some((f) => own(r.patch).has(ruleOf(f)))).length} under their own rule`);
+  }
+  return lines;
+}
+
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
@@ -175,13 +208,16 @@ async function main(): Promise<void> {
       out: { type: 'string' },
       summary: { type: 'boolean', default: false },
       'explore-one': { type: 'string' },
+      index: { type: 'string' },
     },
   });
   const seed = Number(values.seed);
   const runs = Number(values.runs);
   if (values['explore-one'] !== undefined) return exploreOne(resolve(values['explore-one']), seed, runs);
   if (values.summary) {
-    for (const line of summarise(positionals.flatMap((file) => JSON.parse(readFileSync(file, 'utf8')) as PlantedResult[]))) console.log(line);
+    const results = positionals.flatMap((file) => JSON.parse(readFileSync(file, 'utf8')) as PlantedResult[]);
+    const lines = values.index === undefined ? summarise(results) : scoreAgainstIndex(results, JSON.parse(readFileSync(values.index, 'utf8')) as PlantedIndex);
+    for (const line of lines) console.log(line);
     return;
   }
   if (values.patches === undefined || values.scratch === undefined) throw new Error('usage: planted.ts --patches <dir> --scratch <git worktree> [--mode both|scenarios|exploration|url] [--runs n] [--seed n] [--only a,b] [--reverse] [--out file]  |  --summary <results.json…>');
