@@ -210,7 +210,7 @@ export class Lockstep {
     const firstPages = [await this.#options.model.call(listing.operation, listing.body, headers.model ? { headers: headers.model } : {}), await this.#options.target.call(listing.operation, listing.body, headers.target ? { headers: headers.target } : {})] as const;
     const at = this.steps.length;
     await this.call(write);
-    const kept = (answer: SideAnswer & { pages?: number }): SideAnswer & { pages?: number } => {
+    const kept = (answer: Walked): Walked => {
       if (answer.status !== 200) return answer;
       const envelope = answer.body as { list?: Record<string, unknown>[] };
       return { ...answer, body: { ...envelope, list: (envelope.list ?? []).filter((row) => !removal.values.includes(String(row[removal.field]))) } };
@@ -233,7 +233,7 @@ export class Lockstep {
   }
 
   /** Compares the two answers of a call, logs it, learns from it; throws Divergence, KnockOn, KnownStop or NotServed. */
-  async #settle(request: CallSpec, model: SideAnswer & { pages?: number }, target: SideAnswer & { pages?: number }, marks: StepMarks = {}): Promise<{ model: Answer; target: Answer }> {
+  async #settle(request: CallSpec, model: Walked, target: Walked, marks: StepMarks = {}): Promise<{ model: Answer; target: Answer }> {
     let spec = request;
     const { operation, body } = spec;
     if (spec.retag) spec = { ...spec, tags: [...spec.retag(model), ...(spec.tags ?? [])] };
@@ -250,7 +250,9 @@ export class Lockstep {
     const context = { operation, request: body, ids: this.ids, timeToleranceMs: this.#options.timeToleranceMs, ...(writer ? { writer } : {}), ...pickQuestion(spec) };
     const compared = compareAnswers(context, model, owned);
     // Around a concurrent write, a row missed or listed twice is the walk's, not the listing's filters'.
-    const comparison = marks.around === undefined ? compared : { ...compared, differences: compared.differences.map((d) => (d.kind === 'membership' && d.path === 'list' ? { ...d, rule: 'LIST-WALK-CONCURRENT-INSERTS' as const, documented: false } : d)) };
+    const around = marks.around === undefined ? compared : { ...compared, differences: compared.differences.map((d) => (d.kind === 'membership' && d.path === 'list' ? { ...d, rule: 'LIST-WALK-CONCURRENT-INSERTS' as const, documented: false } : d)) };
+    // A walk cut at MAX_PAGES saw part of the rows (a shared tenant holds other programs' too, the model this program's only): which rows it lists says nothing.
+    const comparison = model.cut || target.cut ? { ...around, differences: around.differences.filter((d) => !(d.kind === 'membership' && d.path === 'list')) } : around;
     const leeway = comparison.known === undefined && comparison.differences.length > 0 ? leewayFor({ operation, request: body, model, target: owned, world: this.world, ...(spec.variant ? { variant: spec.variant.name } : {}) }) : undefined;
     const differences = comparison.known || leeway ? [] : await this.#charged(spec, comparison.differences);
     const step = this.#log(spec, model, target, differences, leeway?.id, marks);
@@ -271,22 +273,25 @@ export class Lockstep {
    * The answer of a call; for a paged listing, every page walked from the first (each side follows
    * its own cursors) and the rows put together, so that rows are compared, not page boundaries.
    */
-  async #walk(side: Side, spec: CallSpec, headers: Headers | undefined): Promise<SideAnswer & { pages?: number }> {
+  async #walk(side: Side, spec: CallSpec, headers: Headers | undefined): Promise<Walked> {
     const first = await side.call(spec.operation, spec.body, headers ? { headers } : {});
     return this.#continue(side, spec, headers, first);
   }
 
   /** The rest of a walk after its first page (nothing more for a call that is not a paged listing). */
-  async #continue(side: Side, spec: CallSpec, headers: Headers | undefined, first: SideAnswer): Promise<SideAnswer & { pages?: number }> {
+  async #continue(side: Side, spec: CallSpec, headers: Headers | undefined, first: SideAnswer): Promise<Walked> {
     const options = headers ? { headers } : {};
     if (!PAGED.has(spec.operation) || first.status !== 200) return first;
     const rows = [...((first.body as { list?: unknown[] }).list ?? [])];
     let page = first;
     let pages = 1;
-    for (; pages < MAX_PAGES; pages++) {
+    const goesOn = () => {
       const { has_more: more, next_cursor: cursor } = page.body as { has_more?: boolean; next_cursor?: string | null };
-      if (typeof cursor !== 'string' || (more === false && spec.operation !== 'entities.list')) break;
+      return typeof cursor === 'string' && (more !== false || spec.operation === 'entities.list') ? cursor : undefined;
+    };
+    for (let cursor = goesOn(); cursor !== undefined && pages < MAX_PAGES; cursor = goesOn()) {
       page = await side.call(spec.operation, { ...spec.body, start_cursor: cursor }, options);
+      pages++;
       if (page.status !== 200) return { ...page, pages };
       rows.push(...((page.body as { list?: unknown[] }).list ?? []));
     }
@@ -294,7 +299,8 @@ export class Lockstep {
     // its pages, ending as a last page does (a field the first page left out stays out).
     if (pages === 1) return { ...first, pages };
     const envelope = first.body as Record<string, unknown>;
-    return { ...first, body: { ...envelope, list: rows, ...('has_more' in envelope ? { has_more: false } : {}), ...('next_cursor' in envelope ? { next_cursor: null } : {}) }, pages };
+    const cut = goesOn() !== undefined;
+    return { ...first, body: { ...envelope, list: rows, ...('has_more' in envelope ? { has_more: false } : {}), ...('next_cursor' in envelope ? { next_cursor: null } : {}) }, pages, ...(cut ? { cut } : {}) };
   }
 
   /**
@@ -437,6 +443,9 @@ const WRITTEN_ONLY: ReadonlySet<DifferenceKind> = new Set(['missing', 'extra', '
 
 /** Operations that can change state: every operation not marked as a pure read, and the preview, whose statement is that it changes nothing. */
 const WRITING: ReadonlySet<string> = new Set([...Object.values(operations).filter((op) => op.mutates !== false).map((op) => op.name), 'billing.preview_multi_update']);
+
+/** A side's answer to a call, a paged listing's walked: how many pages, and whether the walk was cut at MAX_PAGES with more to come. */
+type Walked = SideAnswer & { pages?: number; cut?: boolean };
 
 /** The listings paged by cursor, walked to their end (at most MAX_PAGES pages). */
 const PAGED: ReadonlySet<string> = new Set(['subscriptions.list', 'purchases.list', 'entities.list']);

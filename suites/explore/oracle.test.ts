@@ -17,6 +17,8 @@ import { VARIANTS, variantHeaders, type VariantName } from './command.ts';
 import { explore, type ExploreResult } from './explorer.ts';
 import { explorationMeta } from './findings.ts';
 import { LEEWAY } from './leeway.ts';
+import { Divergence, Lockstep } from './lockstep.ts';
+import { WorldState } from './world.ts';
 import { appSide, type Side } from './sides.ts';
 import { sharedTenantTarget } from './targets.ts';
 
@@ -57,6 +59,38 @@ describe('the oracle on a shared tenant', () => {
     expect(answers.length).toBeGreaterThan(0);
     expect(answers.filter((body) => typeof (body as { payment_url?: unknown }).payment_url === 'string')).toEqual([]);
     expect(first(result)).toEqual([]);
+  });
+
+  it("charges no row a walk did not reach: a shared tenant's older programs, moved to a later clock, hold hundreds of rows before this one's (a walk cut at its page cap)", async () => {
+    const NOW = Date.UTC(2030, 5, 15, 12);
+    const model = createFakeApp({ now: NOW, frozen: true });
+    const target = createFakeApp({ now: NOW, frozen: true });
+    const key = (app: typeof model) => app.keys[0]!.key;
+    const program = async (side: Side) => {
+      expect((await side.call('plans.create', { plan_id: 'mine', name: 'Mine', items: [] })).status).toBe(200);
+      expect((await side.call('customers.get_or_create', { customer_id: 'c1' })).status).toBe(200);
+      expect((await side.call('billing.attach', { customer_id: 'c1', plan_id: 'mine' })).status).toBe(200);
+    };
+    // Another program of the run held the tenant's clock later and made 150 records: listed newest first, they come before this program's.
+    const other = appSide(target, key(target), '2.4.0');
+    expect((await other.call('plans.create', { plan_id: 'theirs', name: 'Theirs', items: [] })).status).toBe(200);
+    target.clockOf(key(target)).set({ now: NOW + 86_400_000 });
+    for (let i = 0; i < 150; i++) {
+      expect((await other.call('customers.get_or_create', { customer_id: `other_${i}` })).status).toBe(200);
+      expect((await other.call('billing.attach', { customer_id: `other_${i}`, plan_id: 'theirs' })).status).toBe(200);
+    }
+    target.clockOf(key(target)).restore({ now: NOW, frozen: true });
+    const lockstep = (targetSide: Side) => new Lockstep({ model: appSide(model, key(model), '2.4.0'), target: targetSide, world: new WorldState(NOW), timeToleranceMs: 0, found: new Set() });
+    const run = lockstep(appSide(target, key(target), '2.4.0'));
+    await program(appSide(model, key(model), '2.4.0'));
+    await program(appSide(target, key(target), '2.4.0'));
+    // One row per page: the model's walk ends at once, the target's is cut at its page cap before this program's row.
+    const answered = await run.call({ command: 'test', operation: 'subscriptions.list', body: { plan_id: 'mine', limit: 1 } });
+    expect([(answered.model.body as { list: unknown[] }).list.length, (answered.target.body as { list: unknown[] }).list.length]).toEqual([1, 0]);
+    expect(run.steps.at(-1)!.differences).toEqual([]);
+    // A walk that ends without the row is charged: the cut is what spares it.
+    const ending = lockstep({ ...appSide(target, key(target), '2.4.0'), call: async () => ({ status: 200, body: { list: [], has_more: false, next_cursor: null } }) } as Side);
+    await expect(ending.call({ command: 'test', operation: 'subscriptions.list', body: { plan_id: 'mine', limit: 1 } })).rejects.toBeInstanceOf(Divergence);
   });
 
   it('answers a checkout it did not expect with a known stop, never a finding', async () => {
