@@ -212,6 +212,8 @@ export interface RunContext {
    * a thing: each compared like `send`. Every call ends before the first difference is thrown.
    */
   sendAll(specs: readonly SendSpec[]): Promise<{ model: Answer; target: Answer }[]>;
+  /** Reads of what the program's writes left, sent like `sendAll` and logged as observations (`… (observed)`): none is a writer of what later reads show. */
+  observeAll(specs: readonly SendSpec[]): Promise<void>;
   /** Two reads sent pipelined on one connection of the target (one after the other to the model), each compared. */
   pair(first: SendSpec, second: SendSpec): Promise<void>;
   /**

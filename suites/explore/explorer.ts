@@ -19,7 +19,7 @@ import { TransportError } from '../framework/http.ts';
 import { calendarStartArb, type CalendarStart } from './calendar.ts';
 import { commandArbitrary, DIMENSIONS, StepCommand, variantHeaders, VARIANTS, type CommandSpec, type Dimension, type ProgramRun, type Observation, type RunContext, type SendSpec } from './command.ts';
 import { isServerFault, type Answer, type Difference } from './compare.ts';
-import { ControlRefused, Divergence, KnockOn, KnownStop, Lockstep, NotServed, signature, type CallSpec, type Step } from './lockstep.ts';
+import { ControlRefused, Divergence, KnockOn, KnownStop, Lockstep, NotServed, OBSERVED, signature, type CallSpec, type Step } from './lockstep.ts';
 import { WorldState } from './world.ts';
 import { balanceCommands } from './parts/balances.ts';
 import { billingCommands } from './parts/billing.ts';
@@ -29,6 +29,7 @@ import { callerCommands } from './parts/callers.ts';
 import { customerCommands } from './parts/customers.ts';
 import { deleteCommands } from './parts/deletes.ts';
 import { scaleCommands } from './parts/scale.ts';
+import { sweepCommand } from './parts/sweep.ts';
 import { featureCommands } from './parts/features.ts';
 import { licenseCommands } from './parts/licenses.ts';
 import { listingCommands } from './parts/listings.ts';
@@ -162,6 +163,9 @@ export interface ExploreResult {
 }
 
 /** The commands a target allows: no control plane, no clock; read-only, reads only; a shared tenant, no auto-enable. */
+/** The sweep every program ends with (parts/sweep.ts). */
+const SWEEP = new StepCommand(sweepCommand, null);
+
 export function commandsFor(target: Pick<ExploreTarget, 'abilities'>): CommandSpec<unknown>[] {
   const { abilities } = target;
   return COMMANDS.filter((c) => (abilities.controlPlane || !c.control) && (!abilities.readOnly || c.reads));
@@ -317,17 +321,9 @@ class Run implements ProgramRun {
       command,
       reached: (dimension) => this.reached.add(dimension),
       send: (spec) => this.#send(command, spec),
-      sendAll: async (specs) => {
-        // A few at a time: many of a thing is built in a fraction of the time one call after the other takes.
-        const results: { model: Answer; target: Answer }[] = [];
-        const failures: unknown[] = [];
-        for (let i = 0; i < specs.length; i += CONCURRENCY) {
-          const settled = await Promise.allSettled(specs.slice(i, i + CONCURRENCY).map((spec) => this.#send(command, spec)));
-          for (const outcome of settled) outcome.status === 'fulfilled' ? results.push(outcome.value) : failures.push(outcome.reason);
-          if (failures.length > 0) throw failures[0];
-        }
-        return results;
-      },
+      sendAll: (specs) => this.#sendAll(command, specs),
+      // Logged as observations: reads of what earlier writes left are no writers themselves.
+      observeAll: async (specs) => void (await this.#sendAll(`${command}${OBSERVED}`, specs)),
       pair: async (first, second) => {
         const [a, b] = [this.#prepare(command, first), this.#prepare(command, second)];
         if (a === undefined || b === undefined) return;
@@ -347,6 +343,18 @@ class Run implements ProgramRun {
     };
   }
 
+  /** Independent calls a few at a time: many of a thing is built in a fraction of the time one call after the other takes. */
+  async #sendAll(command: string, specs: readonly SendSpec[]): Promise<{ model: Answer; target: Answer }[]> {
+    const results: { model: Answer; target: Answer }[] = [];
+    const failures: unknown[] = [];
+    for (let i = 0; i < specs.length; i += CONCURRENCY) {
+      const settled = await Promise.allSettled(specs.slice(i, i + CONCURRENCY).map((spec) => this.#send(command, spec)));
+      for (const outcome of settled) outcome.status === 'fulfilled' ? results.push(outcome.value) : failures.push(outcome.reason);
+      if (failures.length > 0) throw failures[0];
+    }
+    return results;
+  }
+
   /** A call as the lockstep sends it: its envelope variant's headers on each side (a variant the target refuses where the document leaves it open goes plain); undefined when it may not be sent. */
   #prepare(command: string, { variant: chosen, observe: _observe, ...spec }: SendSpec): CallSpec | undefined {
     if (!this.#sendable(spec.operation, spec.body)) return undefined;
@@ -359,10 +367,12 @@ class Run implements ProgramRun {
     const reads = !callMutates(operations[spec.operation] as Pick<OperationDef, 'mutates'>, spec.body);
     const usable = definition !== undefined && (!otherTenant || (reads && program.otherKey !== undefined && model.otherKey !== undefined));
     const headers = usable && variant ? { model: variantHeaders(variant, model.key, model.otherKey, this.#target.apiVersion)!, target: variantHeaders(variant, program.key, program.otherKey, this.#target.apiVersion)! } : undefined;
-    if (headers) this.reached.add(otherTenant ? 'other-tenant-read' : 'envelope-variant');
-    if (variant === 'media-type-case' || variant === 'scheme-space') this.reached.add(variant);
-    if (spec.caller?.agent !== undefined) this.reached.add('published-client');
-    if (spec.caller?.environment !== undefined) this.reached.add('both-environments');
+    // An observation (the sweep's, a write's read-back) reaches nothing of its own: the dimensions steer the commands that write.
+    const reaching = !command.endsWith(OBSERVED);
+    if (reaching && headers) this.reached.add(otherTenant ? 'other-tenant-read' : 'envelope-variant');
+    if (reaching && (variant === 'media-type-case' || variant === 'scheme-space')) this.reached.add(variant);
+    if (reaching && spec.caller?.agent !== undefined) this.reached.add('published-client');
+    if (reaching && spec.caller?.environment !== undefined) this.reached.add('both-environments');
     return {
       ...spec,
       command,
@@ -385,7 +395,7 @@ class Run implements ProgramRun {
     const { observe } = spec;
     if (observe && (result.model.status === 200) === (result.target.status === 200)) {
       for (const read of (Array.isArray(observe) ? observe : [observe]) as readonly Observation[]) {
-        if (this.#sendable(read.operation, read.body)) await lockstep.call({ ...read, command: `${command} (observed)`, ...(spec.caller ? { caller: spec.caller } : {}) });
+        if (this.#sendable(read.operation, read.body)) await lockstep.call({ ...read, command: `${command}${OBSERVED}`, ...(spec.caller ? { caller: spec.caller } : {}) });
       }
     }
     return result;
@@ -466,7 +476,7 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
       const model = modelFor(opened, target.apiVersion, options.modelFaults);
       const run = new Run(target, opened, model, program.start, scope, { found, unserved, refusedVariants }, options.parity === true, options.pace);
       try {
-        await fc.asyncModelRun(() => ({ model: run.world, real: run }), [...program.prelude, ...program.goals, ...program.steps]);
+        await fc.asyncModelRun(() => ({ model: run.world, real: run }), [...program.prelude, ...program.goals, ...program.steps, SWEEP]);
         return true;
       } catch (cause) {
         if (cause instanceof Divergence) {

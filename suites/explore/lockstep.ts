@@ -154,6 +154,9 @@ interface StepMarks {
   readonly around?: Step['around'];
 }
 
+/** The mark of a call's command that made it to observe what writes left (a write's read-back, the sweep): no writer itself. */
+export const OBSERVED = ' (observed)';
+
 const isSuccess = (status: number) => status >= 200 && status < 300;
 
 export class Lockstep {
@@ -263,7 +266,7 @@ export class Lockstep {
     // Any call of an operation that can write is a writer of what later reads show, a refused one too
     // (what a refusal leaves behind), and a check without send_event or a preview (which must change nothing).
     // A read made to observe a write (command `… (observed)`) is not a writer: what it shows is that write's.
-    if (writes && !spec.command.endsWith('(observed)')) this.#wrote(spec, isSuccess(model.status));
+    if (writes && !spec.command.endsWith(OBSERVED)) this.#wrote(spec, isSuccess(model.status));
     if (operation === 'billing.attach' && isSuccess(model.status)) this.#held(body);
     this.#learn(model.body);
     return { model, target };

@@ -13,7 +13,7 @@ import { defineCommand, pick, rarely, type CommandSpec, type Observation, type R
 import { attach, balanceRead, createEntity, createFeature, createPlan, newCustomer, readAll, seatFeature } from './build.ts';
 import { learnPlan } from './plans.ts';
 
-const ALL_STATUSES = ['active', 'scheduled', 'past_due', 'expired'];
+export const ALL_STATUSES = ['active', 'scheduled', 'past_due', 'expired'];
 
 /** What the program knows of a customer goes with it: its entities, locks and holdings. */
 export function forgetCustomer(context: RunContext, id: string): void {
