@@ -92,13 +92,13 @@ export function mayChange(fault: Fault, steps: readonly Pick<Step, 'operation' |
  */
 const described = (d: Difference, from: string, to: string) => JSON.stringify([d.key, d.kind, d.path.replaceAll(/\[\d+\]/g, '[]'), d.model, d.target]).replaceAll(from, to);
 
-/** Replays the program against the model broken by `fault`; a candidate when it differs first at the same call, the same way. */
-async function reproduces(finding: Localisable, fault: Fault): Promise<Candidate | undefined> {
+/** The differences of the diverging call when the program is replayed against `app` (the calls before it agreeing), undefined when it does not differ there the same way. */
+async function replayedDifferences(finding: Localisable, app: FakeApp, salt: string): Promise<{ differences: readonly Difference[]; prefix: string } | undefined> {
   const main = finding.differences[0]!;
   const steps = finding.steps.filter((step) => !step.resolve && step.index <= finding.at);
   let replay;
   try {
-    replay = await replaySteps({ ...finding, steps }, inProcessTarget(faultedApp(fault), createNamespace({ prefix: 'conf', seed: 1, salt: fault.rule }), finding.apiVersion));
+    replay = await replaySteps({ ...finding, steps }, inProcessTarget(app, createNamespace({ prefix: 'conf', seed: 1, salt }), finding.apiVersion));
   } catch (cause) {
     if (cause instanceof ControlRefused) return undefined;
     throw cause;
@@ -107,8 +107,24 @@ async function reproduces(finding: Localisable, fault: Fault): Promise<Candidate
   if (at === undefined) return undefined;
   if (replay.lockstep.steps.slice(0, at).some((step) => step.differences.length > 0)) return undefined;
   const differences = replay.lockstep.steps[at]!.differences;
-  if (!differences.some((d) => d.key === main.key && d.kind === main.kind)) return undefined;
-  const theirs = new Set(differences.map((d) => described(d, replay.prefix, finding.idPrefix)));
+  return differences.some((d) => d.key === main.key && d.kind === main.kind) ? { differences, prefix: replay.prefix } : undefined;
+}
+
+/**
+ * Whether the reference model, replaying the program against a healthy model of its own, differs
+ * there the same way: then the difference is the oracle's (an order two sides may break ties in
+ * differently, an ID each side chose), whatever the target did, and no rule is charged.
+ */
+export async function modelDiffersFromItself(finding: Localisable, healthy: FakeApp = createFakeApp({ onInternalError: () => undefined })): Promise<boolean> {
+  return (await replayedDifferences(finding, healthy, 'healthy').catch(() => undefined)) !== undefined;
+}
+
+/** Replays the program against the model broken by `fault`; a candidate when it differs first at the same call, the same way. */
+async function reproduces(finding: Localisable, fault: Fault): Promise<Candidate | undefined> {
+  const replayed = await replayedDifferences(finding, faultedApp(fault), fault.rule);
+  if (replayed === undefined) return undefined;
+  const { differences, prefix } = replayed;
+  const theirs = new Set(differences.map((d) => described(d, prefix, finding.idPrefix)));
   const ours = new Set(finding.differences.map((d) => described(d, finding.idPrefix, finding.idPrefix)));
   const mismatches = [...theirs].filter((d) => !ours.has(d)).length + [...ours].filter((d) => !theirs.has(d)).length;
   const touched = operationsTouched(fault);

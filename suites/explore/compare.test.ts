@@ -16,6 +16,16 @@ describe('compareAnswers', () => {
     expect(differences.filter((d) => d.kind !== 'order')).toEqual([]);
   });
 
+  it('pairs rows alike but for the IDs each side chose as the ID map knows them, not by the order of ties', () => {
+    const record = (id: string) => ({ id, plan_id: 'pro', auto_enable: false, add_on: false, status: 'active', past_due: false, canceled_at: null, expires_at: null, trial_ends_at: null, started_at: 1, current_period_start: null, current_period_end: null, quantity: 1, scope: 'customer', customer_id: 'c', entity_id: null, created_at: 1 });
+    const ids = new IdMap();
+    ids.learn('t_b', 'm_a');
+    ids.learn('t_a', 'm_b');
+    const listing = (rows: unknown[]) => ok({ list: rows, has_more: false, next_cursor: null });
+    const { differences } = compareAnswers(context({ operation: 'subscriptions.list', request: { customer_id: 'c' }, ids }), listing([record('m_a'), record('m_b')]), listing([record('t_a'), record('t_b')]));
+    expect(differences.filter((d) => d.kind !== 'order')).toEqual([]);
+  });
+
   it("charges one counter alone to its own rule, several together to the last write's", () => {
     const one = compareAnswers(context(), ok({ list: [pool()] }), ok({ list: [pool({ usage: 2 })] })).differences;
     expect(one.map((d) => [d.rule, d.path])).toEqual([['LIC-POOL-USAGE', 'list[0].usage']]);

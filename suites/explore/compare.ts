@@ -360,7 +360,7 @@ class Walk {
       if (!isDeepStrictEqual(sort(m), sort(t)) && owner !== undefined) out.push(this.#difference(this.#rule(node, owner, m, t, mParent, tParent, false), 'membership', node, path, m, t));
       return;
     }
-    const pairs = matchElements(element, m, t);
+    const pairs = matchElements(element, m, t, this.#context.ids);
     if ((pairs.missing.length > 0 || pairs.extra.length > 0) && owner !== undefined) {
       const describe = (list: readonly unknown[]) => list.map((e) => identityOf(element, e) || canonical(element, e));
       // A row a filter of the listing excludes is that filter's, whatever wrote it.
@@ -411,6 +411,24 @@ function identityFields(node: FieldNode): string[] {
   return fields;
 }
 
+const chosenIds = new WeakMap<FieldNode, string[]>();
+
+/** The fields of an element holding an ID its side chose (a record's `id`): compared through the program's ID map (once per node). */
+function targetIdFields(node: FieldNode): string[] {
+  let fields = chosenIds.get(node);
+  if (fields === undefined) chosenIds.set(node, (fields = findTargetIdFields(node)));
+  return fields;
+}
+
+function findTargetIdFields(node: FieldNode): string[] {
+  return Object.entries(node.fields ?? {})
+    .filter(([, child]) => {
+      const ownership = ownershipOf(child.key);
+      return child.kind === 'leaf' && ownership !== undefined && 'targetId' in ownership && ownership.targetId === true;
+    })
+    .map(([name]) => name);
+}
+
 function findIdentityFields(node: FieldNode): string[] {
   return Object.entries(node.fields ?? {})
     .filter(([name, child]) => {
@@ -443,10 +461,17 @@ function canonical(node: FieldNode, value: unknown): string {
 }
 
 /** Pairs the elements of two arrays taken as sets: equal ones first, then same identity, then (identity-less) in order. */
-function matchElements(node: FieldNode, m: readonly unknown[], t: readonly unknown[]): { matched: [number, number][]; missing: unknown[]; extra: unknown[] } {
+function matchElements(node: FieldNode, m: readonly unknown[], t: readonly unknown[], ids?: IdMap): { matched: [number, number][]; missing: unknown[]; extra: unknown[] } {
   const freeM = new Set(m.keys());
   const freeT = new Set(t.keys());
   const matched: [number, number][] = [];
+  // Rows alike but for the IDs each side chose (two records of one plan, one customer): the pair the ID map already knows, not the order of ties.
+  const chosen = targetIdFields(node);
+  const known = (i: number, candidates: number[]): number => {
+    if (ids === undefined || chosen.length === 0 || candidates.length < 2) return 0;
+    const at = candidates.findIndex((j) => chosen.some((field) => { const id = (m[i] as Obj | undefined)?.[field]; return typeof id === 'string' && ids.targetOf(id) === (t[j] as Obj | undefined)?.[field]; }));
+    return Math.max(0, at);
+  };
   const pass = (key: (value: unknown) => string) => {
     // Each element's key once (listings of hundreds of rows): the free target elements by key, lowest index first.
     const byKey = new Map<string, number[]>();
@@ -457,7 +482,8 @@ function matchElements(node: FieldNode, m: readonly unknown[], t: readonly unkno
       else byKey.set(k, [j]);
     }
     for (const i of [...freeM]) {
-      const j = byKey.get(key(m[i]))?.shift();
+      const candidates = byKey.get(key(m[i]));
+      const j = candidates?.splice(known(i, candidates), 1)[0];
       if (j === undefined) continue;
       matched.push([i, j]);
       freeM.delete(i);

@@ -38,7 +38,7 @@ import { referralCommands } from './parts/referrals.ts';
 import { requestCommands } from './parts/requests.ts';
 import { mutantCommands, requiredCommands } from './parts/required.ts';
 import { entityWorldCommands, focusWorldCommands, worldCommands } from './parts/worlds.ts';
-import { localise, type Attribution } from './attribution.ts';
+import { localise, modelDiffersFromItself, type Attribution } from './attribution.ts';
 import { LEEWAY } from './leeway.ts';
 import { ownedOnly } from './owned.ts';
 import { idPrefixOf, replaySteps, ReplayStopped } from './replay.ts';
@@ -224,6 +224,9 @@ export const FOCUS_WEIGHT = 10;
 
 /** Programs per fast-check run (each round draws its own, from the seed and the round). */
 const ROUND_RUNS = 25;
+
+/** The stop counted for a difference the model shows against a healthy model of its own (attribution.ts `modelDiffersFromItself`). */
+export const ORACLE_OWN = "the model's own difference (not charged)";
 
 function programArbitrary(commands: readonly CommandSpec<unknown>[], maxSteps: number, steering: Steering): fc.Arbitrary<Program> {
   const prelude = (world: string | undefined) =>
@@ -528,6 +531,15 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
     const minimal = error === undefined && options.minimize !== false && !shrinkStopped() ? await minimize(shrunk, target, Math.max(0, shrinkBudget - shrinkRuns) + shrunk.steps.length, shrinkStopped) : shrunk;
     const minimized = Date.now();
     timings.minimizingMs += minimized - shrinkEnded;
+    // The model differing from a healthy model of its own there: the oracle's difference, never the target's; explored past.
+    if (error === undefined && (await modelDiffersFromItself({ ...minimal, apiVersion: target.apiVersion }))) {
+      stops[ORACLE_OWN] = (stops[ORACLE_OWN] ?? 0) + 1;
+      for (const d of failure.divergence.differences) found.add(signature(d));
+      shrinkStarted = Number.POSITIVE_INFINITY;
+      log(`explore: a difference at ${minimal.differences[0]?.path || minimal.differences[0]?.key} is the model's own (a healthy model replaying the program differs the same way): not charged`);
+      if (interrupted) break;
+      continue;
+    }
     const named = options.localise === false || error !== undefined || minimal.serverFault ? minimal : await localised(minimal, target, options.localiseBudgetMs, options.pace);
     const finding = await onConvention(named, target);
     timings.localisingMs += Date.now() - minimized;

@@ -13,6 +13,7 @@ import { createFakeApp } from '../../fake-server/app.ts';
 import { faultsFor } from '../../fake-server/faults/index.ts';
 import { createFakeServer } from '../../fake-server/index.ts';
 import { createNamespace } from '../framework/namespace.ts';
+import { modelDiffersFromItself } from './attribution.ts';
 import { explore, type ExploreResult } from './explorer.ts';
 import { explorationMeta, writeFindings, type FindingFile } from './findings.ts';
 import { replayFinding } from './replay.ts';
@@ -48,6 +49,12 @@ describe(`a finding of the exploration (fake with ${FAULT} broken)`, () => {
     expect(verdict.message).toMatch(/Program \(as sent to the target\):\n {2}1\. /);
     expect(verdict.message).toMatch(/--replay .*finding-1\.json/);
     expect(verdict.expected).not.toEqual(verdict.actual);
+  });
+
+  it("is the target's: a healthy model replaying its program agrees with the model, a model that breaks the same rule differs from it the same way (a difference the oracle would make itself, never charged)", { timeout: 120_000 }, async () => {
+    const finding = { ...result.findings[0]!, apiVersion: '2.4.0' };
+    expect(await modelDiffersFromItself(finding)).toBe(false);
+    expect(await modelDiffersFromItself(finding, createFakeApp({ faults: faultsFor([FAULT]) }))).toBe(true);
   });
 
   it('replays: it still differs on the broken fake, and not on the healthy one', { timeout: 120_000 }, async () => {
