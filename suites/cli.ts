@@ -22,7 +22,7 @@ import type { Vitest } from 'vitest/node';
 import { RULES } from '../spec/rules/catalogue.ts';
 import { CONFORMANCE_PROJECT, conformanceProject, PROJECT_ROOT } from './conformance-project.ts';
 import { didYouMean } from './framework/closest.ts';
-import { ConfigError, type ConformanceConfig, DEFAULT_CONCURRENCY, ENV_VARS, loadConfig, MAX_CONCURRENCY, secretsOf } from './framework/config.ts';
+import { ConfigError, type ConformanceConfig, DEFAULT_CONCURRENCY, ENV_VARS, FAR_TARGET_MS, loadConfig, MAX_CONCURRENCY, secretsOf } from './framework/config.ts';
 import { preflight } from './framework/preflight.ts';
 import { ConformanceReporter, stoppedReport } from './framework/reporter.ts';
 import { needsOf, testName } from './framework/scenario.ts';
@@ -497,7 +497,7 @@ function program(exit: (code: number) => void): Command {
     .option('--allow-live', 'accept a live key (am_sk_live_…) although the profile changes data; think twice')
     .option('--reuse-namespace [name]', 'reuse mode for nightly runs: the same IDs every run of this name (default nightly), whatever the seed; what earlier runs left (their journal says) is removed first')
     .addOption(new Option('--fail-on <level>', 'the lowest rule level whose failures fail the run (default must; config failOn)').choices(['must', 'should']))
-    .option('--concurrency <n>', `scenarios run at once; those that need the target to themselves run alone (default ${DEFAULT_CONCURRENCY}, at most ${MAX_CONCURRENCY}; 1: one after another)`, concurrencyOption)
+    .option('--concurrency <n>', `scenarios run at once; those that need the target to themselves run alone (default ${DEFAULT_CONCURRENCY}, twice that once the target answers in ${FAR_TARGET_MS} ms or more; at most ${MAX_CONCURRENCY}; 1: one after another)`, concurrencyOption)
     .option('--explore-runs <n>', 'random programs the exploration beside the scenarios runs at most, in the time they take (default 500; 0: no exploration)', wholeNumberOption)
     .option('--explore-seconds <s>', 'how long the exploration goes on alone once the scenarios are done (default 10)', wholeNumberOption)
     .addHelpText(

@@ -19,6 +19,13 @@ export const DEFAULT_CONFIG_FILE = 'conformance.config.json';
 const VITE_BASE_URL = '/';
 /** Against a remote target each call waits a round trip: 8 scenarios at a time hide most of it (latency bench, docs/performance.md) without pressing a shared deployment hard. */
 export const DEFAULT_CONCURRENCY = 8;
+/**
+ * A target this far away (its answers' smoothed latency, ms) gets twice the default concurrency: a
+ * run's time there is its round trips, and scenarios side by side are how it goes faster (at a 50 ms
+ * round trip, 8 at once took 154 s and 16 took 126 s on 2026-12-05; rate-limit.ts still backs off
+ * whatever the target says).
+ */
+export const FAR_TARGET_MS = 20;
 /** More scenarios at once than this would only queue in the connection pool (and press a target hard). */
 export const MAX_CONCURRENCY = 64;
 export const PROFILES_DIR = fileURLToPath(new URL('../profiles/', import.meta.url));
@@ -236,6 +243,8 @@ export interface ConformanceConfig {
    * schedule.ts). 1: one after another.
    */
   readonly concurrency: number;
+  /** Where concurrency came from: only the default doubles for a far target (FAR_TARGET_MS). */
+  readonly concurrencySource: 'env' | 'file' | 'default';
   /** CONFORMANCE_ALLOW_LIVE (or --allow-live): the user accepts a run with a live key. */
   readonly allowLive: boolean;
   /** CONFORMANCE_FAIL_ON (or --fail-on, `failOn`): `should` makes SHOULD failures fail the run too. */
@@ -270,6 +279,7 @@ export function loadConfig({ env = process.env, cwd = process.cwd() }: LoadConfi
   const profileBase = fromEnv.profile === undefined && file.values.profile !== undefined && file.path ? dirname(file.path) : cwd;
   const seedSource = fromEnv.seed !== undefined ? 'env' : file.values.seed !== undefined ? 'file' : 'default';
   const runTimeoutSource = fromEnv.runTimeoutMs !== undefined ? 'env' : file.values.runTimeoutMs !== undefined ? 'file' : 'default';
+  const concurrencySource = fromEnv.concurrency !== undefined ? 'env' : file.values.concurrency !== undefined ? 'file' : 'default';
   const baseUrl = merged.baseUrl?.replace(/\/+$/, '');
   const loaded = loadProfile(merged.profile, profileBase);
   const live = isLiveKey(merged.apiKey);
@@ -294,6 +304,7 @@ export function loadConfig({ env = process.env, cwd = process.cwd() }: LoadConfi
     maxBodyBytes: merged.maxBodyBytes,
     retryBudgetMs: merged.retryBudgetMs,
     concurrency: merged.concurrency,
+    concurrencySource,
     allowLive: merged.allowLive,
     failOn: merged.failOn,
   };

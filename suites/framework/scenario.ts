@@ -681,7 +681,7 @@ export function registerScenarios<Ops extends OperationTable, E extends z.ZodTyp
     seen.add(id);
   }
   const timeoutMs = options.timeoutMs ?? DEFAULT_SCENARIO_TIMEOUT_MS;
-  const plan = (runPlan ??= new RunPlan(new Scheduler(target.config.concurrency)));
+  const plan = (runPlan ??= new RunPlan(new Scheduler(() => target.concurrency())));
   const start = (scenario: Scenario<Ops, E, R>) => (signal: AbortSignal) => runScenario(scenario, target, { timeoutMs, signal });
 
   const discovering = discoveringFile();
@@ -730,12 +730,12 @@ export function registerScenarios<Ops extends OperationTable, E extends z.ZodTyp
  */
 export function registerBeside<R>(
   name: string,
-  target: Pick<Target<OperationTable, z.ZodType>, 'close' | 'config'>,
+  target: Pick<Target<OperationTable, z.ZodType>, 'close' | 'config' | 'concurrency'>,
   start: BesideJob<R>['start'],
   report: (result: R, context: TestContext) => void,
   options: { readonly timeoutMs: number },
 ): void {
-  const plan = (runPlan ??= new RunPlan(new Scheduler(target.config.concurrency)));
+  const plan = (runPlan ??= new RunPlan(new Scheduler(() => target.concurrency())));
   const discovering = discoveringFile();
   if (discovering !== undefined) {
     if (!(discovering.testNamePattern?.test(name) ?? true)) return;
@@ -801,7 +801,7 @@ export async function runScenarios<Ops extends OperationTable, E extends z.ZodTy
   target: Target<Ops, E>,
   options: RunOptions & { readonly concurrency?: number } = {},
 ): Promise<ScenarioOutcome[]> {
-  const scheduler = new Scheduler(options.concurrency ?? target.config.concurrency);
+  const scheduler = new Scheduler(options.concurrency ?? (() => target.concurrency()));
   const jobs = scenarios.map((scenario) => ({ scenario, alone: runsAlone(scenario, target.capabilities) }));
   const outcomes = new Map<(typeof jobs)[number], ScenarioOutcome>();
   await Promise.all(

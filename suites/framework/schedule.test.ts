@@ -80,6 +80,20 @@ describe('Scheduler', () => {
     expect(await Promise.all([a, b, cleanup])).toEqual(['a', 'b', 'cleanup']);
   });
 
+  it('reads a concurrency that changes as the run goes (a far target, target.ts) whenever a task ends', async () => {
+    const r = recorder();
+    let concurrency = 1;
+    const scheduler = new Scheduler(() => concurrency);
+    const done = ['a', 'b', 'c', 'd'].map((name) => scheduler.run('shared', r.task(name)));
+    await settle();
+    expect([...r.running]).toEqual(['a']);
+    concurrency = 3;
+    await r.finish('a');
+    expect([...r.running]).toEqual(['b', 'c', 'd']);
+    for (const name of ['b', 'c', 'd']) await r.finish(name);
+    await Promise.all(done);
+  });
+
   it('refuses a concurrency that is not a positive whole number', () => {
     expect(() => new Scheduler(0)).toThrow(/positive whole number/);
     expect(() => new Scheduler(1.5)).toThrow(/positive whole number/);

@@ -58,14 +58,21 @@ interface Waiting {
  * first out: a task never overtakes one queued before it.
  */
 export class Scheduler {
-  readonly concurrency: number;
+  readonly #concurrency: () => number;
   #running = 0;
   #alone = false;
   readonly #queue: Waiting[] = [];
 
-  constructor(concurrency: number) {
-    if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`concurrency must be a positive whole number, not ${concurrency}`);
-    this.concurrency = concurrency;
+  /** `concurrency` may change as the run goes (a far target's, target.ts): it is read whenever a task is queued or ends. */
+  constructor(concurrency: number | (() => number)) {
+    const read = typeof concurrency === 'number' ? () => concurrency : concurrency;
+    const first = read();
+    if (!Number.isInteger(first) || first < 1) throw new Error(`concurrency must be a positive whole number, not ${first}`);
+    this.#concurrency = read;
+  }
+
+  get concurrency(): number {
+    return this.#concurrency();
   }
 
   /** Queues `task` (at the head with `first`) and settles as it does. */

@@ -9,7 +9,7 @@ import type { ConventionBreach } from './checks.ts';
 import { capabilitiesFrom, type CapabilitySet } from './capabilities.ts';
 import { answerRecorder, claimProbeCleanup, type CleanupPlan, type Creates, journalHooks, mergeCleanups } from './cleanup.ts';
 import { createClient, type Client, type OperationTable } from './client.ts';
-import { ConfigError, ENV_VARS, loadConfig, type ConformanceConfig } from './config.ts';
+import { ConfigError, ENV_VARS, FAR_TARGET_MS, loadConfig, type ConformanceConfig } from './config.ts';
 import { ControlClient } from './control-client.ts';
 import { EvidenceLog } from './evidence.ts';
 import { transportLimits } from './guard.ts';
@@ -44,6 +44,11 @@ export interface Target<Ops extends OperationTable, E extends z.ZodType> {
   /** The run's own key, for raw calls that send it in other forms (redacted in the evidence). */
   readonly apiKey: string;
   readonly capabilities: CapabilitySet;
+  /**
+   * How many scenarios run at once now: the configured number; the default one doubled once the
+   * target's answers take FAR_TARGET_MS or more (scenario.ts reads it whenever one ends).
+   */
+  concurrency(): number;
   /** The run's namespace; each scenario gets `ns.scope(scenario.id)`. */
   readonly ns: Namespace;
   readonly ledger: Ledger<Client<Ops, E>>;
@@ -113,7 +118,8 @@ export async function createTarget<Ops extends OperationTable, E extends z.ZodTy
   const ledger = new Ledger<Client<Ops, E>>(ns, options.cleanup ?? {}, { order: options.order ?? [], unserved, ...(journal ? { journal } : {}) });
   const creates = options.creates ?? {};
   // One limiter for every test file's target of the run: a 429 slows the whole run (rate-limit.ts); its latency stretches a default deadline (guard.ts).
-  const limiter = limiterFor(baseUrl, config.concurrency);
+  const far = config.concurrencySource === 'default' ? 2 * config.concurrency : config.concurrency;
+  const limiter = limiterFor(baseUrl, far);
   const base = createClient({
     baseUrl,
     apiKey,
@@ -144,6 +150,7 @@ export async function createTarget<Ops extends OperationTable, E extends z.ZodTy
     otherTenantApiKey,
     apiKey,
     capabilities,
+    concurrency: () => ((limiter.latencyMs ?? 0) >= FAR_TARGET_MS ? far : config.concurrency),
     ns,
     ledger,
     creates,
