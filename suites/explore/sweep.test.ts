@@ -35,12 +35,18 @@ describe('the sweep', () => {
     expect(reads.slice(firstReferenceOnly).every((r) => ['customers.get', 'entities.get', 'plans.list', 'features.list', 'referral_programs.get'].includes(r.operation))).toBe(true);
   });
 
-  it('sends a few documented reads again as the conventions allow, turning between programs, and the first holder in the other case', () => {
+  it('sends a few documented reads again as the conventions allow, turning between programs, the first holder in the other case, and its records as the other environment and another organisation ask', () => {
     const reads = sweepReads({ world: world() });
-    const again = sweepAgain(reads, 0);
+    const again = sweepAgain(reads, 0, { controlPlane: true, otherTenant: true });
     expect(again.slice(0, 6).map((r) => r.variant ?? r.caller?.agent)).toEqual(['published-client', 'media-type-case', 'charset', 'scheme-space', 'header-case', 'scheme-case']);
-    expect(sweepAgain(reads, 1)[0]!.variant).toBe('media-type-case');
-    expect(again.at(-1)!.body['customer_id']).toBe('CUS_0');
+    expect(sweepAgain(reads, 1, { controlPlane: true, otherTenant: true })[0]!.variant).toBe('media-type-case');
+    expect(again.slice(6).map((r) => [r.operation, r.body['customer_id'], r.caller?.environment ?? r.variant ?? 'plain'])).toEqual([
+      ['balances.check', 'CUS_0', 'plain'],
+      ['subscriptions.list', 'cus_0', 'live'],
+      ['subscriptions.list', 'cus_0', 'other-tenant'],
+    ]);
+    // A deployment: no organisation of the program's own, no other tenant's key.
+    expect(sweepAgain(reads, 0, { controlPlane: false, otherTenant: false })).toHaveLength(7);
   });
 
   it('finds a write whose effect no random step read: programs of their prelude alone, a target whose customers’ record listings drop what they hold', { timeout: 300_000 }, async () => {

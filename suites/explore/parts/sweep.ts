@@ -9,7 +9,7 @@
  */
 import fc from 'fast-check';
 import { ALL_STATUSES } from './deletes.ts';
-import { defineCommand, type CommandSpec, type RunContext, type SendSpec } from '../command.ts';
+import { defineCommand, type Abilities, type CommandSpec, type RunContext, type SendSpec } from '../command.ts';
 
 /** Holders read at each end of a list (a scale program holds hundreds): the first made and the last. */
 const AT_EACH_END = 3;
@@ -66,19 +66,24 @@ const SENT_AGAIN = 6;
  * The second pass: a few of the documented reads sent again as other callers and envelopes the
  * conventions allow (the published client's User-Agent, the media type's case and parameters, the
  * spaces after the scheme, the headers' case), which must answer as the plain read did; the first
- * holder's ID in the other case, which names nobody the program made. `turn` rotates the ways
+ * holder's ID in the other case, which names nobody the program made; its records asked by the
+ * organisation's other environment and by another organisation, where the target gives their keys. `turn` rotates the ways
  * between programs. Sent as observations, they reach no dimension: steering still sends the
  * callers' own commands (writes by the published client, the other environment, pipelined pairs).
  */
-export function sweepAgain(reads: readonly SendSpec[], turn: number): SendSpec[] {
+export function sweepAgain(reads: readonly SendSpec[], turn: number, can: Pick<Abilities, 'controlPlane' | 'otherTenant'>): SendSpec[] {
   const documented = reads.filter((read) => read.operation === 'balances.check' || read.operation === 'subscriptions.list' || read.operation === 'entities.list' || read.operation === 'licenses.list');
   const again = documented.slice(0, SENT_AGAIN).map((read, i) => ({ ...read, ...AGAIN[(turn + i) % AGAIN.length]! }));
   const check = documented.find((read) => read.operation === 'balances.check');
+  const records = documented.find((read) => read.operation === 'subscriptions.list');
   if (check !== undefined) {
     const customerId = String(check.body['customer_id']);
     const swapped = [...customerId].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join('');
     if (swapped !== customerId) again.push({ ...check, body: { ...check.body, customer_id: swapped }, customerId: swapped });
   }
+  // Who else may ask: the organisation's other environment (only where the program has an organisation of its own) and another organisation.
+  if (records !== undefined && can.controlPlane) again.push({ ...records, caller: { environment: 'live' } });
+  if (records !== undefined && can.otherTenant) again.push({ ...records, variant: 'other-tenant' });
   return again;
 }
 
@@ -93,6 +98,6 @@ export const sweepCommand: CommandSpec<unknown> = defineCommand({
     // A few at a time, each compared as it comes; a check is no writer here (it observes).
     const reads = sweepReads(context);
     await context.observeAll(reads);
-    await context.observeAll(sweepAgain(reads, context.lockstep.steps.length));
+    await context.observeAll(sweepAgain(reads, context.lockstep.steps.length, context.can));
   },
 });
