@@ -26,6 +26,14 @@ describe('compareAnswers', () => {
     expect(differences.filter((d) => d.kind !== 'order')).toEqual([]);
   });
 
+  it("charges a clock move seen in a balance that never resets to PLAN-ALLOCATED-PERSISTS, whatever lock expired with it; in one that resets, to the move's own rule", () => {
+    const balance = (over: Record<string, unknown>) => ({ feature_id: 'seats', granted: 5, remaining: 1, usage: 4, unlimited: false, overage_allowed: false, max_purchase: null, next_reset_at: null, breakdown: [], ...over });
+    const check = (model: Record<string, unknown>, target: Record<string, unknown>) =>
+      compareAnswers(context({ operation: 'balances.check', request: { customer_id: 'c', feature_id: 'seats' }, writer: { operation: 'clock.advance', tags: ['lock-expiry'] } }), ok({ allowed: true, customer_id: 'c', balance: model }), ok({ allowed: true, customer_id: 'c', balance: target })).differences.filter((d) => d.path === 'balance.usage').map((d) => d.rule);
+    expect(check(balance({}), balance({ usage: 0, remaining: 5 }))).toEqual(['PLAN-ALLOCATED-PERSISTS']);
+    expect(check(balance({ next_reset_at: 2_000 }), balance({ next_reset_at: 2_000, usage: 0, remaining: 5 }))).toEqual(['CHECK-LOCK-WIRE']);
+  });
+
   it("charges one counter alone to its own rule, several together to the last write's", () => {
     const one = compareAnswers(context(), ok({ list: [pool()] }), ok({ list: [pool({ usage: 2 })] })).differences;
     expect(one.map((d) => [d.rule, d.path])).toEqual([['LIC-POOL-USAGE', 'list[0].usage']]);

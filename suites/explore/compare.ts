@@ -21,7 +21,7 @@ import { ruleById, type RuleId } from '../../spec/rules/catalogue.ts';
 import { answerShape, controlAnswerShape, type FieldNode } from './fields.ts';
 import { filterRule } from './filters.ts';
 import type { IdMap } from './ids.ts';
-import { isShould, OPERATION_RULES, ownershipOf, writerRule, type FieldOwner, type OwnerContext, type Writer } from './ownership.ts';
+import { balanceWriter, isShould, OPERATION_RULES, ownershipOf, writerRule, type FieldOwner, type OwnerContext, type Writer } from './ownership.ts';
 
 /** One side's answer to a call. */
 export interface Answer {
@@ -384,7 +384,8 @@ class Walk {
     const referenceNull = nullness && owner.nullRule !== undefined && m === null;
     const base = referenceNull ? owner.nullRule! : owner.rule;
     const refined = owner.refine?.(ownerContext);
-    const written = !referenceNull && owner.aspect !== undefined && context.writer !== undefined ? writerRule(context.writer, owner.aspect) : undefined;
+    const writer = context.writer !== undefined && owner.aspect === 'balance' ? balanceWriter(context.writer, mParent) : context.writer;
+    const written = !referenceNull && owner.aspect !== undefined && writer !== undefined ? writerRule(writer, owner.aspect) : undefined;
     // A reference-only shape may fail only SHOULD rules, unless the document shows the value itself.
     const referenceShape = node.provenance !== 'documented' && !(owner.documentedValue === true && !referenceNull);
     const allowed = (rule: RuleId | undefined): rule is RuleId => rule !== undefined && (!referenceShape || isShould(rule)) && fitsOperation(rule, context.operation);

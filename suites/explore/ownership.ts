@@ -557,6 +557,17 @@ export function writerRule(writer: Writer, aspect: Aspect): RuleId | undefined {
   return rules?.[aspect] ?? rules?.any;
 }
 
+/**
+ * A clock move seen in a balance (or a grant of one) that never resets, allocated and not unlimited
+ * (no next reset in the model's answer), is what PLAN-ALLOCATED-PERSISTS says of it: whatever else the
+ * move crossed (a lock's expiry, another grant's reset), this balance had nothing to reset.
+ */
+export function balanceWriter(writer: Writer, balance: Readonly<Record<string, unknown>> | undefined): Writer {
+  if (writer.operation !== 'clock.advance' || balance === undefined || balance['unlimited'] === true) return writer;
+  const neverResets = ('next_reset_at' in balance && balance['next_reset_at'] === null) || ('reset' in balance && balance['reset'] === null);
+  return neverResets ? { ...writer, tags: ['allocated'] } : writer;
+}
+
 /** Whether a rule is SHOULD (reference-only fields and answers may only fail such rules). */
 export function isShould(rule: RuleId): boolean {
   return ruleById.get(rule)?.level === 'SHOULD';
