@@ -52,6 +52,12 @@ const readOtherwise = (model: Answer, target: Answer) => ok(target) || codeOf(ta
 const DAY_MS = 86_400_000;
 const items = (value: unknown): Record<string, unknown>[] => (Array.isArray(value) ? value.filter((v): v is Record<string, unknown> => typeof v === 'object' && v !== null) : []);
 
+/** Whether a plan the customer holds offers licenses whose license plan grants the feature: its seats are the entities' grants. */
+function seatsGrant(world: WorldState, customerId: string, featureId: string): boolean {
+  const offered = world.holdings.filter((h) => h.customerId === customerId && h.entityId === undefined).flatMap((h) => world.plans.find((p) => p.id === h.planId)?.licenses ?? []);
+  return offered.some((link) => world.plans.find((p) => p.id === link.licensePlanId)?.items.some((item) => item.featureId === featureId) ?? false);
+}
+
 export const LEEWAY: readonly Leeway[] = [
   {
     id: 'BEARER-SCHEME-CASE',
@@ -135,7 +141,7 @@ export const LEEWAY: readonly Leeway[] = [
   },
   {
     id: 'CUSTOMER-CHECK-ENTITY-GRANTS',
-    why: "a customer-level check of a feature only the customer's entities are granted: whether the customer \"has a balance\" then is not said; the reference shows the entities' grants summed, allowed false",
+    why: "a customer-level check of a feature only the customer's entities are granted (a plan of their own, or the seats of the customer's pool): whether the customer \"has a balance\" then is not said; the reference shows the entities' grants summed, allowed false",
     source: 'exchanges/182-balances.check-customer-level-entity-add-on-grant.json (observed-behaviour.md §8.10)',
     operation: 'balances.check',
     applies: ({ request, model, target, world }) =>
@@ -144,7 +150,8 @@ export const LEEWAY: readonly Leeway[] = [
       request['entity_id'] === undefined &&
       field(model, 'balance') === null &&
       field(target, 'balance') != null &&
-      world.holdings.some((h) => h.customerId === request['customer_id'] && h.entityId !== undefined && h.featureIds.includes(request['feature_id'] as string)),
+      (world.holdings.some((h) => h.customerId === request['customer_id'] && h.entityId !== undefined && h.featureIds.includes(request['feature_id'] as string)) ||
+        seatsGrant(world, request['customer_id'] as string, request['feature_id'] as string)),
   },
   {
     id: 'PREVIEW-LICENSE-BACKED',

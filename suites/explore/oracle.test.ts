@@ -97,6 +97,18 @@ describe('the oracle on a shared tenant', () => {
     expect(LEEWAY.find((l) => l.id === 'PAID-ATTACH-CHECKOUT')?.applies({ operation: 'billing.attach', request: {}, model: { status: 200, body: { payment_url: null } }, target: { status: 200, body: { payment_url: 'https://pay.invalid' } }, world: undefined as never })).toBe(true);
   });
 
+  it("leaves open a customer-level check of a feature only the seats of the customer's pool grant (the reference sums the entities' grants), and only that", () => {
+    const world = new WorldState(0);
+    world.plans = [
+      { id: 'seat', version: 1, addOn: false, group: null, archived: false, paid: false, oneOff: false, trial: false, autoEnable: false, items: [{ featureId: 'sso', included: 1, unlimited: false, resets: false }], licenses: [] },
+      { id: 'team', version: 1, addOn: false, group: null, archived: false, paid: false, oneOff: false, trial: false, autoEnable: false, items: [], licenses: [{ licensePlanId: 'seat', included: 300 }] },
+    ];
+    world.holdings = [{ customerId: 'c', planId: 'team', featureIds: [] }];
+    const seats = LEEWAY.find((l) => l.id === 'CUSTOMER-CHECK-ENTITY-GRANTS')!;
+    const check = (feature: string) => seats.applies({ operation: 'balances.check', request: { customer_id: 'c', feature_id: feature }, model: { status: 200, body: { balance: null } }, target: { status: 200, body: { balance: { granted: 170 } } }, world });
+    expect([check('sso'), check('other')]).toEqual([true, false]);
+  });
+
   it('sends the run’s API version in every envelope variant that spells the header', () => {
     for (const variant of Object.keys(VARIANTS) as VariantName[]) {
       const headers = variantHeaders(variant, 'am_sk_test_x', 'am_sk_live_x', '2.3.0') ?? {};

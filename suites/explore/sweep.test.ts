@@ -20,6 +20,7 @@ function world(): WorldState {
   state.customers = Array.from({ length: 10 }, (_, i) => `cus_${i}`);
   state.features = Array.from({ length: 8 }, (_, i) => ({ id: `feat_${i}`, type: 'metered' as const, consumable: true, eventNames: [], covers: [] }));
   state.entities = [{ id: 'ent_a', customerId: 'cus_0', featureId: 'feat_0' }];
+  state.holdings = [{ customerId: 'cus_0', planId: 'plan', featureIds: ['feat_0', 'feat_2'] }, { customerId: 'cus_0', entityId: 'ent_a', planId: 'plan', featureIds: ['feat_1'] }];
   state.plans = [{ id: 'plan', version: 1, addOn: false, group: null, archived: false, paid: false, oneOff: false, trial: false, autoEnable: false, items: [], licenses: [] }];
   return state;
 }
@@ -30,7 +31,8 @@ describe('the sweep', () => {
     const customers = [...new Set(reads.map((r) => r.customerId).filter(Boolean))];
     expect(customers).toEqual(['cus_0', 'cus_1', 'cus_2', 'cus_7', 'cus_8', 'cus_9']);
     expect(reads.filter((r) => r.operation === 'balances.check' && r.body['customer_id'] === 'cus_0' && r.body['entity_id'] === undefined)).toHaveLength(6);
-    expect(reads.filter((r) => r.body['entity_id'] === 'ent_a').map((r) => r.operation)).toEqual([...Array(6).fill('balances.check'), 'entities.get']);
+    // The entity's balances of what it holds itself (feat_1), not of its customer's grants.
+    expect(reads.filter((r) => r.body['entity_id'] === 'ent_a').map((r) => `${r.operation} ${r.body['feature_id'] ?? ''}`.trim())).toEqual(['balances.check feat_1', 'entities.get']);
     const firstReferenceOnly = reads.findIndex((r) => ['customers.get', 'entities.get', 'plans.list', 'features.list'].includes(r.operation));
     expect(reads.slice(firstReferenceOnly).every((r) => ['customers.get', 'entities.get', 'plans.list', 'features.list', 'referral_programs.get'].includes(r.operation))).toBe(true);
   });
