@@ -12,7 +12,7 @@
  *                       customer and per entity but one (default 100000: 1M entities, 1M subscriptions)
  *   --only <parts>      comma-separated subset of http,inprocess,coldstart,clock,scale,conformance,latency
  *   --delay <ms>        latency: added to every chunk each way by the proxy (default 25: a 50 ms round trip)
- *   --concurrency <ns>  latency: one suite run per value (default 1,8: sequential, and the suite's default)
+ *   --concurrency <ns>  latency: one suite run per value, `default` the suite's own (default 1,default: sequential, and the suite's default)
  *   --workloads <names> comma-separated subset of the HTTP workloads (bench/workloads.ts)
  *   --no-prism          leave the Prism mock out
  */
@@ -47,7 +47,7 @@ const { values: args } = parseArgs({
     'no-prism': { type: 'boolean', default: false },
     workloads: { type: 'string', default: WORKLOADS.map((w) => w.name).join(',') },
     delay: { type: 'string', default: '25' },
-    concurrency: { type: 'string', default: '1,8' },
+    concurrency: { type: 'string', default: '1,default' },
   },
   strict: true,
 });
@@ -66,7 +66,7 @@ const options = {
   customers: positive('customers', args.customers),
   prism: !args['no-prism'],
   workloads: args.workloads.split(',').map((name) => workload(name).name),
-  latency: { delayMs: positive('delay', args.delay), concurrency: args.concurrency.split(',').map((n) => positive('concurrency', n)) },
+  latency: { delayMs: positive('delay', args.delay), concurrency: args.concurrency.split(',').map((n) => (n === 'default' ? ('default' as const) : positive('concurrency', n))) },
 };
 const parts = new Set(
   args.only.split(',').map((part) => {
