@@ -468,11 +468,13 @@ function matchElements(node: FieldNode, m: readonly unknown[], t: readonly unkno
   const matched: [number, number][] = [];
   // Rows alike but for the IDs each side chose (two records of one plan, one customer): the pair the ID map already knows, not the order of ties.
   const chosen = targetIdFields(node);
-  const known = (i: number, candidates: number[]): number => {
-    if (ids === undefined || chosen.length === 0 || candidates.length < 2) return 0;
-    const at = candidates.findIndex((j) => chosen.some((field) => { const id = (m[i] as Obj | undefined)?.[field]; return typeof id === 'string' && ids.targetOf(id) === (t[j] as Obj | undefined)?.[field]; }));
-    return Math.max(0, at);
-  };
+  const pairedBefore = (i: number, j: number) =>
+    chosen.some((field) => {
+      const id = (m[i] as Obj | undefined)?.[field];
+      return typeof id === 'string' && ids!.targetOf(id) === (t[j] as Obj | undefined)?.[field];
+    });
+  /** Which of the candidates (target rows alike) to pair model row `i` with: the one the ID map pairs it with, else the first. */
+  const known = (i: number, candidates: number[]): number => (ids === undefined || chosen.length === 0 || candidates.length < 2 ? 0 : Math.max(0, candidates.findIndex((j) => pairedBefore(i, j))));
   const pass = (key: (value: unknown) => string) => {
     // Each element's key once (listings of hundreds of rows): the free target elements by key, lowest index first.
     const byKey = new Map<string, number[]>();

@@ -162,10 +162,10 @@ export interface ExploreResult {
   readonly interrupted: boolean;
 }
 
-/** The commands a target allows: no control plane, no clock; read-only, reads only; a shared tenant, no auto-enable. */
 /** The sweep every program ends with (parts/sweep.ts). */
 const SWEEP = new StepCommand(sweepCommand, null);
 
+/** The commands a target allows: no control plane, no clock; read-only, reads only; a shared tenant, no auto-enable. */
 export function commandsFor(target: Pick<ExploreTarget, 'abilities'>): CommandSpec<unknown>[] {
   const { abilities } = target;
   return COMMANDS.filter((c) => (abilities.controlPlane || !c.control) && (!abilities.readOnly || c.reads));
@@ -226,7 +226,7 @@ export const FOCUS_WEIGHT = 10;
 const ROUND_RUNS = 25;
 
 /** The stop counted for a difference the model shows against a healthy model of its own (attribution.ts `modelDiffersFromItself`). */
-export const ORACLE_OWN = "the model's own difference (not charged)";
+const ORACLE_OWN = "the model's own difference (not charged)";
 
 function programArbitrary(commands: readonly CommandSpec<unknown>[], maxSteps: number, steering: Steering): fc.Arbitrary<Program> {
   const prelude = (world: string | undefined) =>

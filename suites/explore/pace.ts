@@ -7,7 +7,6 @@
  */
 import { setImmediate as turn, setTimeout as sleep } from 'node:timers/promises';
 
-
 /** A turn of the loop slower than this (ms) means it is busy. */
 const BUSY_MS = 2;
 /** How many times the turn's length the exploration then waits, at most `MAX_WAIT_MS`. */
