@@ -69,7 +69,8 @@ const SENT_AGAIN = 6;
  * conventions allow (the published client's User-Agent, the media type's case and parameters, the
  * spaces after the scheme, the headers' case), which must answer as the plain read did; the first
  * holder's ID in the other case, which names nobody the program made; its records asked by the
- * organisation's other environment and by another organisation, where the target gives their keys. `turn` rotates the ways
+ * organisation's other environment (an organisation of the program's own) or by another organisation
+ * (a shared tenant with another tenant's key). `turn` rotates the ways
  * between programs. Sent as observations, they reach no dimension: steering still sends the
  * callers' own commands (writes by the published client, the other environment, pipelined pairs).
  */
@@ -83,9 +84,10 @@ export function sweepAgain(reads: readonly SendSpec[], turn: number, can: Pick<A
     const swapped = [...customerId].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join('');
     if (swapped !== customerId) again.push({ ...check, body: { ...check.body, customer_id: swapped }, customerId: swapped });
   }
-  // Who else may ask: the organisation's other environment (only where the program has an organisation of its own) and another organisation.
+  // Who else may ask: where the program has an organisation of its own, that organisation's other
+  // environment (its "other" key is its own live key there); in a shared tenant, another organisation.
   if (records !== undefined && can.controlPlane) again.push({ ...records, caller: { environment: 'live' } });
-  if (records !== undefined && can.otherTenant) again.push({ ...records, variant: 'other-tenant' });
+  else if (records !== undefined && can.otherTenant) again.push({ ...records, variant: 'other-tenant' });
   return again;
 }
 

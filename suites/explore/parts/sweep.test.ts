@@ -4,14 +4,14 @@
  * for, a write whose effect differs where no random step looked is found all the same.
  */
 import { describe, expect, it } from 'vitest';
-import { createFakeApp } from '../../fake-server/app.ts';
-import { testSeed } from '../../fixtures/random.ts';
-import { createNamespace } from '../framework/namespace.ts';
-import { explore } from './explorer.ts';
-import { sweepAgain, sweepReads } from './parts/sweep.ts';
-import type { Side } from './sides.ts';
-import { sharedTenantTarget } from './targets.ts';
-import { WorldState } from './world.ts';
+import { createFakeApp } from '../../../fake-server/app.ts';
+import { testSeed } from '../../../fixtures/random.ts';
+import { createNamespace } from '../../framework/namespace.ts';
+import { explore } from '../explorer.ts';
+import { sweepAgain, sweepReads } from './sweep.ts';
+import type { Side } from '../sides.ts';
+import { sharedTenantTarget } from '../targets.ts';
+import { WorldState } from '../world.ts';
 
 const seed = testSeed();
 
@@ -42,12 +42,14 @@ describe('the sweep', () => {
     const again = sweepAgain(reads, 0, { controlPlane: true, otherTenant: true });
     expect(again.slice(0, 6).map((r) => r.variant ?? r.caller?.agent)).toEqual(['published-client', 'media-type-case', 'charset', 'scheme-space', 'header-case', 'scheme-case']);
     expect(sweepAgain(reads, 1, { controlPlane: true, otherTenant: true })[0]!.variant).toBe('media-type-case');
+    // An organisation of the program's own: its other environment asks (its "other" key is its own live key).
     expect(again.slice(6).map((r) => [r.operation, r.body['customer_id'], r.caller?.environment ?? r.variant ?? 'plain'])).toEqual([
       ['balances.check', 'CUS_0', 'plain'],
       ['subscriptions.list', 'cus_0', 'live'],
-      ['subscriptions.list', 'cus_0', 'other-tenant'],
     ]);
-    // A deployment: no organisation of the program's own, no other tenant's key.
+    // A shared tenant with another tenant's key: another organisation asks.
+    expect(sweepAgain(reads, 0, { controlPlane: false, otherTenant: true }).slice(6).map((r) => r.variant ?? 'plain')).toEqual(['plain', 'other-tenant']);
+    // A deployment with neither.
     expect(sweepAgain(reads, 0, { controlPlane: false, otherTenant: false })).toHaveLength(7);
   });
 
