@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFakeApp, createFakeServer } from '../fake-server/index.ts';
 import { otherTenantKey } from '../fake-server/tenants.ts';
-import { DEFAULT_CONCURRENCY, FAR_TARGET_MS } from '../suites/framework/config.ts';
+import { concurrencyNow, DEFAULT_CONCURRENCY } from '../suites/framework/config.ts';
 import { runsAlone } from '../suites/framework/schedule.ts';
 import { runScenarios } from '../suites/framework/scenario.ts';
 import { InProcessDispatcher } from '../suites/meta/in-process-fake.ts';
@@ -37,8 +37,7 @@ export type Concurrency = number | 'default';
 
 /** The scenarios at once a run at this round trip has: as asked, or the suite's default, doubled once the answers take FAR_TARGET_MS. */
 function effective(concurrency: Concurrency, roundTripMs: number): number {
-  if (concurrency !== 'default') return concurrency;
-  return roundTripMs >= FAR_TARGET_MS ? 2 * DEFAULT_CONCURRENCY : DEFAULT_CONCURRENCY;
+  return concurrency === 'default' ? concurrencyNow({ concurrency: DEFAULT_CONCURRENCY, concurrencySource: 'default' }, roundTripMs) : concurrency;
 }
 
 export interface LatencyRun {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DEFAULT_TEST_SEED } from '../../fixtures/random.ts';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkLiveKey, ConfigError, loadConfig, loadProfile, PROFILES_DIR, secretsOf } from './config.ts';
+import { checkLiveKey, concurrencyNow, ConfigError, DEFAULT_CONCURRENCY, loadConfig, loadProfile, PROFILES_DIR, secretsOf } from './config.ts';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -65,6 +65,15 @@ describe('loadConfig', () => {
       configFile: join(cwd, 'conformance.config.json'),
     });
     expect(loadConfig({ env: { API_KEY: 'k' }, cwd })).toMatchObject({ seed: 11, seedSource: 'file', baseUrl: 'http://file.example' });
+  });
+
+  it('doubles the default concurrency once the target answers in 20 ms or more, and keeps a concurrency the environment or the file sets', () => {
+    const defaults = loadConfig({ env: {}, cwd: workdir() });
+    expect([defaults.concurrencySource, concurrencyNow(defaults, undefined), concurrencyNow(defaults, 3), concurrencyNow(defaults, 50)]).toEqual(['default', DEFAULT_CONCURRENCY, DEFAULT_CONCURRENCY, 2 * DEFAULT_CONCURRENCY]);
+    const set = loadConfig({ env: { CONFORMANCE_CONCURRENCY: '8' }, cwd: workdir() });
+    expect([set.concurrencySource, concurrencyNow(set, 50)]).toEqual(['env', 8]);
+    const filed = loadConfig({ env: {}, cwd: workdir({ 'conformance.config.json': { concurrency: 4 } }) });
+    expect([filed.concurrencySource, concurrencyNow(filed, 50)]).toEqual(['file', 4]);
   });
 
   it('refuses an API key in the config file, so the file can be committed', () => {

@@ -26,6 +26,16 @@ export const DEFAULT_CONCURRENCY = 8;
  * whatever the target says).
  */
 export const FAR_TARGET_MS = 20;
+/** The most scenarios at once a run may have: the configured number, or the default doubled for a far target. */
+export function mostConcurrency(config: Pick<ConformanceConfig, 'concurrency' | 'concurrencySource'>): number {
+  return config.concurrencySource === 'default' ? 2 * config.concurrency : config.concurrency;
+}
+
+/** The scenarios at once a run has now, given its answers' smoothed latency so far (undefined before the first). */
+export function concurrencyNow(config: Pick<ConformanceConfig, 'concurrency' | 'concurrencySource'>, latencyMs: number | undefined): number {
+  return (latencyMs ?? 0) >= FAR_TARGET_MS ? mostConcurrency(config) : config.concurrency;
+}
+
 /** More scenarios at once than this would only queue in the connection pool (and press a target hard). */
 export const MAX_CONCURRENCY = 64;
 export const PROFILES_DIR = fileURLToPath(new URL('../profiles/', import.meta.url));

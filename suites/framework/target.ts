@@ -9,7 +9,7 @@ import type { ConventionBreach } from './checks.ts';
 import { capabilitiesFrom, type CapabilitySet } from './capabilities.ts';
 import { answerRecorder, claimProbeCleanup, type CleanupPlan, type Creates, journalHooks, mergeCleanups } from './cleanup.ts';
 import { createClient, type Client, type OperationTable } from './client.ts';
-import { ConfigError, ENV_VARS, FAR_TARGET_MS, loadConfig, type ConformanceConfig } from './config.ts';
+import { ConfigError, concurrencyNow, ENV_VARS, loadConfig, mostConcurrency, type ConformanceConfig } from './config.ts';
 import { ControlClient } from './control-client.ts';
 import { EvidenceLog } from './evidence.ts';
 import { transportLimits } from './guard.ts';
@@ -118,8 +118,7 @@ export async function createTarget<Ops extends OperationTable, E extends z.ZodTy
   const ledger = new Ledger<Client<Ops, E>>(ns, options.cleanup ?? {}, { order: options.order ?? [], unserved, ...(journal ? { journal } : {}) });
   const creates = options.creates ?? {};
   // One limiter for every test file's target of the run: a 429 slows the whole run (rate-limit.ts); its latency stretches a default deadline (guard.ts).
-  const far = config.concurrencySource === 'default' ? 2 * config.concurrency : config.concurrency;
-  const limiter = limiterFor(baseUrl, far);
+  const limiter = limiterFor(baseUrl, mostConcurrency(config));
   const base = createClient({
     baseUrl,
     apiKey,
@@ -150,7 +149,7 @@ export async function createTarget<Ops extends OperationTable, E extends z.ZodTy
     otherTenantApiKey,
     apiKey,
     capabilities,
-    concurrency: () => ((limiter.latencyMs ?? 0) >= FAR_TARGET_MS ? far : config.concurrency),
+    concurrency: () => concurrencyNow(config, limiter.latencyMs),
     ns,
     ledger,
     creates,
