@@ -136,6 +136,8 @@ export const VARIANTS = {
   'other-tenant': { rule: 'AUTH-TENANT-ISOLATION', reads: true },
   /** Wrong in two ways: no key and an unknown version; the reference checks the key first (observed-behaviour §1.6). */
   'no-key-bad-version': { rule: 'AUTH-BEARER-REQUIRED', codeRule: 'AUTH-NO-KEY-CODE', reads: false },
+  /** Wrong in two ways: a key no target issues and an unknown version; the key first, as above. */
+  'unknown-key-bad-version': { rule: 'AUTH-SECRET-KEY', codeRule: 'AUTH-UNKNOWN-KEY-CODE', reads: false },
 } as const;
 
 export type VariantName = keyof typeof VARIANTS;
@@ -173,14 +175,51 @@ export function variantHeaders(variant: VariantName, key: string, otherKey: stri
       return otherKey === undefined ? undefined : bearer(otherKey);
     case 'no-key-bad-version':
       return { authorization: null, 'x-api-version': '9.9.9' };
+    case 'unknown-key-bad-version':
+      return { ...bearer(UNKNOWN_KEY), 'x-api-version': '9.9.9' };
   }
 }
+
+/**
+ * The envelope refusals, alone and two at once: sent with a body that is itself refused, a request
+ * is wrong in two (or three) ways, and the reference's recorded order (the key, then the version,
+ * then the body: observed-behaviour §1.6) decides which refusal answers it.
+ */
+export const ENVELOPE_REFUSALS = ['no-key', 'unknown-key', 'bad-version', 'no-key-bad-version', 'unknown-key-bad-version'] as const satisfies readonly VariantName[];
+
+/** Mostly none; now and then an envelope refusal on top of what the request already breaks. */
+export const envelopeRefusalArb: fc.Arbitrary<(typeof ENVELOPE_REFUSALS)[number] | undefined> = fc.option(fc.constantFrom(...ENVELOPE_REFUSALS), { freq: 3, nil: undefined });
+
+/** The variants the conventions allow: a call in one is answered as the same call sent plain. */
+export const ALLOWED_VARIANTS = ['charset', 'media-type-case', 'scheme-case', 'scheme-space', 'header-case'] as const satisfies readonly VariantName[];
 
 /** Mostly plain; now and then one of the variants. */
 export const variantArb: fc.Arbitrary<VariantName> = fc.oneof(
   { arbitrary: fc.constant<VariantName>('plain'), weight: 40 },
-  { arbitrary: fc.constantFrom<VariantName>('charset', 'media-type-case', 'scheme-case', 'scheme-space', 'header-case'), weight: 4 },
+  { arbitrary: fc.constantFrom<VariantName>(...ALLOWED_VARIANTS), weight: 4 },
   { arbitrary: fc.constantFrom<VariantName>('no-key', 'unknown-key', 'bad-version', 'no-version', 'other-tenant'), weight: 3 },
+);
+
+/**
+ * How a program sends the calls its commands leave plain (callers that differ and envelope
+ * variants as dimensions of every operation, not of a few commands): every `clientEvery`-th with the
+ * published client's User-Agent, every `variantEvery`-th of the others in `variant` (one the
+ * conventions allow) where it is a read; 0 is never. The document answers each as the same call sent plain, so each is
+ * compared like one, in whatever order with plain calls of the same records the program makes.
+ */
+export interface CallMix {
+  readonly clientEvery: number;
+  readonly variantEvery: number;
+  readonly variant: (typeof ALLOWED_VARIANTS)[number];
+}
+
+export const PLAIN_MIX: CallMix = { clientEvery: 0, variantEvery: 0, variant: 'charset' };
+
+/** Half the programs plain; the others mix in the client, a variant, or both. */
+export const callMixArb: fc.Arbitrary<CallMix> = fc.oneof(
+  { arbitrary: fc.constant(PLAIN_MIX), weight: 2 },
+  { arbitrary: fc.record({ clientEvery: fc.constantFrom(2, 3), variantEvery: fc.constantFrom(0, 3), variant: fc.constantFrom(...ALLOWED_VARIANTS) }), weight: 1 },
+  { arbitrary: fc.record({ clientEvery: fc.constant(0), variantEvery: fc.constantFrom(2, 3), variant: fc.constantFrom(...ALLOWED_VARIANTS) }), weight: 1 },
 );
 
 export interface SendSpec extends Omit<CallSpec, 'headers' | 'variant' | 'command'> {

@@ -17,9 +17,10 @@ import type { RuleLevel } from '../../spec/rules/rule.ts';
 import { TargetFault } from '../framework/checks.ts';
 import { TransportError } from '../framework/http.ts';
 import { calendarStartArb, type CalendarStart } from './calendar.ts';
-import { commandArbitrary, DIMENSIONS, StepCommand, variantHeaders, VARIANTS, type CommandSpec, type Dimension, type ProgramRun, type Observation, type RunContext, type SendSpec } from './command.ts';
+import { callMixArb, commandArbitrary, DIMENSIONS, StepCommand, variantHeaders, VARIANTS, type CallMix, type CommandSpec, type Dimension, type ProgramRun, type Observation, type RunContext, type SendSpec } from './command.ts';
 import { isServerFault, type Answer, type Difference } from './compare.ts';
 import { ControlRefused, Divergence, KnockOn, KnownStop, Lockstep, NotServed, OBSERVED, signature, type CallSpec, type Step } from './lockstep.ts';
+import { PUBLISHED_CLIENT } from './sides.ts';
 import { WorldState } from './world.ts';
 import { balanceCommands } from './parts/balances.ts';
 import { billingCommands } from './parts/billing.ts';
@@ -173,6 +174,8 @@ export function commandsFor(target: Pick<ExploreTarget, 'abilities'>): CommandSp
 
 interface Program {
   readonly start: CalendarStart;
+  /** How the calls its commands leave plain are sent (the published client, an allowed envelope variant). */
+  readonly callers: CallMix;
   readonly prelude: readonly StepCommand<unknown>[];
   /** Commands reaching the dimensions the run has reached least so far (steering.ts), after the prelude. */
   readonly goals: readonly StepCommand<unknown>[];
@@ -245,6 +248,7 @@ function programArbitrary(commands: readonly CommandSpec<unknown>[], maxSteps: n
     const weighted = commands.filter((c) => c.weight > 0).map((c) => (focusing(c) ? { ...c, weight: c.weight * FOCUS_WEIGHT } : c));
     const arbitrary = fc.record({
       start: calendarStartArb,
+      callers: callMixArb,
       prelude: prelude(world),
       goals: steering.goalsArbitrary(),
       steps: swarmArbitrary(weighted, focusing).chain((swarm) => fc.commands([commandArbitrary(swarm)], { maxCommands: maxSteps, size: 'max' })),
@@ -284,9 +288,13 @@ class Run implements ProgramRun {
   readonly #pace: (() => Promise<void>) | undefined;
   /** Plans that had a price in any version the model showed (an older version may be attached). */
   readonly #priced = new Set<string>();
+  readonly #mix: CallMix;
+  /** The plain calls of the program so far, in the order they were started: the mix picks by it. */
+  #plainCalls = 0;
 
-  constructor(target: ExploreTarget, program: ProgramTarget, model: ReturnType<typeof modelFor>, start: CalendarStart, scope: string, learnt: Learnt, parity: boolean, pace?: () => Promise<void>) {
+  constructor(target: ExploreTarget, program: ProgramTarget, model: ReturnType<typeof modelFor>, start: CalendarStart, mix: CallMix, scope: string, learnt: Learnt, parity: boolean, pace?: () => Promise<void>) {
     this.#learnt = learnt;
+    this.#mix = mix;
     this.#pace = pace;
     this.#target = target;
     this.#program = program;
@@ -383,7 +391,19 @@ class Run implements ProgramRun {
     };
   }
 
-  async #send(command: string, spec: SendSpec): Promise<{ model: Answer; target: Answer }> {
+  /** A plain call as the program's mix sends it: the published client's, or in the mix's variant; any other call as it is. */
+  #mixed(spec: SendSpec): SendSpec {
+    if (spec.caller !== undefined || (spec.variant !== undefined && spec.variant !== 'plain')) return spec;
+    const { clientEvery, variantEvery, variant } = this.#mix;
+    const at = ++this.#plainCalls;
+    if (clientEvery > 0 && at % clientEvery === 0) return { ...spec, caller: PUBLISHED_CLIENT };
+    // Reads only: a read is sent again plain to tell the variant's difference from the operation's (lockstep.ts #charged); a write cannot be.
+    const reads = !callMutates(operations[spec.operation] as Pick<OperationDef, 'mutates'>, spec.body);
+    return reads && variantEvery > 0 && at % variantEvery === 1 % variantEvery ? { ...spec, variant } : spec;
+  }
+
+  async #send(command: string, plain: SendSpec): Promise<{ model: Answer; target: Answer }> {
+    const spec = this.#mixed(plain);
     const call = this.#prepare(command, spec);
     if (call === undefined) return { model: NOT_SENT, target: NOT_SENT };
     await this.#pace?.();
@@ -392,7 +412,8 @@ class Run implements ProgramRun {
     const leewayMet = LEEWAY.find((l) => l.id === lockstep.steps.at(-1)?.leeway);
     if (leewayMet?.variant !== undefined) this.#learnt.refusedVariants.add(leewayMet.variant);
     if ((result.model as { pages?: number }).pages! > 1 || (result.target as { pages?: number }).pages! > 1) this.reached.add('paged-walk');
-    if (result.target.status === 200 && call.headers === undefined && spec.caller?.environment === undefined) this.#target.created?.(spec.operation, spec.body);
+    // What the program's own key made (in any envelope the conventions allow), not the other environment's.
+    if (result.target.status === 200 && call.variant?.name !== 'other-tenant' && spec.caller?.environment === undefined) this.#target.created?.(spec.operation, spec.body);
     for (const plan of this.world.plans) if (plan.paid) this.#priced.add(plan.id);
     // Observed after an accepted write, and after a refused one too: what a refusal leaves behind.
     const { observe } = spec;
@@ -477,7 +498,7 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
         return true;
       }
       const model = modelFor(opened, target.apiVersion, options.modelFaults);
-      const run = new Run(target, opened, model, program.start, scope, { found, unserved, refusedVariants }, options.parity === true, options.pace);
+      const run = new Run(target, opened, model, program.start, program.callers, scope, { found, unserved, refusedVariants }, options.parity === true, options.pace);
       try {
         await fc.asyncModelRun(() => ({ model: run.world, real: run }), [...program.prelude, ...program.goals, ...program.steps, SWEEP]);
         return true;

@@ -307,18 +307,24 @@ export class Lockstep {
   }
 
   /**
-   * The content of a read sent in an envelope variant differs: when the same read sent plain agrees
-   * on both sides, the variant is what the target mishandles, and its rule owns the difference.
+   * A read sent in an envelope variant answered otherwise than the model: the same read is sent
+   * plain. When both sides agree on it, the variant is what the target mishandles, and its rule owns
+   * the difference (its status rule a status or code one, as compared). When they differ plain too,
+   * the variant has nothing to do with it: the plain read's differences are charged, to their own
+   * rules. A refused variant of a read that differs only in content (the target answered it) is the
+   * variant's already. A write is not sent twice: its differences stay as compared.
    */
   async #charged(spec: CallSpec, differences: readonly Difference[]): Promise<readonly Difference[]> {
     const variant = spec.variant;
-    if (variant === undefined || differences.length === 0 || differences.some((d) => d.kind === 'status' || d.kind === 'code')) return differences;
+    if (variant === undefined || differences.length === 0) return differences;
     if (callMutates(operations[spec.operation] as Pick<OperationDef, 'mutates'>, spec.body)) return differences;
     const plain = { ...spec, headers: undefined, variant: undefined };
     const [model, target] = [await this.#walk(this.#options.model, plain, undefined), await this.#walk(this.#options.target, plain, undefined)];
     const owned = this.#options.ownedOnly && target.status === 200 ? { ...target, body: this.#options.ownedOnly(spec.operation, target.body) } : target;
-    const again = compareAnswers({ operation: spec.operation, request: spec.body, ids: this.ids, timeToleranceMs: this.#options.timeToleranceMs }, model, owned);
-    return again.differences.length > 0 ? differences : differences.map((d) => ({ ...d, rule: variant.rule, documented: d.documented && !isShould(variant.rule) }));
+    const again = compareAnswers({ operation: spec.operation, request: spec.body, ids: this.ids, timeToleranceMs: this.#options.timeToleranceMs, ...pickQuestion(plain) }, model, owned);
+    if (again.differences.length > 0) return again.differences;
+    if (differences.some((d) => d.kind === 'status' || d.kind === 'code')) return differences;
+    return differences.map((d) => ({ ...d, rule: variant.rule, documented: d.documented && !isShould(variant.rule) }));
   }
 
   /** The same control-plane call on both sides (clock moves, forced states); both must accept it, or the program cannot go on. */

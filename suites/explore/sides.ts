@@ -51,6 +51,9 @@ export interface Caller {
   readonly agent?: 'published-client';
 }
 
+/** The published client as a caller. */
+export const PUBLISHED_CLIENT: Caller = { agent: 'published-client' };
+
 /** The key sent as a bearer token, as a header override (an envelope variant may change the scheme's case). */
 export function bearer(key: string, scheme = 'Bearer'): Headers {
   return { authorization: `${scheme} ${key}` };

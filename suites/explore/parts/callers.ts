@@ -7,13 +7,12 @@
  */
 import fc from 'fast-check';
 import { defineCommand, type CommandSpec, type RunContext, type SendSpec } from '../command.ts';
-import type { Caller } from '../sides.ts';
+import { PUBLISHED_CLIENT as CLIENT, type Caller } from '../sides.ts';
 import { attach, balanceRead, createEntity, createFeature, createPlan, newCustomer, readAll, seatFeature } from './build.ts';
 import { moveClock } from './control.ts';
 import { forgetCustomer } from './deletes.ts';
 
 const LIVE: Caller = { environment: 'live' };
-const CLIENT: Caller = { agent: 'published-client' };
 
 /** A customer of the program holding a plan over a consumable feature, made when there is none. */
 async function heldBalance(context: RunContext): Promise<{ customerId: string; featureId: string; planId: string } | undefined> {

@@ -1,0 +1,90 @@
+/**
+ * The call mix (command.ts `CallMix`): a program sends some of the calls its commands leave plain
+ * as the published client, and some of its reads in an envelope variant the conventions allow, so
+ * that every operation meets both dimensions. A target that mishandles one operation for the client
+ * only is found, though no command sends that operation as the client; a read in a variant that
+ * differs plain as well is charged to the operation's rule, not the variant's.
+ */
+import { describe, expect, it } from 'vitest';
+import { createFakeApp } from '../../fake-server/app.ts';
+import { testSeed } from '../../fixtures/random.ts';
+import { createNamespace } from '../framework/namespace.ts';
+import { VARIANTS, variantHeaders } from './command.ts';
+import { explore } from './explorer.ts';
+import { Lockstep, type CallSpec } from './lockstep.ts';
+import { appSide, PUBLISHED_CLIENT_AGENT, type Side } from './sides.ts';
+import { sharedTenantTarget } from './targets.ts';
+import { WorldState } from './world.ts';
+
+const seed = testSeed();
+const NOW = Date.UTC(2030, 5, 15, 12);
+
+describe('the call mix', () => {
+  it('finds a target that records the published client’s usage twice, though no command tracks usage as the client', { timeout: 300_000 }, async () => {
+    const app = createFakeApp();
+    const key = app.keys[0]!.key;
+    const twice = (side: Side): Side => ({
+      ...side,
+      call: async (operation, body, options) => {
+        const answer = await side.call(operation, body, options);
+        const client = options?.headers?.['user-agent'] === PUBLISHED_CLIENT_AGENT;
+        if (operation !== 'balances.track' || !client || answer.status !== 200) return answer;
+        await side.call(operation, body, options);
+        return answer;
+      },
+    });
+    const result = await explore(sharedTenantTarget(app, key, createNamespace({ prefix: 'conf', seed, salt: 'mix' }), { wrap: twice }), { seed, runs: 60, maxSteps: 25, maxFindings: 1, shrinkRuns: 0, minimize: false, localise: false });
+    expect(result.findings, `seed ${seed}: ${result.programs} programs`).toHaveLength(1);
+    const finding = result.findings[0]!;
+    const tracks = finding.steps.filter((s) => s.operation === 'balances.track' && s.caller?.agent === 'published-client');
+    expect(tracks.length, `seed ${seed}: the finding's program tracks as the client`).toBeGreaterThan(0);
+  });
+
+  it('charges a read in a variant that differs sent plain too to the operation’s rule, and one that differs only in the variant to the variant’s', async () => {
+    const model = createFakeApp({ now: NOW, frozen: true });
+    const target = createFakeApp({ now: NOW, frozen: true });
+    const side = (app: typeof model) => appSide(app, app.keys[0]!.key, '2.4.0');
+    // The target has lost the customer's records, whoever asks; and refuses a balances.check whose header names are capitalised.
+    const wrong = (inner: Side): Side => ({
+      ...inner,
+      call: async (operation, body, options) => {
+        if (operation === 'subscriptions.list') return { status: 404, body: { code: 'customer_not_found', message: 'no such customer' } };
+        if (operation === 'balances.check' && options?.headers?.['Authorization'] !== undefined) return { status: 401, body: { code: 'unauthorized', message: 'no' } };
+        return inner.call(operation, body, options);
+      },
+    });
+    const run = new Lockstep({ model: side(model), target: wrong(side(target)), world: new WorldState(NOW), timeToleranceMs: 0, found: new Set() });
+    const call = (spec: Omit<CallSpec, 'command'>): CallSpec => ({ command: 'test', ...spec });
+    const variant = { name: 'header-case', rule: VARIANTS['header-case'].rule };
+    const capitalised = (app: typeof model) => variantHeaders('header-case', app.keys[0]!.key, undefined, '2.4.0')!;
+    const headers = { model: capitalised(model), target: capitalised(target) };
+    await run.call(call({ operation: 'customers.get_or_create', body: { customer_id: 'acme' }, customerId: 'acme' }));
+    // Refused plain too: the listing's own rule, not the variant's.
+    await run.call(call({ operation: 'subscriptions.list', body: { customer_id: 'acme' }, customerId: 'acme', headers, variant })).catch(() => undefined);
+    // Refused otherwise only in the variant (both sides refuse the unknown feature plain): the variant's.
+    await run.call(call({ operation: 'balances.check', body: { customer_id: 'acme', feature_id: 'none' }, customerId: 'acme', headers, variant })).catch(() => undefined);
+    const [listing, check] = run.steps.slice(1).map((s) => [...new Set(s.differences.map((d) => d.rule))]);
+    expect(listing).toHaveLength(1);
+    expect(listing).not.toContain(VARIANTS['header-case'].rule);
+    expect(check).toEqual([VARIANTS['header-case'].rule]);
+  });
+});
+
+describe('a request wrong in two ways', () => {
+  it('finds a target that checks the body before the key, on whatever operation a refusal is generated for', { timeout: 300_000 }, async () => {
+    const app = createFakeApp();
+    const key = app.keys[0]!.key;
+    // Without a key, the target answers what it would answer the same request with one, when that is a refusal.
+    const bodyFirst = (side: Side): Side => ({
+      ...side,
+      call: async (operation, body, options) => {
+        if (options?.headers?.['authorization'] !== null || options.headers === undefined) return side.call(operation, body, options);
+        const { authorization: _none, ...rest } = options.headers;
+        const keyed = await side.call(operation, body, { ...options, headers: { ...rest, authorization: `Bearer ${key}` } });
+        return keyed.status === 400 ? keyed : side.call(operation, body, options);
+      },
+    });
+    const result = await explore(sharedTenantTarget(app, key, createNamespace({ prefix: 'conf', seed, salt: 'two-ways' }), { wrap: bodyFirst }), { seed, runs: 60, maxSteps: 25, maxFindings: 1, shrinkRuns: 0, minimize: false, localise: false });
+    expect(result.findings.map((f) => f.rule), `seed ${seed}: ${result.programs} programs`).toEqual(['AUTH-BEARER-REQUIRED']);
+  });
+});
