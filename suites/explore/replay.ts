@@ -255,5 +255,7 @@ function variantArgs(variant: VariantName | undefined): string {
       return ' "Bearer $OTHER"';
     case 'no-key-bad-version':
       return ' "" "9.9.9"';
+    case 'unknown-key-bad-version':
+      return ` "Bearer ${UNKNOWN_KEY}" "9.9.9"`;
   }
 }

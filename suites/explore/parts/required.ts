@@ -10,7 +10,7 @@ import { BOUND_OR_ENUM_KINDS, mutantsOf, requestSchema, type Mutant } from '../.
 import { boundIsStated } from '../../../spec/constraint-provenance.ts';
 import { callMutates, type OperationDef } from '../../../spec/operation.ts';
 import { operations, type OperationName } from '../../../spec/operations.ts';
-import { defineCommand, index, pick, type CommandSpec, type RunContext } from '../command.ts';
+import { defineCommand, envelopeRefusalArb, index, pick, type CommandSpec, type RunContext } from '../command.ts';
 
 interface Case {
   readonly operation: OperationName;
@@ -98,12 +98,13 @@ export const requiredCommands: readonly CommandSpec<unknown>[] = [
     part: 'errors',
     weight: 2,
     refusal: true,
-    args: fc.record({ case: fc.nat({ max: CASES.length - 1 }), field: fc.nat({ max: 3 }), at: index }),
+    args: fc.record({ case: fc.nat({ max: CASES.length - 1 }), field: fc.nat({ max: 3 }), at: index, envelope: envelopeRefusalArb }),
     async run(context, args) {
       const chosen = CASES[args.case]!;
       const field = chosen.required[args.field % chosen.required.length]!;
       context.reached('refusal');
-      await context.send({ operation: chosen.operation, body: without(chosen.body(context, args.at), field), intent: chosen.rule });
+      if (args.envelope) context.reached('two-ways-wrong');
+      await context.send({ operation: chosen.operation, body: without(chosen.body(context, args.at), field), intent: chosen.rule, ...(args.envelope ? { variant: args.envelope } : {}) });
     },
   }),
 ];
@@ -143,7 +144,7 @@ export const mutantCommands: readonly CommandSpec<unknown>[] = [
     part: 'errors',
     weight: 5,
     refusal: true,
-    args: fc.record({ back: fc.nat({ max: 20 }), call: fc.nat({ max: 20 }), kind: fc.nat({ max: 20 }), mutant: fc.nat({ max: 200 }) }),
+    args: fc.record({ back: fc.nat({ max: 20 }), call: fc.nat({ max: 20 }), kind: fc.nat({ max: 20 }), mutant: fc.nat({ max: 200 }), envelope: envelopeRefusalArb }),
     applies: (world) => world.customers.length > 0,
     async run(context, args) {
       // One operation among those the program made accepted calls of that can be broken in a stated way (each alike, whatever their number),
@@ -174,7 +175,8 @@ export const mutantCommands: readonly CommandSpec<unknown>[] = [
       const mutant = pick(mutants.filter((m) => m.kind === kind), args.mutant);
       if (mutant === undefined) return;
       context.reached('refusal');
-      await context.send({ operation, body: mutant.body as Record<string, unknown>, ...(source.question?.customerId ? { customerId: source.question.customerId } : {}), tags: [`mutant:${mutant.kind}`] });
+      if (args.envelope) context.reached('two-ways-wrong');
+      await context.send({ operation, body: mutant.body as Record<string, unknown>, ...(source.question?.customerId ? { customerId: source.question.customerId } : {}), tags: [`mutant:${mutant.kind}`], ...(args.envelope ? { variant: args.envelope } : {}) });
     },
   }),
 ];
