@@ -20,7 +20,7 @@ import { dirname, join, resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { Vitest } from 'vitest/node';
 import { RULES } from '../spec/rules/catalogue.ts';
-import { CONFORMANCE_PROJECT, conformanceProject, PROJECT_ROOT } from './conformance-project.ts';
+import { CONFORMANCE_PROJECT, conformanceProject, moduleCache, PROJECT_ROOT } from './conformance-project.ts';
 import { didYouMean } from './framework/closest.ts';
 import { ConfigError, type ConformanceConfig, DEFAULT_CONCURRENCY, ENV_VARS, FAR_TARGET_MS, loadConfig, MAX_CONCURRENCY, secretsOf } from './framework/config.ts';
 import { preflight } from './framework/preflight.ts';
@@ -210,6 +210,7 @@ async function run(options: RunOptions): Promise<number> {
         root: PROJECT_ROOT,
         watch: false,
         reporters: [reporter],
+        ...moduleCache(),
         ...(selected === undefined ? {} : { testNamePattern: exactNames(selected.map(testName)) }),
       },
       { test: conformanceProject },

@@ -2,6 +2,8 @@
  * The conformance vitest project, defined once: vitest.config.ts lists it next to the unit tests
  * (for `npm test`), and the conformance CLI (suites/cli.ts) starts vitest with it alone.
  */
+import { accessSync, constants, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const CONFORMANCE_PROJECT = 'conformance';
@@ -31,3 +33,21 @@ export const conformanceProject = {
   // run's plan; a fresh module environment per file was also most of the suite's time (issue 10).
   isolate: false,
 };
+
+/**
+ * Where vitest keeps the modules it transformed (its `experimental.fsModuleCache`): a run after the
+ * first loads the suite's modules without transforming them again, a third of a short run's CPU.
+ * Inside the project (a scratch clone's cache goes with it; the repository ignores `.cache/`);
+ * vitest keys each module by its path and content, so an edited file is transformed anew. Where the
+ * directory cannot be written (a read-only install), vitest transforms every module as before.
+ */
+export function moduleCache(): { experimental?: { fsModuleCache: boolean; fsModuleCachePath: string } } {
+  const path = join(PROJECT_ROOT, '.cache', 'vitest-modules');
+  try {
+    mkdirSync(path, { recursive: true });
+    accessSync(path, constants.W_OK);
+  } catch {
+    return {};
+  }
+  return { experimental: { fsModuleCache: true, fsModuleCachePath: path } };
+}
