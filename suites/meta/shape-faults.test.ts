@@ -9,6 +9,10 @@
  *
  * Which field is left out: by default one per operation, drawn from the test seed (printed; `TEST_SEED=n`
  * replays it); `SHAPE_FIELDS=all` tries every required field of every operation (about 160 runs).
+ * Against which scenarios (`PRECISION_SWEEP`, precision.ts): under `full` (`npm run test:full`) every
+ * scenario that calls the operation; under `checked` (`npm test`) those deciding a rule of the field
+ * itself and OMISSION_SAMPLE others that call it, drawn by the test seed, so that the shape rule's
+ * FAIL is always proven and the precision is checked on a sample that changes with the seed.
  */
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,11 +21,16 @@ import { operations, type OperationName } from '../../spec/operations.ts';
 import { RULES, type RuleId } from '../../spec/rules/catalogue.ts';
 import type { RuleDef } from '../../spec/rules/rule.ts';
 import { hashSeed, testSeed } from '../../fixtures/random.ts';
+import { precisionSweep } from './precision.ts';
 import { SCENARIOS } from '../scenarios/index.ts';
 import { failSet, healthyRun, otherFailures, runAgainstFake, type AnyScenario } from './against-fake.ts';
 
 const seed = testSeed();
 const everyField = process.env['SHAPE_FIELDS'] === 'all';
+const sweep = precisionSweep();
+
+/** Under the checked sweep, the scenarios calling the operation an omission runs besides those deciding a rule of the field (drawn by the test seed). */
+export const OMISSION_SAMPLE = 12;
 
 /** The keys an object response schema requires (those a missing value does not satisfy). */
 function requiredKeys(schema: z.ZodType): string[] {
@@ -81,13 +90,27 @@ describe('a field left out of one answer fails only that answer\'s shape rule; a
   }, 300_000);
 
   afterAll(() => {
-    console.log(`shape faults: ${cases.length} fields left out (seed ${seed}${everyField ? ', every field' : ''}; TEST_SEED=${seed} replays them)`);
+    const against = sweep === 'full' ? 'every scenario calling its operation' : `a sample of ${OMISSION_SAMPLE} scenarios calling its operation, npm run test:full for all`;
+    console.log(`shape faults: ${cases.length} fields left out, each against ${against} (seed ${seed}${everyField ? ', every field' : ''}; TEST_SEED=${seed} replays them)`);
   });
 
-  const calling = (operation: string): AnyScenario[] => SCENARIOS.filter((s) => operationsOf.get(s.id)?.has(operation));
+  /** The scenarios an omission runs: every one that calls its operation (full sweep), or those deciding a rule of the field and a sample of the others (checked). */
+  const calling = (omission: Omission): AnyScenario[] => {
+    const all = SCENARIOS.filter((s) => operationsOf.get(s.id)?.has(omission.operation));
+    if (sweep === 'full') return all;
+    const own = ownFieldRules(omission);
+    const decides = (s: AnyScenario) => s.rules.some((rule) => own.includes(rule));
+    const drawn = all
+      .filter((s) => !decides(s))
+      .map((s) => ({ id: s.id, rank: hashSeed(seed, `${omission.operation} ${omission.field} ${s.id}`) }))
+      .sort((a, b) => a.rank - b.rank)
+      .slice(0, OMISSION_SAMPLE)
+      .map((s) => s.id);
+    return all.filter((s) => decides(s) || drawn.includes(s.id));
+  };
 
   it.each(cases.map((c) => [`${c.operation} without ${c.field}`, c] as const))('%s', { timeout: 180_000 }, async (_name, omission) => {
-    const scenarios = calling(omission.operation);
+    const scenarios = calling(omission);
     expect(scenarios.length, `no scenario calls ${omission.operation}`).toBeGreaterThan(0);
     const outcomes = await runAgainstFake([omitting(omission)], scenarios);
     const errors = outcomes.flatMap((o) => Object.entries(o.verdicts).filter(([, v]) => v.status === 'ERROR').map(([r, v]) => `${o.scenario}: ${r}: ${v.message ?? ''}`));
