@@ -40,6 +40,21 @@ describe('the call mix', () => {
     expect(tracks.length, `seed ${seed}: the finding's program tracks as the client`).toBeGreaterThan(0);
   });
 
+  it('finds a target that lists a customer’s license pools by its ID in any case, though no command lists them so', { timeout: 300_000 }, async () => {
+    const app = createFakeApp();
+    const key = app.keys[0]!.key;
+    const folding = (side: Side): Side => ({
+      ...side,
+      call: (operation, body, options) => {
+        const request = body as { customer_id?: string };
+        const folded = operation === 'licenses.list' && typeof request.customer_id === 'string' ? { ...request, customer_id: request.customer_id.toLowerCase() } : body;
+        return side.call(operation, folded, options);
+      },
+    });
+    const result = await explore(sharedTenantTarget(app, key, createNamespace({ prefix: 'conf', seed, salt: 'twins' }), { wrap: folding }), { seed, runs: 60, maxSteps: 25, maxFindings: 1, shrinkRuns: 0, minimize: false, localise: false });
+    expect(result.findings.map((f) => f.steps[f.at]?.operation), `seed ${seed}: ${result.programs} programs`).toEqual(['licenses.list']);
+  });
+
   it('charges a read in a variant that differs sent plain too to the operation’s rule, and one that differs only in the variant to the variant’s', async () => {
     const model = createFakeApp({ now: NOW, frozen: true });
     const target = createFakeApp({ now: NOW, frozen: true });

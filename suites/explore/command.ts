@@ -211,16 +211,35 @@ export interface CallMix {
   readonly clientEvery: number;
   readonly variantEvery: number;
   readonly variant: (typeof ALLOWED_VARIANTS)[number];
+  /** Every `twinEvery`-th read naming a record is followed by its twin: the same read, one of those IDs in the other case (IDs differing only in case are different IDs). */
+  readonly twinEvery: number;
 }
 
-export const PLAIN_MIX: CallMix = { clientEvery: 0, variantEvery: 0, variant: 'charset' };
+export const PLAIN_MIX: CallMix = { clientEvery: 0, variantEvery: 0, variant: 'charset', twinEvery: 0 };
 
-/** Half the programs plain; the others mix in the client, a variant, or both. */
+/** Half the programs plain; the others mix in the client, a variant, or both, and some read case twins. */
 export const callMixArb: fc.Arbitrary<CallMix> = fc.oneof(
   { arbitrary: fc.constant(PLAIN_MIX), weight: 2 },
-  { arbitrary: fc.record({ clientEvery: fc.constantFrom(2, 3), variantEvery: fc.constantFrom(0, 3), variant: fc.constantFrom(...ALLOWED_VARIANTS) }), weight: 1 },
-  { arbitrary: fc.record({ clientEvery: fc.constant(0), variantEvery: fc.constantFrom(2, 3), variant: fc.constantFrom(...ALLOWED_VARIANTS) }), weight: 1 },
+  { arbitrary: fc.record({ clientEvery: fc.constantFrom(2, 3), variantEvery: fc.constantFrom(0, 3), variant: fc.constantFrom(...ALLOWED_VARIANTS), twinEvery: fc.constantFrom(0, 0, 3) }), weight: 1 },
+  { arbitrary: fc.record({ clientEvery: fc.constant(0), variantEvery: fc.constantFrom(2, 3), variant: fc.constantFrom(...ALLOWED_VARIANTS), twinEvery: fc.constantFrom(0, 2, 4) }), weight: 1 },
 );
+
+/** An ID in the other case, letter by letter. */
+export function otherCase(id: string): string {
+  return [...id].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join('');
+}
+
+/** The fields of a read that name a record, in the order a twin picks one. */
+const TWIN_FIELDS = ['customer_id', 'entity_id', 'plan_id', 'feature_id'] as const;
+
+/** The read's twin: the `at`-th (in turn) of the IDs it names, in the other case; undefined when it names none. */
+export function caseTwin(spec: SendSpec, at: number): SendSpec | undefined {
+  const named = TWIN_FIELDS.filter((field) => typeof spec.body[field] === 'string' && otherCase(spec.body[field] as string) !== spec.body[field]);
+  const field = named[at % Math.max(1, named.length)];
+  if (field === undefined) return undefined;
+  const twin = otherCase(spec.body[field] as string);
+  return { ...spec, body: { ...spec.body, [field]: twin }, ...(field === 'customer_id' ? { customerId: twin } : {}) };
+}
 
 export interface SendSpec extends Omit<CallSpec, 'headers' | 'variant' | 'command'> {
   readonly variant?: VariantName;

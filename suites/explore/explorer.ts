@@ -17,7 +17,7 @@ import type { RuleLevel } from '../../spec/rules/rule.ts';
 import { TargetFault } from '../framework/checks.ts';
 import { TransportError } from '../framework/http.ts';
 import { calendarStartArb, type CalendarStart } from './calendar.ts';
-import { callMixArb, commandArbitrary, DIMENSIONS, StepCommand, variantHeaders, VARIANTS, type CallMix, type CommandSpec, type Dimension, type ProgramRun, type Observation, type RunContext, type SendSpec } from './command.ts';
+import { callMixArb, caseTwin, commandArbitrary, DIMENSIONS, StepCommand, variantHeaders, VARIANTS, type CallMix, type CommandSpec, type Dimension, type ProgramRun, type Observation, type RunContext, type SendSpec } from './command.ts';
 import { isServerFault, type Answer, type Difference } from './compare.ts';
 import { ControlRefused, Divergence, KnockOn, KnownStop, Lockstep, NotServed, OBSERVED, signature, type CallSpec, type Step } from './lockstep.ts';
 import { PUBLISHED_CLIENT } from './sides.ts';
@@ -291,6 +291,8 @@ class Run implements ProgramRun {
   readonly #mix: CallMix;
   /** The plain calls of the program so far, in the order they were started: the mix picks by it. */
   #plainCalls = 0;
+  /** The reads of the program so far: the mix's case twins pick by it. */
+  #reads = 0;
 
   constructor(target: ExploreTarget, program: ProgramTarget, model: ReturnType<typeof modelFor>, start: CalendarStart, mix: CallMix, scope: string, learnt: Learnt, parity: boolean, pace?: () => Promise<void>) {
     this.#learnt = learnt;
@@ -402,6 +404,15 @@ class Run implements ProgramRun {
     return reads && variantEvery > 0 && at % variantEvery === 1 % variantEvery ? { ...spec, variant } : spec;
   }
 
+  /** The mix's case twin of a read, every `twinEvery`-th read that names a record: sent right after it, as an observation. */
+  #twinOf(command: string, spec: SendSpec): CallSpec | undefined {
+    const { twinEvery } = this.#mix;
+    if (twinEvery === 0 || command.endsWith(OBSERVED) || callMutates(operations[spec.operation] as Pick<OperationDef, 'mutates'>, spec.body)) return undefined;
+    const at = ++this.#reads;
+    const twin = at % twinEvery === 0 ? caseTwin(spec, at / twinEvery) : undefined;
+    return twin && this.#prepare(`${command}${OBSERVED}`, twin);
+  }
+
   async #send(command: string, plain: SendSpec): Promise<{ model: Answer; target: Answer }> {
     const spec = this.#mixed(plain);
     const call = this.#prepare(command, spec);
@@ -409,6 +420,11 @@ class Run implements ProgramRun {
     await this.#pace?.();
     const lockstep = this.lockstep;
     const result = await lockstep.call(call);
+    const twin = this.#twinOf(command, spec);
+    if (twin !== undefined) {
+      await lockstep.call(twin);
+      this.reached.add('id-case');
+    }
     const leewayMet = LEEWAY.find((l) => l.id === lockstep.steps.at(-1)?.leeway);
     if (leewayMet?.variant !== undefined) this.#learnt.refusedVariants.add(leewayMet.variant);
     if ((result.model as { pages?: number }).pages! > 1 || (result.target as { pages?: number }).pages! > 1) this.reached.add('paged-walk');
