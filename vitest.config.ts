@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { LongestFirst } from './scripts/longest-first.ts';
 import { ProgressReporter } from './scripts/progress-reporter.ts';
-import { conformanceProject, EXPLORATION_TEST } from './suites/conformance-project.ts';
+import { conformanceProject, EXPLORATION_TEST, moduleCache } from './suites/conformance-project.ts';
 
 /**
  * `TEST_QUICK=1` (`npm run test:quick`, the edit loop): every unit file but those that pack, install
@@ -51,6 +51,8 @@ const FULL_ONLY = full ? [] : ['**/*.full.test.ts'];
 // (`npm run conformance`, suites/cli.ts); `npm test` writes none of them.
 export default defineConfig({
   test: {
+    // The modules vitest transformed, kept in .cache/ between runs (as the conformance CLI keeps them): a second run transforms only what changed.
+    ...moduleCache(),
     // A log (CI, a pipe) otherwise shows a file only when it ends: a line whenever it goes 20 s silent.
     reporters: ['default', new ProgressReporter()],
     // Room for a machine shared with other work: vitest's 5 s default failed tests that take 1 s
