@@ -26,28 +26,6 @@ describe('compareAnswers', () => {
     expect(differences.filter((d) => d.kind !== 'order')).toEqual([]);
   });
 
-  it('pairs rows first seen alike by a guess, which a later answer that tells them apart undoes, and a pair told apart is kept', () => {
-    const record = (id: string, status = 'active') => ({ id, plan_id: 'pro', auto_enable: false, add_on: false, status, past_due: false, canceled_at: null, expires_at: null, trial_ends_at: null, started_at: 1, current_period_start: null, current_period_end: null, quantity: 1, scope: 'customer', customer_id: 'c', entity_id: null, created_at: 1 });
-    const listing = (rows: unknown[]) => ok({ list: rows, has_more: false, next_cursor: null });
-    const ids = new IdMap();
-    const compare = (m: unknown[], t: unknown[]) => compareAnswers(context({ operation: 'subscriptions.list', request: { customer_id: 'c' }, ids }), listing(m), listing(t)).differences.filter((d) => d.kind !== 'order');
-    // Each side orders its ties by the IDs it chose: m_a with t_b, by a guess.
-    expect(compare([record('m_a'), record('m_b')], [record('t_b'), record('t_a')])).toEqual([]);
-    // m_a and t_a expire (the same record on each side): the guess gives way.
-    expect(compare([record('m_a', 'expired'), record('m_b')], [record('t_b'), record('t_a', 'expired')])).toEqual([]);
-    // Told apart now: a target that swaps them later differs.
-    expect(compare([record('m_a', 'expired'), record('m_b')], [record('t_a'), record('t_b', 'expired')]).map((d) => d.kind)).toContain('id');
-  });
-
-  it('pairs a row first seen among rows alike with one the ID map pairs with no other row', () => {
-    const record = (id: string) => ({ id, plan_id: 'pro', auto_enable: false, add_on: false, status: 'expired', past_due: false, canceled_at: 1, expires_at: 1, trial_ends_at: null, started_at: 1, current_period_start: null, current_period_end: null, quantity: 1, scope: 'entity', customer_id: 'c', entity_id: 'seat', created_at: 1 });
-    const ids = new IdMap();
-    ids.learn('t_old', 'm_old');
-    const listing = (rows: unknown[]) => ok({ list: rows, has_more: false, next_cursor: null });
-    const { differences } = compareAnswers(context({ operation: 'subscriptions.list', request: { customer_id: 'c' }, ids }), listing([record('m_new'), record('m_old')]), listing([record('t_old'), record('t_new')]));
-    expect(differences.filter((d) => d.kind !== 'order')).toEqual([]);
-  });
-
   it("charges a clock move seen in a balance that never resets to PLAN-ALLOCATED-PERSISTS, whatever lock expired with it; in one that resets, to the move's own rule", () => {
     const balance = (over: Record<string, unknown>) => ({ feature_id: 'seats', granted: 5, remaining: 1, usage: 4, unlimited: false, overage_allowed: false, max_purchase: null, next_reset_at: null, breakdown: [], ...over });
     const check = (model: Record<string, unknown>, target: Record<string, unknown>) =>

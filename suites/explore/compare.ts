@@ -280,8 +280,6 @@ class Walk {
   readonly #context: CompareContext;
   readonly #documentedOp: boolean;
   readonly #issues: readonly string[];
-  /** Walking a pair of rows matched by a guess (matchElements `guessed`): the IDs they chose are paired tentatively. */
-  #guessing = false;
 
   constructor(context: CompareContext, target: Answer) {
     this.#context = context;
@@ -347,7 +345,7 @@ class Walk {
   #leaf(node: FieldNode, owner: FieldOwner, m: unknown, t: unknown, path: string, mParent: Obj | undefined, tParent: Obj | undefined, out: Difference[]): void {
     if (owner.targetId) {
       if (typeof m !== 'string' || typeof t !== 'string') return void out.push(this.#difference(this.#shapeOr(owner, path), 'shape', node, path, m, t));
-      if (this.#context.ids.learn(t, m, this.#guessing) === 'conflict') out.push(this.#difference(owner.rule, 'id', node, path, m, t));
+      if (this.#context.ids.learn(t, m) === 'conflict') out.push(this.#difference(owner.rule, 'id', node, path, m, t));
       return;
     }
     if (same(m, t, node.timestamp ? this.#context.timeToleranceMs : 0)) return;
@@ -369,13 +367,7 @@ class Walk {
       const filtered = path === 'list' ? filterRule(this.#context.operation, this.#context.request, pairs.extra) : undefined;
       out.push(this.#difference(filtered ?? this.#rule(node, owner, m, t, mParent, tParent, false), 'membership', node, path, { count: m.length, missingInTarget: describe(pairs.missing) }, { count: t.length, extraInTarget: describe(pairs.extra) }));
     }
-    for (const [i, j] of pairs.matched) {
-      // A pair of rows alike in all but the IDs each side chose, which the ID map did not know: its IDs are paired by a guess.
-      const outer = this.#guessing;
-      this.#guessing = outer || pairs.guessed.has(i);
-      this.node(element, m[i], t[j], `${path}[${j}]`, mParent, tParent, out);
-      this.#guessing = outer;
-    }
+    for (const [i, j] of pairs.matched) this.node(element, m[i], t[j], `${path}[${j}]`, mParent, tParent, out);
     // The same rows in another order: only a SHOULD rule of the reference's ordering can say so, and only
     // under one frozen clock (the reference orders by creation time, which two running clocks do not share).
     if (owner?.order !== undefined && this.#context.timeToleranceMs === 0 && pairs.missing.length === 0 && pairs.extra.length === 0) {
@@ -470,12 +462,10 @@ function canonical(node: FieldNode, value: unknown): string {
 }
 
 /** Pairs the elements of two arrays taken as sets: equal ones first, then same identity, then (identity-less) in order. */
-function matchElements(node: FieldNode, m: readonly unknown[], t: readonly unknown[], ids?: IdMap): { matched: [number, number][]; guessed: ReadonlySet<number>; missing: unknown[]; extra: unknown[] } {
+function matchElements(node: FieldNode, m: readonly unknown[], t: readonly unknown[], ids?: IdMap): { matched: [number, number][]; missing: unknown[]; extra: unknown[] } {
   const freeM = new Set(m.keys());
   const freeT = new Set(t.keys());
   const matched: [number, number][] = [];
-  /** Model rows paired with one of several target rows alike in all but the IDs each side chose, none of them known to the ID map. */
-  const guessed = new Set<number>();
   // Rows alike but for the IDs each side chose (two records of one plan, one customer): the pair the ID map already knows, not the order of ties.
   const chosen = targetIdFields(node);
   const pairedBefore = (i: number, j: number) =>
@@ -483,18 +473,8 @@ function matchElements(node: FieldNode, m: readonly unknown[], t: readonly unkno
       const id = (m[i] as Obj | undefined)?.[field];
       return typeof id === 'string' && ids!.targetOf(id) === (t[j] as Obj | undefined)?.[field];
     });
-  /** Whether the ID map pairs none of target row `j`'s IDs with a model row yet. */
-  const unpaired = (j: number) =>
-    chosen.every((field) => {
-      const id = (t[j] as Obj | undefined)?.[field];
-      return typeof id !== 'string' || ids!.modelOf(id) === undefined;
-    });
-  /** Which of the candidates (target rows alike) to pair model row `i` with: the one the ID map pairs it with, else one it pairs with no other row, else the first. */
-  const known = (i: number, candidates: number[]): number => {
-    if (ids === undefined || chosen.length === 0 || candidates.length < 2) return 0;
-    const paired = candidates.findIndex((j) => pairedBefore(i, j));
-    return paired >= 0 ? paired : Math.max(0, candidates.findIndex(unpaired));
-  };
+  /** Which of the candidates (target rows alike) to pair model row `i` with: the one the ID map pairs it with, else the first. */
+  const known = (i: number, candidates: number[]): number => (ids === undefined || chosen.length === 0 || candidates.length < 2 ? 0 : Math.max(0, candidates.findIndex((j) => pairedBefore(i, j))));
   const pass = (key: (value: unknown) => string) => {
     // Each element's key once (listings of hundreds of rows): the free target elements by key, lowest index first.
     const byKey = new Map<string, number[]>();
@@ -504,14 +484,10 @@ function matchElements(node: FieldNode, m: readonly unknown[], t: readonly unkno
       if (same) same.push(j);
       else byKey.set(k, [j]);
     }
-    // How many target rows each key had: the last of several alike is no less a guess than the first.
-    const alike = new Map([...byKey].map(([k, rows]) => [k, rows.length]));
     for (const i of [...freeM]) {
-      const k = key(m[i]);
-      const candidates = byKey.get(k);
+      const candidates = byKey.get(key(m[i]));
       const j = candidates?.splice(known(i, candidates), 1)[0];
       if (j === undefined) continue;
-      if (ids !== undefined && chosen.length > 0 && alike.get(k)! > 1 && !pairedBefore(i, j)) guessed.add(i);
       matched.push([i, j]);
       freeM.delete(i);
       freeT.delete(j);
@@ -530,5 +506,5 @@ function matchElements(node: FieldNode, m: readonly unknown[], t: readonly unkno
       freeT.delete(j);
     }
   }
-  return { matched, guessed, missing: [...freeM].map((i) => m[i]), extra: [...freeT].map((j) => t[j]) };
+  return { matched, missing: [...freeM].map((i) => m[i]), extra: [...freeT].map((j) => t[j]) };
 }

@@ -17,10 +17,9 @@ import type { RuleLevel } from '../../spec/rules/rule.ts';
 import { TargetFault } from '../framework/checks.ts';
 import { TransportError } from '../framework/http.ts';
 import { calendarStartArb, type CalendarStart } from './calendar.ts';
-import { callMixArb, caseTwin, commandArbitrary, DIMENSIONS, StepCommand, variantHeaders, VARIANTS, type CallMix, type CommandSpec, type Dimension, type ProgramRun, type Observation, type RunContext, type SendSpec } from './command.ts';
+import { callMixArb, commandArbitrary, DIMENSIONS, StepCommand, variantHeaders, VARIANTS, type CallMix, type CommandSpec, type Dimension, type ProgramRun, type Observation, type RunContext, type SendSpec } from './command.ts';
 import { isServerFault, type Answer, type Difference } from './compare.ts';
 import { ControlRefused, Divergence, KnockOn, KnownStop, Lockstep, NotServed, OBSERVED, signature, type CallSpec, type Step } from './lockstep.ts';
-import { PUBLISHED_CLIENT } from './sides.ts';
 import { WorldState } from './world.ts';
 import { balanceCommands } from './parts/balances.ts';
 import { billingCommands } from './parts/billing.ts';
@@ -174,7 +173,7 @@ export function commandsFor(target: Pick<ExploreTarget, 'abilities'>): CommandSp
 
 interface Program {
   readonly start: CalendarStart;
-  /** How the calls its commands leave plain are sent (the published client, an allowed envelope variant). */
+  /** How the reads its commands leave plain are sent (an allowed envelope variant). */
   readonly callers: CallMix;
   readonly prelude: readonly StepCommand<unknown>[];
   /** Commands reaching the dimensions the run has reached least so far (steering.ts), after the prelude. */
@@ -289,10 +288,8 @@ class Run implements ProgramRun {
   /** Plans that had a price in any version the model showed (an older version may be attached). */
   readonly #priced = new Set<string>();
   readonly #mix: CallMix;
-  /** The plain calls of the program so far, in the order they were started: the mix picks by it. */
+  /** The plain reads of the program so far, in the order they were started: the mix picks its variant's by it. */
   #plainCalls = 0;
-  /** The reads of the program so far: the mix's case twins pick by it. */
-  #reads = 0;
 
   constructor(target: ExploreTarget, program: ProgramTarget, model: ReturnType<typeof modelFor>, start: CalendarStart, mix: CallMix, scope: string, learnt: Learnt, parity: boolean, pace?: () => Promise<void>) {
     this.#learnt = learnt;
@@ -393,24 +390,14 @@ class Run implements ProgramRun {
     };
   }
 
-  /** A plain call as the program's mix sends it: the published client's, or in the mix's variant; any other call as it is. */
+  /** A plain read as the program's mix sends it: in the mix's variant, every `variantEvery`-th; any other call as it is. */
   #mixed(spec: SendSpec): SendSpec {
     if (spec.caller !== undefined || (spec.variant !== undefined && spec.variant !== 'plain')) return spec;
-    const { clientEvery, variantEvery, variant } = this.#mix;
-    const at = ++this.#plainCalls;
-    if (clientEvery > 0 && at % clientEvery === 0) return { ...spec, caller: PUBLISHED_CLIENT };
     // Reads only: a read is sent again plain to tell the variant's difference from the operation's (lockstep.ts #charged); a write cannot be.
-    const reads = !callMutates(operations[spec.operation] as Pick<OperationDef, 'mutates'>, spec.body);
-    return reads && variantEvery > 0 && at % variantEvery === 1 % variantEvery ? { ...spec, variant } : spec;
-  }
-
-  /** The mix's case twin of a read, every `twinEvery`-th read that names a record: sent right after it, as an observation. */
-  #twinOf(command: string, spec: SendSpec): CallSpec | undefined {
-    const { twinEvery } = this.#mix;
-    if (twinEvery === 0 || command.endsWith(OBSERVED) || callMutates(operations[spec.operation] as Pick<OperationDef, 'mutates'>, spec.body)) return undefined;
-    const at = ++this.#reads;
-    const twin = at % twinEvery === 0 ? caseTwin(spec, at / twinEvery) : undefined;
-    return twin && this.#prepare(`${command}${OBSERVED}`, twin);
+    if (callMutates(operations[spec.operation] as Pick<OperationDef, 'mutates'>, spec.body)) return spec;
+    const { variantEvery, variant } = this.#mix;
+    const at = ++this.#plainCalls;
+    return variantEvery > 0 && at % variantEvery === 0 ? { ...spec, variant } : spec;
   }
 
   async #send(command: string, plain: SendSpec): Promise<{ model: Answer; target: Answer }> {
@@ -420,11 +407,6 @@ class Run implements ProgramRun {
     await this.#pace?.();
     const lockstep = this.lockstep;
     const result = await lockstep.call(call);
-    const twin = this.#twinOf(command, spec);
-    if (twin !== undefined) {
-      await lockstep.call(twin);
-      this.reached.add('id-case');
-    }
     const leewayMet = LEEWAY.find((l) => l.id === lockstep.steps.at(-1)?.leeway);
     if (leewayMet?.variant !== undefined) this.#learnt.refusedVariants.add(leewayMet.variant);
     if ((result.model as { pages?: number }).pages! > 1 || (result.target as { pages?: number }).pages! > 1) this.reached.add('paged-walk');

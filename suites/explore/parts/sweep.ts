@@ -9,7 +9,7 @@
  */
 import fc from 'fast-check';
 import { ALL_STATUSES } from './deletes.ts';
-import { caseTwin, defineCommand, type Abilities, type CommandSpec, type RunContext, type SendSpec } from '../command.ts';
+import { defineCommand, type Abilities, type CommandSpec, type RunContext, type SendSpec } from '../command.ts';
 
 /** Holders read at each end of a list (a scale program holds hundreds): the first made and the last. */
 const AT_EACH_END = 3;
@@ -80,8 +80,9 @@ export function sweepAgain(reads: readonly SendSpec[], turn: number, can: Pick<A
   const check = documented.find((read) => read.operation === 'balances.check');
   const records = documented.find((read) => read.operation === 'subscriptions.list');
   if (check !== undefined) {
-    const twin = caseTwin(check, 0);
-    if (twin !== undefined) again.push(twin);
+    const customerId = String(check.body['customer_id']);
+    const swapped = [...customerId].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join('');
+    if (swapped !== customerId) again.push({ ...check, body: { ...check.body, customer_id: swapped }, customerId: swapped });
   }
   // Who else may ask: where the program has an organisation of its own, that organisation's other
   // environment (its "other" key is its own live key there); in a shared tenant, another organisation.
