@@ -202,9 +202,9 @@ export const variantArb: fc.Arbitrary<VariantName> = fc.oneof(
 
 /**
  * How a program sends the reads its commands leave plain (envelope variants as a dimension of every
- * operation, not of a few commands): every `variantEvery`-th in
- * `variant`, one the conventions allow; 0 is never. The document answers each as the same read sent
- * plain, so each is compared like one, in whatever order with plain calls of the same records.
+ * operation, not of a few commands): every `variantEvery`-th in `variant`, one the conventions
+ * allow; 0 is never. The document answers each as the same read sent plain, so each is compared
+ * like one, in whatever order with plain calls of the same records.
  * Not the published client: a target may answer it in the client's own mode (as the reference does,
  * spec/reference/differences.ts), its writes included, which the document does not decide; the
  * callers' own commands send it where the comparison allows for that mode.

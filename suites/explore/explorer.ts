@@ -174,7 +174,7 @@ export function commandsFor(target: Pick<ExploreTarget, 'abilities'>): CommandSp
 interface Program {
   readonly start: CalendarStart;
   /** How the reads its commands leave plain are sent (an allowed envelope variant). */
-  readonly callers: CallMix;
+  readonly mix: CallMix;
   readonly prelude: readonly StepCommand<unknown>[];
   /** Commands reaching the dimensions the run has reached least so far (steering.ts), after the prelude. */
   readonly goals: readonly StepCommand<unknown>[];
@@ -247,7 +247,7 @@ function programArbitrary(commands: readonly CommandSpec<unknown>[], maxSteps: n
     const weighted = commands.filter((c) => c.weight > 0).map((c) => (focusing(c) ? { ...c, weight: c.weight * FOCUS_WEIGHT } : c));
     const arbitrary = fc.record({
       start: calendarStartArb,
-      callers: callMixArb,
+      mix: callMixArb,
       prelude: prelude(world),
       goals: steering.goalsArbitrary(),
       steps: swarmArbitrary(weighted, focusing).chain((swarm) => fc.commands([commandArbitrary(swarm)], { maxCommands: maxSteps, size: 'max' })),
@@ -289,7 +289,7 @@ class Run implements ProgramRun {
   readonly #priced = new Set<string>();
   readonly #mix: CallMix;
   /** The plain reads of the program so far, in the order they were started: the mix picks its variant's by it. */
-  #plainCalls = 0;
+  #plainReads = 0;
 
   constructor(target: ExploreTarget, program: ProgramTarget, model: ReturnType<typeof modelFor>, start: CalendarStart, mix: CallMix, scope: string, learnt: Learnt, parity: boolean, pace?: () => Promise<void>) {
     this.#learnt = learnt;
@@ -396,7 +396,7 @@ class Run implements ProgramRun {
     // Reads only: a read is sent again plain to tell the variant's difference from the operation's (lockstep.ts #charged); a write cannot be.
     if (callMutates(operations[spec.operation] as Pick<OperationDef, 'mutates'>, spec.body)) return spec;
     const { variantEvery, variant } = this.#mix;
-    const at = ++this.#plainCalls;
+    const at = ++this.#plainReads;
     return variantEvery > 0 && at % variantEvery === 0 ? { ...spec, variant } : spec;
   }
 
@@ -496,7 +496,7 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
         return true;
       }
       const model = modelFor(opened, target.apiVersion, options.modelFaults);
-      const run = new Run(target, opened, model, program.start, program.callers, scope, { found, unserved, refusedVariants }, options.parity === true, options.pace);
+      const run = new Run(target, opened, model, program.start, program.mix, scope, { found, unserved, refusedVariants }, options.parity === true, options.pace);
       try {
         await fc.asyncModelRun(() => ({ model: run.world, real: run }), [...program.prelude, ...program.goals, ...program.steps, SWEEP]);
         return true;
