@@ -26,6 +26,7 @@ export const DEFAULT_CONCURRENCY = 8;
  * whatever the target says).
  */
 export const FAR_TARGET_MS = 20;
+
 /** The most scenarios at once a run may have: the configured number, or the default doubled for a far target. */
 export function mostConcurrency(config: Pick<ConformanceConfig, 'concurrency' | 'concurrencySource'>): number {
   return config.concurrencySource === 'default' ? 2 * config.concurrency : config.concurrency;

@@ -30,7 +30,7 @@ const everyField = process.env['SHAPE_FIELDS'] === 'all';
 const sweep = precisionSweep();
 
 /** Under the checked sweep, the scenarios calling the operation an omission runs besides those deciding a rule of the field (drawn by the test seed). */
-export const OMISSION_SAMPLE = 12;
+const OMISSION_SAMPLE = 12;
 
 /** The keys an object response schema requires (those a missing value does not satisfy). */
 function requiredKeys(schema: z.ZodType): string[] {
