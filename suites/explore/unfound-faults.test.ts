@@ -3,9 +3,11 @@
  * (written by `explore --can-fail --update-unfound`, its reasons given by hand): the faults it does
  * not find, and those it finds but names under another rule than their own (attribution.ts). Every
  * entry names a fault of the fake, once, with a reason; the figures of the list hold (most faults
- * found; at least 95% of those found named under their own rule, issue 25); and a sample, drawn from
- * the test seed, is explored again with the list's budget: a listed fault must still go unfound, an
- * unlisted one must be found, and named as the list says. Every fault: fault-sweep.full.test.ts.
+ * found; at least 95% of those found named under their own rule, issue 25); and an unlisted fault,
+ * drawn from the test seed, is explored again with the list's budget: it must be found, and named as
+ * the list says. That a listed fault still goes unfound is checked by the whole sweep only
+ * (fault-sweep.full.test.ts, `npm run test:full`): it costs the whole budget, 30 CPU-s of npm test,
+ * and a stale entry hides no bug (it only undersells exploration).
  */
 import { describe, expect, it } from 'vitest';
 import { FAULTS } from '../../fake-server/faults/index.ts';
@@ -17,7 +19,7 @@ const listed = readUnfound();
 const names = listed.entries.map((entry) => entry.rule);
 const misnamed = new Map(listed.misnamed.map((entry) => [entry.rule, entry.named]));
 const seed = testSeed();
-const pickOne = <T>(list: readonly T[], salt: number): T => list[(seed + salt) % list.length]!;
+const pickOne = <T>(list: readonly T[]): T => list[(seed + 1) % list.length]!;
 
 describe('the faults exploration alone does not find, or names under another rule', () => {
   it('are faults of the fake, each listed once, in order, with its reason', () => {
@@ -38,11 +40,9 @@ describe('the faults exploration alone does not find, or names under another rul
     expect(own / found).toBeGreaterThanOrEqual(0.95);
   });
 
-  it('stay unfound, and a fault off the list is found, under the rule the list says (a sample)', { timeout: 600_000 }, async () => {
+  it('leave a fault off the list found, under the rule the list says (one, drawn by the seed)', { timeout: 600_000 }, async () => {
     const settings = { runs: listed.runs, maxSteps: listed.maxSteps, seed: listed.seed };
-    const still = await exploreFault(pickOne(names, 0), settings);
-    expect(still.found, `${still.fault} is listed as not found, but exploration finds it (as ${still.rule}): remove it from unfound-faults.json`).toBe(false);
-    const off = pickOne([...FAULTS.keys()].filter((name) => !names.includes(name)), 1);
+    const off = pickOne([...FAULTS.keys()].filter((name) => !names.includes(name)));
     const found = await exploreFault(off, settings);
     expect(found.found, `${off} is not listed, but exploration does not find it: list it with the reason, or improve the generators`).toBe(true);
     expect(found.rule, `${off} is found under ${found.rule}: list it as misnamed with the reason, or improve the attribution`).toBe(misnamed.get(off) ?? off);
