@@ -7,9 +7,7 @@ import { conformanceProject, EXPLORATION_TEST, moduleCache } from './suites/conf
 /**
  * `TEST_QUICK=1` (`npm run test:quick`, the edit loop): every unit file but those that pack, install
  * or spawn the CLI again and again, which `npm test` keeps; the meta-tests and fuzzers read their own
- * variables for the rest (package.json). Not the conformance project: it runs alone before the unit
- * files (below), a core mostly idle meanwhile, and can-fail's 'the healthy fake fails no rule' runs
- * every scenario against the fake too, in-process.
+ * variables for the rest (package.json).
  */
 const QUICK_EXCLUDED = [
   // Packs and installs the package into a project of its own.
@@ -77,14 +75,18 @@ export default defineConfig({
           // loading zod, the spec and the fake again. A file that changes what others share (the
           // environment, a module's state) puts it back before it ends.
           isolate: false,
-          // After the conformance project: projects of one group must share a worker count, and the
-          // run's deadline (CONFORMANCE_RUN_TIMEOUT_MS) starts at its global setup, so the scenarios
-          // go first rather than after however long the unit files take on a loaded machine.
+          // After the conformance project (test:full): projects of one group must share a worker
+          // count, and the run's deadline (CONFORMANCE_RUN_TIMEOUT_MS) starts at its global setup, so
+          // the scenarios go first rather than after however long the unit files take.
           sequence: { groupOrder: 1 },
         },
       },
-      // Its one worker (conformance-project.ts) runs first, alone.
-      ...(quick ? [] : [{ extends: true as const, test: { ...conformanceProject, exclude: [...configDefaults.exclude, ...FULL_ONLY] } }]),
+      // The whole suite against the embedded fake, as `npm run conformance` runs it, on one worker
+      // (conformance-project.ts) before the unit files: in test:full only. npm test proves the same
+      // twice over, for less: can-fail's "the healthy fake fails no rule" runs every scenario
+      // in-process, and cleanup.test.ts runs the whole suite by URL through the CLI, which uses this
+      // project, exploration included (22 CPU-s, and a core mostly idle while it ran alone).
+      ...(full ? [{ extends: true as const, test: { ...conformanceProject } }] : []),
     ],
   },
 });
