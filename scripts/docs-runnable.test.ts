@@ -6,6 +6,9 @@
  * The fake has one rule broken (PLAN-NAME-MIN-LENGTH), so the README's walk through a failure (read
  * summary.md, re-run, replay) has a failure to show. `only=A,B` on a block adds `--only A B
  * --report-dir reports` to each `npm run conformance` in it: a full run stands in as a short one.
+ * `journal=NAME` gives the block what an earlier night left in the CI cache, the journal of reuse
+ * namespace NAME (empty): the block runs as every night but the first does. The first night, which
+ * learns the namespace's IDs from a whole run of its own, is nightly.full.test.ts's (24 CPU-s here).
  */
 import { execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
@@ -14,6 +17,8 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFakeServer, type FakeServer } from '../fake-server/index.ts';
+import { Journal } from '../suites/framework/journal.ts';
+import { reuseJournal } from '../suites/meta/nightly-runs.ts';
 import { blocksOf, DOCS, type FencedBlock, ROOT } from './docs.ts';
 
 const run = promisify(execFile);
@@ -73,6 +78,8 @@ describe.each(runnableFiles)('the runnable blocks of %s, in order, in a scratch 
 
   it.each(blocksOf(file).filter((block) => block.flags.has('runnable')).map((block) => [block.line, block] as const))(`${file}:%i`, async (_line, block: FencedBlock) => {
     const script = (block.options['only'] === undefined ? '' : shortRuns(block.options['only'])) + block.code;
+    const night = block.options['journal'];
+    if (night !== undefined) new Journal(reuseJournal(join(clone, 'reports', 'state'), night), { reuse: night });
     const ended = await run('bash', ['-e', '-c', script], { cwd: clone, env, maxBuffer: 64 * 1024 * 1024 }).then(
       ({ stdout, stderr }) => ({ code: 0, output: stdout + stderr }),
       (error: { code?: number; stdout?: string; stderr?: string }) => ({ code: error.code ?? -1, output: `${error.stdout ?? ''}${error.stderr ?? ''}` }),

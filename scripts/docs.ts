@@ -4,7 +4,7 @@
  * and the file system, so the test can also prove them on small documents of its own.
  *
  * A fenced block's info string is its language, then words: flags (`runnable`) and `key=value`
- * options (`exit=1`, `only=A,B`, `file=examples/x.ts`, `from=…`, `pins=…`). GitHub shows only the
+ * options (`exit=1`, `only=A,B`, `journal=nightly`, `file=examples/x.ts`, `from=…`, `pins=…`). GitHub shows only the
  * language, so the tags cost a reader nothing.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
