@@ -8,16 +8,17 @@ import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 export const LONGEST = [
-  'suites/meta/can-fail-1.test.ts',
-  'suites/meta/can-fail-2.test.ts',
   'fake-server/packaged.test.ts',
   'suites/report/cli.test.ts',
-  'suites/meta/shape-faults.test.ts',
-  'fake-server/fuzz/fuzz-writes.test.ts',
   'suites/meta/cleanup.test.ts',
-  'suites/meta/concurrency.test.ts',
-  'fake-server/fuzz/fuzz-reads.test.ts',
-  'fake-server/cli.test.ts',
+  'suites/meta/nightly.test.ts',
+  'scripts/docs-runnable.test.ts',
+  'suites/meta/printed-commands.test.ts',
+  'suites/meta/can-fail-1.test.ts',
+  'suites/explore/self-check.test.ts',
+  'suites/meta/shape-faults.test.ts',
+  'suites/explore/oracle.test.ts',
+  'suites/meta/can-fail-2.test.ts',
 ];
 
 export class LongestFirst extends BaseSequencer {
