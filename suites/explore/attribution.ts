@@ -5,15 +5,18 @@
  * write seen through a later read, or one that breaks a rule through another rule's field, still
  * needs localising. So a finding's program is replayed, in this process, against the model and
  * against the model broken by each fault of the fault catalogue (fake-server/faults/) that can change
- * anything the program saw (`mayChange`): a fault that reproduces the same difference at
- * the same call (the same node differing the same way, the calls before it agreeing) is a known way
- * of breaking its rule, and names the finding's rule. Several reproducing it: the one whose answer
- * there differs from the model's most nearly as the target's does (every difference of the call, not
- * only the first), then the rule the owners named, then the fault that touches the fewest operations
- * (the most specific). None: the owners' rule stands (the write whose effect first
- * differs, where the node holds state), and the finding says so.
+ * anything the program saw (`mayChange`). A fault names the finding's rule only when it explains
+ * what the target did: every difference of the diverging call, the calls before it agreeing, and
+ * the same calls asked otherwise (`probesOf`: the diverging call sent again in other envelopes,
+ * documented reads of what the program made, a listing in other pages and filters) answered as the
+ * target answers them. Several explaining it: the owners' rule's fault, then the one touching the
+ * fewest operations (the most specific). None: the owners' rule stands, and the finding says which
+ * faults only mimic it. A bug nobody foresaw is mostly named by its owners: a fault of another rule
+ * that reproduces its first difference is another bug that looks alike (docs/exploration.md gives
+ * the figures, measured on faults left out of the catalogue).
  *
- * Replays cost no request to the target; they are bounded by `budgetMs` all the same.
+ * Replays of faults cost no request to the target; the probes cost one run of the program and its
+ * probes there. The replays are bounded by `budgetMs`.
  */
 import { createFakeApp, type FakeApp } from '../../fake-server/app.ts';
 import type { Fault } from '../../fake-server/faults/fault.ts';
@@ -23,6 +26,7 @@ import { createNamespace } from '../framework/namespace.ts';
 import type { Difference } from './compare.ts';
 import { operations, type OperationName } from '../../spec/operations.ts';
 import { ControlRefused, type Step } from './lockstep.ts';
+import type { VariantName } from './command.ts';
 import type { ExploreTarget } from './targets.ts';
 import { answerShape, nodesOf } from './fields.ts';
 import { replaySteps, type Replayable } from './replay.ts';
@@ -88,9 +92,24 @@ export function mayChange(fault: Fault, steps: readonly Pick<Step, 'operation' |
 
 /**
  * A difference as text, to match a replay's differences with the finding's: the replay's ID prefix put
- * back to the finding's, array positions left out (arrays are compared as sets; their order is the target's).
+ * back to the finding's, array positions left out (arrays are compared as sets; their order is the
+ * target's). Rows and IDs (membership, order and ID differences) by how many, not which: a replay
+ * numbers its records from where its own calls left the counters, so the same bug shows other IDs.
  */
-const described = (d: Difference, from: string, to: string) => JSON.stringify([d.key, d.kind, d.path.replaceAll(/\[\d+\]/g, '[]'), d.model, d.target]).replaceAll(from, to);
+const described = (d: Difference, from: string, to: string) => {
+  const values = COUNTED_KINDS.has(d.kind) ? [counted(d.model), counted(d.target)] : [d.model, d.target];
+  return JSON.stringify([d.key, d.kind, d.path.replaceAll(/\[\d+\]/g, '[]'), ...values]).replaceAll(from, to);
+};
+
+const COUNTED_KINDS: ReadonlySet<Difference['kind']> = new Set(['membership', 'order', 'id']);
+
+/** A value with its lists as their lengths and its strings left out: what a difference of rows says but which rows. */
+function counted(value: unknown): unknown {
+  if (Array.isArray(value)) return value.length;
+  if (typeof value === 'string') return '…';
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, counted(inner)]));
+  return value;
+}
 
 /** The differences of the diverging call when the program is replayed against `app` (the calls before it agreeing), undefined when it does not differ there the same way. */
 async function replayedDifferences(finding: Localisable, app: FakeApp, salt: string): Promise<{ differences: readonly Difference[]; prefix: string } | undefined> {
@@ -149,9 +168,16 @@ function documentedReads(steps: readonly Pick<Step, 'operation' | 'request' | 'r
 /** Documented reads tried after a program, at most. */
 const MAX_READS = 40;
 
-/** A documented read as a step of a program to replay. */
-function readStep(read: { operation: OperationName; body: Record<string, unknown> }, index: number): Step {
-  return { index, command: 'confirm (documented read)', operation: read.operation, request: read.body, model: { status: 0, body: null }, target: { status: 0, body: null }, differences: [] };
+/** A call after the program, to replay: a documented read, or the diverging call asked otherwise. */
+interface Probe {
+  readonly operation: OperationName;
+  readonly body: Record<string, unknown>;
+  readonly variant?: VariantName;
+}
+
+/** A probe as a step of a program to replay. */
+function readStep(read: Probe, index: number): Step {
+  return { index, command: 'probe (localisation)', operation: read.operation, request: read.body, ...(read.variant ? { variant: read.variant } : {}), model: { status: 0, body: null }, target: { status: 0, body: null }, differences: [] };
 }
 
 /** Whether a step shows a difference in what interface.md shows, like `like` (same node, same kind) when given. */
@@ -188,7 +214,7 @@ async function confirm(finding: Localisable, fault: Fault, target: ExploreTarget
 const LISTINGS: ReadonlySet<string> = new Set(['subscriptions.list', 'purchases.list', 'entities.list']);
 
 /** The diverging listing asked otherwise: in pages of one and of two, without each of its filters in turn, its search in other cases. */
-function listingProbes(step: Pick<Step, 'operation' | 'request'>): { operation: OperationName; body: Record<string, unknown> }[] {
+function listingProbes(step: Pick<Step, 'operation' | 'request'>): Probe[] {
   const body = step.request as Record<string, unknown>;
   const operation = step.operation as OperationName;
   const filters = ['start_cursor', 'statuses', 'search', 'processors', 'plans', 'plan_id', 'customer_id'].filter((name) => name in body);
@@ -198,51 +224,80 @@ function listingProbes(step: Pick<Step, 'operation' | 'request'>): { operation: 
 }
 
 /**
- * Of faults that reproduce a listing's difference equally well, the one that differs from the model
- * on the probes (listingProbes) as the target does: the program and the probes are run once on the
- * target and once on each fault's model. Undefined when the diverging call is no listing, or the
- * probes leave them tied.
+ * The diverging call sent again in envelopes that tell causes apart (plain, without the version
+ * header, in another spelling of the headers, with a key no target issues), then documented reads of
+ * what the program made: a fault that only mimics the target's first difference (refusing every
+ * request that carries a header, where the target cannot read a JSON body) answers some of them
+ * otherwise than the target.
  */
-async function discriminate(finding: Localisable, tied: readonly Candidate[], target: ExploreTarget): Promise<Candidate | undefined> {
+function probesOf(finding: Localisable, program: readonly Pick<Step, 'operation' | 'request' | 'resolve'>[]): { resent: Probe[]; others: Probe[] } {
   const diverging = finding.steps.find((step) => step.index === finding.at);
-  if (diverging === undefined || !LISTINGS.has(diverging.operation)) return undefined;
+  // A read of a plan no one made: whether the target reads a request's body at all.
+  const others = [{ operation: 'plans.get' as const, body: { plan_id: `${finding.idPrefix}plan_probe_unknown` } }, ...documentedReads(program).slice(0, PROBE_READS)];
+  if (diverging === undefined || diverging.operation.startsWith('control:')) return { resent: [], others };
+  const operation = diverging.operation as OperationName;
+  const body = diverging.request as Record<string, unknown>;
+  const resent = RESENT_IN.map((variant) => ({ operation, body, ...(variant === 'plain' ? {} : { variant }) }));
+  return { resent: [...(LISTINGS.has(operation) ? listingProbes(diverging) : []), ...resent], others };
+}
+
+/** The envelopes the diverging call is sent again in, as probes. */
+const RESENT_IN: readonly VariantName[] = ['plain', 'no-version', 'header-case', 'unknown-key'];
+
+/** Documented reads among the probes, at most (each costs a request to the target). */
+const PROBE_READS = 12;
+
+/**
+ * How differently from the target the model broken by each candidate answers the probes: the
+ * program and its probes run once on the target and once on each candidate's model. The diverging
+ * call sent again must differ (against the healthy model) exactly as on the target; every other probe
+ * must show on the target what the candidate makes it show (the target may differ there for reasons
+ * of its own). Undefined where the target could not be asked (it refused to go on).
+ */
+async function probeMisses(finding: Localisable, candidates: readonly Candidate[], target: ExploreTarget): Promise<Map<Candidate, number> | undefined> {
   const program = finding.steps.filter((step) => !step.resolve && step.index <= finding.at);
   const first = 1 + Math.max(...finding.steps.map((step) => step.index));
-  const probes = listingProbes(diverging).map((probe, i) => readStep(probe, first + i));
+  const { resent, others } = probesOf(finding, program);
+  const probes = [...resent, ...others].map((probe, i) => readStep(probe, first + i));
+  const symmetric = (i: number) => i < resent.length;
   const shown = async (on: ExploreTarget) => {
     const replay = await replaySteps({ ...finding, steps: [...program, ...probes] }, on);
     return probes.map((probe) => new Set((replay.lockstep.steps[replay.replayed.get(probe.index) ?? -1]?.differences ?? []).map((d) => described(d, replay.prefix, finding.idPrefix))));
   };
+  let onTarget: Set<string>[];
   try {
-    const onTarget = await shown(target);
-    const scored = await Promise.all(
-      tied.map(async (candidate) => {
-        const onFault = await shown(inProcessTarget(faultedApp(candidate.fault), createNamespace({ prefix: 'conf', seed: 1, salt: candidate.fault.rule }), finding.apiVersion));
-        return { candidate, misses: onFault.reduce((sum, theirs, i) => sum + [...theirs].filter((d) => !onTarget[i]!.has(d)).length + [...onTarget[i]!].filter((d) => !theirs.has(d)).length, 0) };
-      }),
-    );
-    const least = Math.min(...scored.map((s) => s.misses));
-    const best = scored.filter((s) => s.misses === least);
-    return best.length < tied.length ? best[0]!.candidate : undefined;
+    onTarget = await shown(target);
   } catch {
     return undefined;
   }
+  const misses = new Map<Candidate, number>();
+  for (const candidate of candidates) {
+    const onFault = await shown(inProcessTarget(faultedApp(candidate.fault), createNamespace({ prefix: 'conf', seed: 1, salt: candidate.fault.rule }), finding.apiVersion)).catch(() => undefined);
+    misses.set(candidate, onFault === undefined ? Number.POSITIVE_INFINITY : onFault.reduce((sum, theirs, i) => sum + [...theirs].filter((d) => !onTarget[i]!.has(d)).length + (symmetric(i) ? [...onTarget[i]!].filter((d) => !theirs.has(d)).length : 0), 0));
+  }
+  return misses;
 }
+
+/** Candidates probed, at most: the best ranked (each costs a replay in this process, none on the target). */
+const MOST_PROBED = 8;
 
 /**
  * The rule of the fault that reproduces the finding's difference, if one does (see the module's
  * comment for the order). With `target`, a MUST rule's fault seen only in a reference-only answer is
  * confirmed through a documented read on it (`confirm`).
  */
-export async function localise(finding: Localisable, options: { readonly budgetMs?: number; readonly pace?: () => Promise<void>; readonly target?: ExploreTarget } = {}): Promise<Attribution> {
-  const { budgetMs = 30_000, pace, target } = options;
+export async function localise(
+  finding: Localisable,
+  options: { readonly budgetMs?: number; readonly pace?: () => Promise<void>; readonly target?: ExploreTarget; readonly catalogue?: Iterable<Fault> } = {},
+): Promise<Attribution> {
+  const { budgetMs = 30_000, pace, target, catalogue = FAULTS.values() } = options;
   const deadline = Date.now() + budgetMs;
   const found: Candidate[] = [];
   const steps = finding.steps.filter((step) => step.index <= finding.at);
   // The owners' own rule's fault first (an exact match of it ends the search), then those of the diverging operation.
   const diverging = finding.steps.find((step) => step.index === finding.at)?.operation ?? '';
   const order = (fault: Fault) => (fault.rule === finding.rule ? 0 : operationsTouched(fault)?.has(diverging) ? 1 : 2);
-  for (const fault of [...FAULTS.values()].sort((a, b) => order(a) - order(b))) {
+  for (const fault of [...catalogue].sort((a, b) => order(a) - order(b))) {
     if (Date.now() > deadline) break;
     if (!mayChange(fault, steps)) continue;
     await pace?.();
@@ -258,12 +313,20 @@ export async function localise(finding: Localisable, options: { readonly budgetM
   const rank = (c: Candidate) => [c.mismatches, c.fault.rule === finding.rule ? 0 : 1, c.touches] as const;
   const byRank = (list: readonly Candidate[]) => [...list].sort((a, b) => compareTuples(rank(a), rank(b)));
   const ranked = byRank(allowed);
-  // Faults that reproduce a listing's difference equally well (a row missing from a walk): the same listing asked otherwise tells them apart.
-  const tied = ranked.filter((c) => c.mismatches === ranked[0]?.mismatches);
-  const best = tied.length > 1 && target !== undefined ? ((await discriminate(finding, tied, target)) ?? ranked[0]) : ranked[0];
+  // A fault names the rule only when it explains what the target did: every difference of the
+  // diverging call, and the same calls asked otherwise (probesOf) answered as the target answers
+  // them. One that only mimics the first difference is another bug than the target's: the owners'
+  // rule, which decides the field that differs, names it better (measured on faults left out of the
+  // catalogue: docs/exploration.md).
+  // Where the owners' rule's fault reproduces it exactly, both name the same rule: no probe is needed.
+  const exact = ranked.filter((c) => c.mismatches === 0).slice(0, MOST_PROBED);
+  const agreed = exact[0]?.fault.rule === finding.rule;
+  const misses = exact.length > 0 && !agreed && target !== undefined ? await probeMisses(finding, exact, target) : undefined;
+  const explaining = misses === undefined ? exact : exact.filter((c) => misses.get(c) === 0);
+  const best = explaining[0];
   const reproducing = found.map((c) => c.fault.rule);
-  const first = byRank(found)[0];
-  if (first !== undefined && first !== best && target !== undefined) {
+  const first = byRank(found.filter((c) => c.mismatches === 0))[0];
+  if (first !== undefined && first !== best && !allowed.includes(first) && target !== undefined) {
     const evidence = await confirm(finding, first.fault, target);
     if (evidence !== undefined) {
       const read = evidence.steps[evidence.at]!.operation;
@@ -271,16 +334,28 @@ export async function localise(finding: Localisable, options: { readonly budgetM
     }
   }
   if (best === undefined) {
-    return { rule: finding.rule, how: 'owner', reproducing, note: `no fault of the catalogue reproduces it${found.length > 0 ? ' in what interface.md shows' : ''}; ${finding.rule} owns ${main.path || main.key} where it differs (after a write, the rule of the write whose effect it shows)` };
+    const mimics = ranked.filter((c) => c.fault.rule !== finding.rule).map((c) => c.fault.rule);
+    const why =
+      found.length === 0
+        ? 'no fault of the catalogue reproduces it'
+        : allowed.length === 0
+          ? 'no fault of the catalogue reproduces it in what interface.md shows'
+          : mimics.length === 0
+            ? `the fault of ${finding.rule} reproduces its first difference`
+            : `${listed(mimics)} ${mimics.length === 1 ? 'reproduces' : 'reproduce'} the first difference, but not ${misses === undefined ? 'all of the call' : 'the call and the same calls asked otherwise'} as the target answers them: another bug`;
+    return { rule: finding.rule, how: 'owner', reproducing, note: `${why}; ${finding.rule} owns ${main.path || main.key} where it differs (after a write, the rule of the write whose effect it shows)` };
   }
-  const others = allowed.filter((c) => c !== best).map((c) => c.fault.rule);
+  const others = explaining.filter((c) => c !== best).map((c) => c.fault.rule);
   return {
     rule: best.fault.rule,
     how: 'fault',
     reproducing,
-    note: `the fault of the catalogue that breaks ${best.fault.rule} (${best.fault.breaks}) reproduces this difference${best.mismatches === 0 ? ' exactly' : ''}${others.length > 0 ? `; so do ${others.slice(0, 4).join(', ')}${others.length > 4 ? ', …' : ''}` : ''}`,
+    note: `the fault of the catalogue that breaks ${best.fault.rule} (${best.fault.breaks}) reproduces this difference exactly${misses === undefined ? '' : ', and answers the same calls asked otherwise as the target does'}${others.length > 0 ? `; so do ${listed(others)}` : ''}${agreed ? `; ${finding.rule} owns ${main.path || main.key} where it differs` : ''}`,
   };
 }
+
+/** Rule IDs for a message: the first four, then an ellipsis. */
+const listed = (rules: readonly string[]) => `${rules.slice(0, 4).join(', ')}${rules.length > 4 ? ', …' : ''}`;
 
 /** Whether interface.md shows the node of an answer of `operation` (a status or code of a documented operation too). */
 function shownByDocument(operation: string, key: string): boolean {
