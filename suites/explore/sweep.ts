@@ -59,6 +59,11 @@ export interface SweepOptions {
   readonly runs: number;
   readonly maxSteps: number;
   readonly seed: number;
+  /**
+   * Each fault left out of the catalogue that names findings (attribution.ts), so it stands for a bug
+   * nobody foresaw: the figure is how often such a bug is named under the rule it breaks.
+   */
+  readonly unforeseen?: boolean;
   readonly onOutcome?: (outcome: FaultOutcome) => void;
 }
 
@@ -76,7 +81,8 @@ export async function exploreFault(fault: string, options: Omit<SweepOptions, 'f
   const app = createFakeApp({ faults: faultsFor([fault]) });
   const target = inProcessTarget(app, createNamespace({ prefix: 'conf', seed }));
   // Shrunk and minimised as in a conformance run, so the rule is named from the program a run would report.
-  const result = await explore(target, { seed, runs: options.runs, maxSteps: options.maxSteps, maxFindings: 1, shrinkRuns: SWEEP_SHRINK_RUNS });
+  const catalogue = options.unforeseen ? { catalogue: [...FAULTS.values()].filter((known) => known.rule !== fault) } : {};
+  const result = await explore(target, { seed, runs: options.runs, maxSteps: options.maxSteps, maxFindings: 1, shrinkRuns: SWEEP_SHRINK_RUNS, ...catalogue });
   const finding = result.findings[0];
   return { fault, found: finding !== undefined, ...(finding ? { rule: finding.rule } : {}), ...(finding?.attribution ? { named: finding.attribution.how } : {}), programs: result.programs, ms: Date.now() - started };
 }
