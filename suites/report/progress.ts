@@ -24,7 +24,7 @@ function scenarioTotal(c: Counts): number {
 }
 
 export function areaOf(file: string): string {
-  return basename(file).replace(/\.test\.ts$|\.[cm]?[jt]s$/, '');
+  return basename(file).replace(/(\.test)?\.[cm]?[jt]s$/, '');
 }
 
 export interface ProgressOptions {

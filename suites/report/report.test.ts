@@ -13,6 +13,7 @@ import { curlOf, shellQuote } from './curl.ts';
 import { leftBehind } from './digest.ts';
 import { escapeHtml, escapeMarkdown, escapeXml, markdownBlock, markdownCode } from './escape.ts';
 import { mergeReports } from './merge.ts';
+import { areaOf } from './progress.ts';
 import { renderHtml } from './report-html.ts';
 import { renderJunit } from './report-junit.ts';
 import { renderMarkdown } from './report-markdown.ts';
@@ -52,6 +53,12 @@ const exchange = {
   response: { status: 200, headers: {}, body: { message: HOSTILE } },
   curl: 'curl …',
 };
+
+describe('areaOf', () => {
+  it('names a scenario file by its area, from the repository (TypeScript) and from the package (compiled)', () => {
+    expect(['suites/scenarios/licenses.test.ts', 'dist/suites/scenarios/licenses.test.js', 'licenses.ts'].map(areaOf)).toEqual(['licenses', 'licenses', 'licenses']);
+  });
+});
 
 describe('escapers', () => {
   it('leave no markup of the target in HTML, and no forbidden character in XML', () => {
