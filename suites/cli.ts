@@ -15,8 +15,9 @@
  * stale; 2 UNDECIDED (configuration, unreachable target, key or version refused, a MUST rule in
  * ERROR or left BLOCKED, an interrupted run).
  */
-import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { Vitest } from 'vitest/node';
 import { RULES } from '../spec/rules/catalogue.ts';
@@ -562,12 +563,13 @@ function oneProblemOnOneLine(message: string): string {
   return items.length === 2 ? `${items[0]} ${items[1]}` : message;
 }
 
-async function main(): Promise<void> {
+/** The command line `argv` (node's: the node binary and this script first); the exit code goes to `process.exitCode`. */
+export async function main(argv: readonly string[] = process.argv): Promise<void> {
   rememberInvocation();
   try {
     await program((code) => {
       process.exitCode = code;
-    }).parseAsync(process.argv);
+    }).parseAsync(argv);
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (code === 'commander.helpDisplayed' || code === 'commander.version' || code === 'commander.help') return;
@@ -587,4 +589,14 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+/** Whether this module is the script node was started with (directly, through tsx or the package's bin link), not a module a test imports to call `main`. */
+function startedAsCommand(): boolean {
+  const script = process.argv[1];
+  try {
+    return script !== undefined && realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (startedAsCommand()) await main();
