@@ -10,6 +10,8 @@ import { FAULTS, faultsFor } from '../../fake-server/faults/index.ts';
 import { createNamespace } from '../framework/namespace.ts';
 import { localise } from './attribution.ts';
 import { explore } from './explorer.ts';
+import type { Step } from './lockstep.ts';
+import { replaySteps } from './replay.ts';
 import { inProcessTarget } from './targets.ts';
 
 /** The target cannot read a JSON body; another fault (every request carrying the version header refused) answers its first difference alike. */
@@ -30,5 +32,27 @@ describe('a finding of a bug the catalogue does not know', () => {
 
     const known = await localise(finding, { target: broken() });
     expect(known).toMatchObject({ rule: BUG, how: 'fault' });
+  });
+});
+
+describe('a listing walked page by page that lists other rows than the model', () => {
+  it('is named by the walk’s rule when the same listing asked as one page lists them as the model does (the fault left out)', { timeout: 120_000 }, async () => {
+    const WALK = 'ENT-CURSOR-WALK';
+    const broken = () => inProcessTarget(createFakeApp({ faults: faultsFor([WALK]) }), createNamespace({ prefix: 'conf', seed: 6 }));
+    const prefix = 'conf_walk_';
+    const call = (index: number, operation: string, request: unknown): Step => ({ index, command: 'test', operation, request, model: { status: 0, body: null }, target: { status: 0, body: null }, differences: [] });
+    const entity = (index: number, n: number) => call(index, 'entities.create', { customer_id: `${prefix}cus_1`, entity_id: `${prefix}seat_${n}`, feature_id: `${prefix}feat_1`, name: `Seat ${n}` });
+    const program = { idPrefix: prefix, start: { kind: 'mid-june' as const, at: 0 }, apiVersion: '2.4.0' };
+    const steps = [call(0, 'features.create', { feature_id: `${prefix}feat_1`, name: 'Seats', type: 'metered', consumable: false }), entity(1, 1), entity(2, 2), entity(3, 3), entity(4, 4), call(5, 'entities.list', { customer_id: `${prefix}cus_1`, limit: 2 })];
+    const ran = await replaySteps({ ...program, steps }, broken());
+    const at = ran.lockstep.steps.findIndex((step) => step.differences.length > 0);
+    const differences = ran.lockstep.steps[at]!.differences;
+    expect(differences.map((d) => d.kind)).toContain('membership');
+    const finding = { ...program, idPrefix: ran.prefix, start: { ...program.start, at: ran.start }, steps: ran.lockstep.steps, at, differences, rule: differences[0]!.rule };
+    expect(finding.rule).not.toBe(WALK);
+
+    const named = await localise(finding, { target: broken(), catalogue: [...FAULTS.values()].filter((fault) => fault.rule !== WALK) });
+    expect(named).toMatchObject({ rule: WALK, how: 'owner' });
+    expect(named.note).toMatch(/^the same listing asked as one page lists the rows as the model does/);
   });
 });

@@ -278,6 +278,39 @@ async function probeMisses(finding: Localisable, candidates: readonly Candidate[
   return misses;
 }
 
+/** Each paged listing's rule of a whole walk, and the most rows one page of it holds. */
+const WALKS: Readonly<Record<string, { readonly rule: RuleId; readonly most: number }>> = {
+  'subscriptions.list': { rule: 'LIST-WALK-EVERY-MATCH-ONCE', most: 200 },
+  'purchases.list': { rule: 'LIST-WALK-EVERY-MATCH-ONCE', most: 200 },
+  'entities.list': { rule: 'ENT-CURSOR-WALK', most: 5000 },
+};
+
+/**
+ * A listing walked page by page that holds other rows than the model's, where no fault explains it:
+ * the same listing asked as one page, on the target. Listed there as the model lists it, the rows go
+ * missing or twice between pages, and the walk's rule names the bug, not the write the rows show.
+ * Undefined where it is no such walk, or one page differs too.
+ */
+async function walkRule(finding: Localisable, target: ExploreTarget): Promise<RuleId | undefined> {
+  const diverging = finding.steps.find((step) => step.index === finding.at);
+  const walk = diverging === undefined ? undefined : WALKS[diverging.operation];
+  const rows = finding.differences.find((d) => d.kind === 'membership');
+  if (diverging === undefined || walk === undefined || rows === undefined || diverging.around !== undefined || walk.rule === finding.rule) return undefined;
+  const { start_cursor: _, ...body } = diverging.request as Record<string, unknown>;
+  const program = finding.steps.filter((step) => !step.resolve && step.index <= finding.at);
+  const probe = readStep({ operation: diverging.operation as OperationName, body: { ...body, limit: walk.most } }, 1 + Math.max(...finding.steps.map((step) => step.index)));
+  try {
+    const replay = await replaySteps({ ...finding, steps: [...program, probe] }, target);
+    const walked = replay.lockstep.steps[replay.replayed.get(diverging.index) ?? -1];
+    const paged = replay.lockstep.steps[replay.replayed.get(probe.index) ?? -1];
+    // The walk must still differ in its rows, and the one page not.
+    if (walked === undefined || paged === undefined || !walked.differences.some((d) => d.kind === 'membership' && d.key === rows.key)) return undefined;
+    return paged.target.status === 200 && !paged.differences.some((d) => d.kind === 'membership') ? walk.rule : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Candidates probed, at most: the best ranked (each costs a replay in this process, none on the target). */
 const MOST_PROBED = 8;
 
@@ -334,6 +367,10 @@ export async function localise(
     }
   }
   if (best === undefined) {
+    const walk = target === undefined ? undefined : await walkRule(finding, target);
+    if (walk !== undefined) {
+      return { rule: walk, how: 'owner', reproducing, note: `the same listing asked as one page lists the rows as the model does: they go missing or twice between the pages of the walk, which ${walk} decides (${finding.rule} owns ${main.path || main.key} where it differs)` };
+    }
     const mimics = ranked.filter((c) => c.fault.rule !== finding.rule).map((c) => c.fault.rule);
     const why =
       found.length === 0
