@@ -28,9 +28,11 @@ const QUICK_EXCLUDED = [
   'suites/meta/printed-commands.test.ts',
   // Scenarios against a fake that holds every answer 600 ms: it waits by design.
   'suites/meta/slow-probes.test.ts',
-  // Hundreds of exploration programs: against the healthy model, and against every fault.
+  // Hundreds of exploration programs: against the healthy model, against every fault, and (the
+  // oracle) against the reference-like target with each of its findings localised (23 s alone).
   'suites/explore/self-check.test.ts',
   'suites/explore/unfound-faults.test.ts',
+  'suites/explore/oracle.test.ts',
   // Run every scenario against many fakes; can-fail keeps every fault's own scenarios (PRECISION_RULES=none).
   'suites/meta/shape-faults.test.ts',
   'suites/meta/concurrency.test.ts',
