@@ -8,12 +8,13 @@
  * anything the program saw (`mayChange`). A fault names the finding's rule only when it explains
  * what the target did: every difference of the diverging call, the calls before it agreeing, and
  * the same calls asked otherwise (`probesOf`: the diverging call sent again in other envelopes,
- * documented reads of what the program made, a listing in other pages and filters) answered as the
- * target answers them. Several explaining it: the owners' rule's fault, then the one touching the
- * fewest operations (the most specific). None: the owners' rule stands, and the finding says which
- * faults only mimic it. A bug nobody foresaw is mostly named by its owners: a fault of another rule
- * that reproduces its first difference is another bug that looks alike (docs/exploration.md gives
- * the figures, measured on faults left out of the catalogue).
+ * documented reads of what the program made, a read of a plan no one made, a listing in other pages
+ * and filters) answered as the target answers them. Several explaining it: the owners' rule's fault,
+ * then the one touching the fewest operations (the most specific). None: the owners' rule stands
+ * (a walk that one page lists right excepted: `walkRule`), and the finding says which faults only
+ * mimic it. A bug nobody foresaw is mostly named by its owners: a fault of another rule that
+ * reproduces its first difference is another bug that looks alike (docs/exploration.md gives the
+ * figures, measured on faults left out of the catalogue).
  *
  * Replays of faults cost no request to the target; the probes cost one run of the program and its
  * probes there. The replays are bounded by `budgetMs`.
@@ -225,10 +226,10 @@ function listingProbes(step: Pick<Step, 'operation' | 'request'>): Probe[] {
 
 /**
  * The diverging call sent again in envelopes that tell causes apart (plain, without the version
- * header, in another spelling of the headers, with a key no target issues), then documented reads of
- * what the program made: a fault that only mimics the target's first difference (refusing every
- * request that carries a header, where the target cannot read a JSON body) answers some of them
- * otherwise than the target.
+ * header, in another spelling of the headers, with a key no target issues; a listing in other pages
+ * and filters), then a read of a plan no one made and documented reads of what the program made: a
+ * fault that only mimics the target's first difference (refusing every request that carries a
+ * header, where the target cannot read a JSON body) answers some of them otherwise than the target.
  */
 function probesOf(finding: Localisable, program: readonly Pick<Step, 'operation' | 'request' | 'resolve'>[]): { resent: Probe[]; others: Probe[] } {
   const diverging = finding.steps.find((step) => step.index === finding.at);
@@ -315,9 +316,11 @@ async function walkRule(finding: Localisable, target: ExploreTarget): Promise<Ru
 const MOST_PROBED = 8;
 
 /**
- * The rule of the fault that reproduces the finding's difference, if one does (see the module's
- * comment for the order). With `target`, a MUST rule's fault seen only in a reference-only answer is
- * confirmed through a documented read on it (`confirm`).
+ * The rule of the fault that explains the finding, if one does, else the owners' (see the module's
+ * comment). Without `target`, a fault that reproduces the diverging call exactly explains it (no probe
+ * can be sent). With it, a MUST rule's fault seen only in a reference-only answer is confirmed
+ * through a documented read on it (`confirm`). `catalogue` narrows the faults tried
+ * (`explore --can-fail --unforeseen` leaves one out).
  */
 export async function localise(
   finding: Localisable,
