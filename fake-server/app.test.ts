@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testSeed } from '../fixtures/random.ts';
 import { ErrorBody } from '../spec/common.ts';
 import { OPERATION_NAMES } from '../spec/operations.ts';
+import { createFakeApp } from './app.ts';
+import { faultsFor } from './faults/index.ts';
 import { createFakeServer, type FakeServer } from './index.ts';
 
 const OTHER_ORG_KEY = 'am_sk_test_otherorg000000000000000000000000000000000000';
@@ -37,6 +39,20 @@ async function post(path: string, body: unknown, headers: Record<string, string>
   });
   return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
 }
+
+describe('the authentication faults, in a fake given keys of its own', () => {
+  it("serve a keyless request (AUTH-BEARER-REQUIRED) and any test-prefixed token (AUTH-SECRET-KEY) as the fake's first key, not the default key it does not hold", async () => {
+    const own = 'am_sk_test_ownkey00000000000000000000000000000000000000';
+    for (const [fault, headers] of [
+      ['AUTH-BEARER-REQUIRED', {}],
+      ['AUTH-SECRET-KEY', { authorization: 'Bearer am_sk_test_anything' }],
+    ] as const) {
+      const app = createFakeApp({ keys: [{ key: own, org: 'org_own' }], faults: faultsFor([fault]) });
+      const response = await app.fetch(new Request('http://fake/v1/features.list', { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{}' }));
+      expect(response.status, fault).toBe(200);
+    }
+  });
+});
 
 describe('authentication [AUTH-BEARER-REQUIRED, AUTH-NO-KEY-CODE, AUTH-UNKNOWN-KEY-CODE, AUTH-SECRET-KEY]', () => {
   it('answers 401 no_secret_key without an Authorization header, and with another scheme', async () => {

@@ -112,9 +112,12 @@ export function createFakeApp(options: FakeAppOptions = {}): FakeApp {
     return errorReply('internal_error', 'Internal error in the fake; this is a bug, please report it', 'sandbox');
   };
 
+  // What a request fault may use of the fake: AUTH-BEARER-REQUIRED serves a keyless request as the first key, whatever keys the fake was given.
+  const fakeOfFaults = { firstKey: (configuredKeys[0] ?? DEFAULT_KEYS[0]!).key };
+
   async function fetch(incoming: Request): Promise<Response> {
     try {
-      const request = faults.reduce((current, fault) => (fault.request ? fault.request(current) : current), incoming);
+      const request = faults.reduce((current, fault) => (fault.request ? fault.request(current, fakeOfFaults) : current), incoming);
       if (isControlPath(new URL(request.url).pathname)) return await control(request);
       let response = toResponse(router(headOf(request), await readBodyText(request, bodyLimit)));
       for (const fault of faults) if (fault.response) response = await fault.response(response, request);

@@ -4,7 +4,6 @@ import type { ErrorBody, ErrorCode } from '../../spec/common.ts';
 import { constraintProvenance, ownBoundRule, statedBound } from '../../spec/constraint-provenance.ts';
 import { type OperationName, operationForPath, operations } from '../../spec/operations.ts';
 import { bearerToken, parseApiVersion } from '../router.ts';
-import { DEFAULT_KEYS } from '../tenants.ts';
 import type { Fault } from './fault.ts';
 
 /** The request with its headers changed (the body, if any, is carried over). */
@@ -139,14 +138,13 @@ export const envelopeFaults: readonly Fault[] = [
   },
   {
     rule: 'AUTH-BEARER-REQUIRED',
-    breaks: 'a request without an Authorization header is served as the default sandbox tenant',
-    request: (request) => (request.headers.has('authorization') ? request : withHeaders(request, (h) => h.set('authorization', `Bearer ${DEFAULT_KEYS[0]!.key}`))),
+    breaks: "a request without an Authorization header is served as the tenant of the fake's first key",
+    request: (request, fake) => (request.headers.has('authorization') ? request : withHeaders(request, (h) => h.set('authorization', `Bearer ${fake.firstKey}`))),
   },
   {
     rule: 'AUTH-SECRET-KEY',
-    breaks: 'only the key prefix is checked: any `am_sk_test_…` token opens the default sandbox tenant',
-    request: (request) =>
-      bearerToken(request)?.startsWith('am_sk_test_') ? withHeaders(request, (h) => h.set('authorization', `Bearer ${DEFAULT_KEYS[0]!.key}`)) : request,
+    breaks: "only the key prefix is checked: any `am_sk_test_…` token opens the tenant of the fake's first key",
+    request: (request, fake) => (bearerToken(request)?.startsWith('am_sk_test_') ? withHeaders(request, (h) => h.set('authorization', `Bearer ${fake.firstKey}`)) : request),
   },
   {
     rule: 'AUTH-API-VERSION-HEADER',

@@ -14,8 +14,8 @@ export interface Fault {
   readonly rule: RuleId;
   /** What the broken fake does instead, in one sentence. */
   readonly breaks: string;
-  /** Rewrites the incoming HTTP request before anything looks at it (auth, version, routing faults). */
-  readonly request?: (request: Request) => Request;
+  /** Rewrites the incoming HTTP request before anything looks at it (auth, version, routing faults); `fake.firstKey` is the first key the fake was started with. */
+  readonly request?: (request: Request, fake: { readonly firstKey: string }) => Request;
   /** Rewrites a parsed JSON body before validation (bounds and enum faults). */
   readonly input?: (operation: OperationName, body: unknown) => unknown;
   /** Replaces domain functions, usually by wrapping the real one. */
