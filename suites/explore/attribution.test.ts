@@ -36,8 +36,8 @@ describe('a finding of a bug the catalogue does not know', () => {
 });
 
 describe('a listing walked page by page that lists other rows than the model', () => {
-  it('is named by the walk’s rule when the same listing asked as one page lists them as the model does (the fault left out)', { timeout: 120_000 }, async () => {
-    const WALK = 'ENT-CURSOR-WALK';
+  const WALK = 'ENT-CURSOR-WALK';
+  it(`is named by the walk’s rule (${WALK}) when the same listing asked as one page lists them as the model does (the fault left out)`, { timeout: 120_000 }, async () => {
     const broken = () => inProcessTarget(createFakeApp({ faults: faultsFor([WALK]) }), createNamespace({ prefix: 'conf', seed: 6 }));
     const prefix = 'conf_walk_';
     const call = (index: number, operation: string, request: unknown): Step => ({ index, command: 'test', operation, request, model: { status: 0, body: null }, target: { status: 0, body: null }, differences: [] });

@@ -17,7 +17,7 @@
  * figures, measured on faults left out of the catalogue).
  *
  * Replays of faults cost no request to the target; the probes cost one run of the program and its
- * probes there. The replays are bounded by `budgetMs`.
+ * probes there. Both are bounded by `budgetMs` (the calls on the target by half of it at least).
  */
 import { createFakeApp, type FakeApp } from '../../fake-server/app.ts';
 import type { Fault } from '../../fake-server/faults/fault.ts';
@@ -255,19 +255,19 @@ const PROBE_READS = 12;
  * must show on the target what the candidate makes it show (the target may differ there for reasons
  * of its own). Undefined where the target could not be asked (it refused to go on).
  */
-async function probeMisses(finding: Localisable, candidates: readonly Candidate[], target: ExploreTarget): Promise<Map<Candidate, number> | undefined> {
+async function probeMisses(finding: Localisable, candidates: readonly Candidate[], target: ExploreTarget, stopped: () => boolean): Promise<Map<Candidate, number> | undefined> {
   const program = finding.steps.filter((step) => !step.resolve && step.index <= finding.at);
   const first = 1 + Math.max(...finding.steps.map((step) => step.index));
   const { resent, others } = probesOf(finding, program);
   const probes = [...resent, ...others].map((probe, i) => readStep(probe, first + i));
   const symmetric = (i: number) => i < resent.length;
-  const shown = async (on: ExploreTarget) => {
-    const replay = await replaySteps({ ...finding, steps: [...program, ...probes] }, on);
+  const shown = async (on: ExploreTarget, stop?: () => boolean) => {
+    const replay = await replaySteps({ ...finding, steps: [...program, ...probes] }, on, stop);
     return probes.map((probe) => new Set((replay.lockstep.steps[replay.replayed.get(probe.index) ?? -1]?.differences ?? []).map((d) => described(d, replay.prefix, finding.idPrefix))));
   };
   let onTarget: Set<string>[];
   try {
-    onTarget = await shown(target);
+    onTarget = await shown(target, stopped);
   } catch {
     return undefined;
   }
@@ -292,7 +292,7 @@ const WALKS: Readonly<Record<string, { readonly rule: RuleId; readonly most: num
  * missing or twice between pages, and the walk's rule names the bug, not the write the rows show.
  * Undefined where it is no such walk, or one page differs too.
  */
-async function walkRule(finding: Localisable, target: ExploreTarget): Promise<RuleId | undefined> {
+async function walkRule(finding: Localisable, target: ExploreTarget, stopped: () => boolean): Promise<RuleId | undefined> {
   const diverging = finding.steps.find((step) => step.index === finding.at);
   const walk = diverging === undefined ? undefined : WALKS[diverging.operation];
   const rows = finding.differences.find((d) => d.kind === 'membership');
@@ -301,7 +301,7 @@ async function walkRule(finding: Localisable, target: ExploreTarget): Promise<Ru
   const program = finding.steps.filter((step) => !step.resolve && step.index <= finding.at);
   const probe = readStep({ operation: diverging.operation as OperationName, body: { ...body, limit: walk.most } }, 1 + Math.max(...finding.steps.map((step) => step.index)));
   try {
-    const replay = await replaySteps({ ...finding, steps: [...program, probe] }, target);
+    const replay = await replaySteps({ ...finding, steps: [...program, probe] }, target, stopped);
     const walked = replay.lockstep.steps[replay.replayed.get(diverging.index) ?? -1];
     const paged = replay.lockstep.steps[replay.replayed.get(probe.index) ?? -1];
     // The walk must still differ in its rows, and the one page not.
@@ -357,7 +357,10 @@ export async function localise(
   // Where the owners' rule's fault reproduces it exactly, both name the same rule: no probe is needed.
   const exact = ranked.filter((c) => c.mismatches === 0).slice(0, MOST_PROBED);
   const agreed = exact[0]?.fault.rule === finding.rule;
-  const misses = exact.length > 0 && !agreed && target !== undefined ? await probeMisses(finding, exact, target) : undefined;
+  // The calls on the target get the rest of the budget, half of it at least (a slow target's program and probes take long); given up, no probe counts.
+  const probesEnd = Math.max(deadline, Date.now() + budgetMs / 2);
+  const probesStopped = () => Date.now() > probesEnd;
+  const misses = exact.length > 0 && !agreed && target !== undefined ? await probeMisses(finding, exact, target, probesStopped) : undefined;
   const explaining = misses === undefined ? exact : exact.filter((c) => misses.get(c) === 0);
   const best = explaining[0];
   const reproducing = found.map((c) => c.fault.rule);
@@ -370,7 +373,7 @@ export async function localise(
     }
   }
   if (best === undefined) {
-    const walk = target === undefined ? undefined : await walkRule(finding, target);
+    const walk = target === undefined ? undefined : await walkRule(finding, target, probesStopped);
     if (walk !== undefined) {
       return { rule: walk, how: 'owner', reproducing, note: `the same listing asked as one page lists the rows as the model does: they go missing or twice between the pages of the walk, which ${walk} decides (${finding.rule} owns ${main.path || main.key} where it differs)` };
     }
