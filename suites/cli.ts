@@ -530,7 +530,7 @@ function program(exit: (code: number) => void): Command {
     .option('--replay <finding.json>', 'run a finding’s program again (exit 1 when it still differs)')
     .option('--parity', 'keep every difference and write parity.md and parity.json instead of failing rules')
     .option('--can-fail', 'exploration alone against the fake with each fault (or those of --fault); compares with suites/explore/unfound-faults.json')
-    .addOption(new Option('--unforeseen', 'with --can-fail: leave each fault out of the catalogue that names findings, as a bug nobody foresaw, and count how often its own rule is named').conflicts('updateUnfound'))
+    .addOption(new Option('--unforeseen', '--can-fail leaving each fault out of the catalogue that names findings, as a bug nobody foresaw: how often its own rule is still named').conflicts('updateUnfound'))
     .option('--update-unfound', 'with --can-fail: rewrite suites/explore/unfound-faults.json from the sweep')
     .option('--list', 'print the commands of the generators with their weights; calls nothing')
     .option('--allow-live', 'accept a live key (am_sk_live_…) although the profile changes data; think twice')

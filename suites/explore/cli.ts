@@ -105,7 +105,8 @@ const DEADLINE_RESERVE_MS = 120_000;
 
 export async function exploreCommand(given: ExploreCommandOptions): Promise<number> {
   if (given.list) return listCommands();
-  if (given.canFail) return canFail(given);
+  // --unforeseen is a way of sweeping: it implies --can-fail.
+  if (given.canFail || given.unforeseen) return canFail(given);
   const finding = given.replay === undefined ? undefined : readFinding(given.replay);
   // A finding of the embedded fake broken at some rules replays against it broken the same way.
   const options = finding?.target?.faults !== undefined && given.baseUrl === undefined && given.fault === undefined ? { ...given, fault: finding.target.faults } : given;
