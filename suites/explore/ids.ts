@@ -10,11 +10,6 @@ export class IdMap {
   readonly #toModel = new Map<string, string>();
   readonly #toTarget = new Map<string, string>();
 
-  /** The model's ID for a target ID, if known. */
-  modelOf(targetId: string): string | undefined {
-    return this.#toModel.get(targetId);
-  }
-
   /** The target's ID for a model ID, if known. */
   targetOf(modelId: string): string | undefined {
     return this.#toTarget.get(modelId);
