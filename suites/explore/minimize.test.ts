@@ -1,0 +1,33 @@
+/**
+ * Minimising a finding removes what the difference does not need in few re-runs: a command that made
+ * hundreds of calls (a clock move over 300 customers) goes in one, not one re-run per call, which
+ * over a network made a finding's minimising take longer than its exploration.
+ */
+import { describe, expect, it } from 'vitest';
+import { createFakeApp } from '../../fake-server/app.ts';
+import { faultsFor } from '../../fake-server/faults/index.ts';
+import { hashSeed } from '../../fixtures/random.ts';
+import { createNamespace } from '../framework/namespace.ts';
+import { explore, minimize } from './explorer.ts';
+import { inProcessTarget } from './targets.ts';
+
+// A fault whose finding, at this seed, comes from a program holding a scale command: its hundreds of calls are not needed.
+const FAULT = 'LIST-TRIAL-ENDS-NULL';
+const seed = hashSeed(424242, FAULT);
+const broken = () => inProcessTarget(createFakeApp({ faults: faultsFor([FAULT]) }), createNamespace({ prefix: 'conf', seed }));
+
+describe('minimising a finding', () => {
+  it('removes a command of hundreds of calls in one re-run, and the calls left one by one', { timeout: 120_000 }, async () => {
+    const target = broken();
+    const { findings } = await explore(target, { seed, runs: 100, maxSteps: 30, maxFindings: 1, shrinkRuns: 30, minimize: false, localise: false });
+    const shrunk = findings[0]!;
+    const calls = (steps: typeof shrunk.steps) => steps.filter((step) => !step.resolve && step.index <= shrunk.at).length;
+    // The program fast-check left holds a command of more than 100 calls (else this test proves nothing).
+    expect(calls(shrunk.steps)).toBeGreaterThan(100);
+    const minimal = await minimize(shrunk, target, 1_000, () => false);
+    expect(minimal.differences[0]?.key).toBe(shrunk.differences[0]?.key);
+    expect(minimal.steps.filter((step) => !step.resolve).length).toBeLessThanOrEqual(6);
+    // One re-run per command, per run of 16 calls and per call left: tens, not one per call of the program.
+    expect(minimal.shrinkRuns - shrunk.shrinkRuns).toBeLessThan(80);
+  });
+});
