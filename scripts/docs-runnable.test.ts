@@ -20,6 +20,7 @@ import { createFakeServer, type FakeServer } from '../fake-server/index.ts';
 import { Journal } from '../suites/framework/journal.ts';
 import { reuseJournal } from '../suites/meta/nightly-runs.ts';
 import { blocksOf, DOCS, type FencedBlock, ROOT } from './docs.ts';
+import { childEnvironment } from '../suites/meta/child-env.ts';
 
 const run = promisify(execFile);
 const MINUTE = 60_000;
@@ -66,9 +67,7 @@ describe.each(runnableFiles)('the runnable blocks of %s, in order, in a scratch 
     clone = await scratchClone();
     fake = await createFakeServer({ port: 0, faults: [DOCS_FAULT] });
     // What a reader's shell has: none of this run's settings for the suite, the target the block is about.
-    // CONFORMANCE_EXPLORE_SECONDS is kept: how long a run explores once its scenarios are done changes no outcome here, only the test's time (scripts/test.sh).
-    const reader = Object.entries(process.env).filter(([name]) => name === 'CONFORMANCE_EXPLORE_SECONDS' || !/^(CONFORMANCE_|REPORT_DIR$|BASE_URL$|API_KEY$|OTHER_TENANT_API_KEY$|API_VERSION$)/.test(name));
-    env = { ...Object.fromEntries(reader), BASE_URL: fake.url, API_KEY: fake.apiKey, CI: 'true', NO_COLOR: '1' };
+    env = { ...childEnvironment(), BASE_URL: fake.url, API_KEY: fake.apiKey, CI: 'true', NO_COLOR: '1' };
   }, MINUTE);
 
   afterAll(async () => {

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ConformanceReport } from '../report/schema.ts';
+import { childEnvironment } from '../meta/child-env.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = join(ROOT, 'suites/cli.ts');
@@ -31,13 +32,9 @@ export interface ConformanceRunOptions {
   readonly killAfterMs: number;
 }
 
-/** Variables of the test run that must not leak into the child (it is a run of its own). */
-const INHERITED_NOT = /^(VITEST|BASE_URL$|API_KEY$|OTHER_TENANT_API_KEY$|CONFORMANCE_|REPORT_DIR$|NODE_ENV$|TEST$|MODE$|DEV$|PROD$|SSR$)/;
-
 export async function runConformance(options: ConformanceRunOptions): Promise<ConformanceRun> {
   const reportDir = mkdtempSync(join(tmpdir(), 'conformance-hostile-'));
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !INHERITED_NOT.test(name)));
-  const env = { ...inherited, ...options.env };
+  const env = { ...childEnvironment(), ...options.env };
   const only = options.only ?? [];
   const args = ['--import', 'tsx', CLI, 'run', '--report-dir', reportDir, ...(only.length > 0 ? ['--only', ...only] : [])];
   const child = spawn(process.execPath, args, { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });

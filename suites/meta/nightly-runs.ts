@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { journalPath, readJournal } from '../framework/journal.ts';
 import { createNamespace } from '../framework/namespace.ts';
 import type { ConformanceReport } from '../report/schema.ts';
+import { childEnvironment } from './child-env.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -77,8 +78,7 @@ export function outstanding(journal: string): string[] {
  */
 export async function runNight(line: string, options: { readonly env: Readonly<Record<string, string>>; readonly reportDir: string; readonly journal: string; readonly stop: Stop }): Promise<Night> {
   const started = Date.now();
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(VITEST|BASE_URL$|API_KEY$|OTHER_TENANT_API_KEY$|CONFORMANCE_|REPORT_DIR$|NODE_ENV$|TEST$|MODE$|DEV$|PROD$|SSR$)/.test(name)));
-  const env = { ...inherited, REPORT_DIR: options.reportDir, ...options.env, ...(options.stop.kind === 'deadline' ? { CONFORMANCE_RUN_TIMEOUT_MS: String(options.stop.ms) } : {}) };
+  const env = { ...childEnvironment(), REPORT_DIR: options.reportDir, ...options.env, ...(options.stop.kind === 'deadline' ? { CONFORMANCE_RUN_TIMEOUT_MS: String(options.stop.ms) } : {}) };
   const child = spawn('bash', ['-c', line], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));

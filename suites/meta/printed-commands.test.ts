@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFakeServer, type FakeServer } from '../../fake-server/index.ts';
+import { childEnvironment } from './child-env.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const RUN_FAULT = 'LIC-ATTACH-SKIP-ASSIGNED';
@@ -27,14 +28,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** This process's environment without any target, key or conformance setting: what a fresh shell has. */
-function bare(): Record<string, string> {
-  return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && !/^(VITEST|BASE_URL$|API_KEY$|OTHER_TENANT_API_KEY$|API_VERSION$|CONFORMANCE_|REPORT_DIR$|NODE_ENV$|TEST$|MODE$|DEV$|PROD$|SSR$)/.test(e[0])));
-}
-
 /** Runs a command line as a person pastes it: bash, in the repository (the fake answers meanwhile: this process waits, never blocks). */
 async function shell(line: string, env: Record<string, string>): Promise<{ status: number | null; output: string }> {
-  const child = spawn('bash', ['-c', line], { cwd: ROOT, env: { ...bare(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('bash', ['-c', line], { cwd: ROOT, env: { ...childEnvironment(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));

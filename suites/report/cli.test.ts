@@ -15,6 +15,7 @@ import { createFakeServer, type FakeServer } from '../../fake-server/index.ts';
 import { ruleById } from '../../spec/rules/catalogue.ts';
 import { SCENARIOS } from '../scenarios/index.ts';
 import { BASELINE_FORMAT, ConformanceReport } from './schema.ts';
+import { childEnvironment } from '../meta/child-env.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Broken in the fake: a MUST rule and a SHOULD rule, each carried by one scenario that proves only it. */
@@ -48,8 +49,7 @@ interface Ran {
 
 /** The environment of a vendor's CI: the target and key, CI=true, none of this vitest worker's own variables. */
 function cliEnv(): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(VITEST|TEST$|NODE_OPTIONS$|BASE_URL$|API_KEY$|OTHER_TENANT_API_KEY$|CONFORMANCE_|REPORT_DIR$)/.test(k)));
-  return { ...env, CI: 'true', BASE_URL: fake.url, API_KEY: fake.apiKey, CONFORMANCE_PROFILE: profile };
+  return { ...childEnvironment(), CI: 'true', BASE_URL: fake.url, API_KEY: fake.apiKey, CONFORMANCE_PROFILE: profile };
 }
 
 const CLI = [process.execPath, '--import', 'tsx', join(ROOT, 'suites/cli.ts')] as const;
