@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createFakeApp } from '../../fake-server/app.ts';
+import type { Fault } from '../../fake-server/faults/fault.ts';
 import { FAULTS, faultsFor } from '../../fake-server/faults/index.ts';
 import { createNamespace } from '../framework/namespace.ts';
 import { localise } from './attribution.ts';
@@ -54,5 +55,40 @@ describe('a listing walked page by page that lists other rows than the model', (
     const named = await localise(finding, { target: broken(), catalogue: [...FAULTS.values()].filter((fault) => fault.rule !== WALK) });
     expect(named).toMatchObject({ rule: WALK, how: 'owner' });
     expect(named.note).toMatch(/^the same listing asked as one page lists the rows as the model does/);
+  });
+});
+
+describe('a difference first seen in an answer only the reference shows', () => {
+  // A bug the catalogue does not know: the target's clock moves, but its balances never reset.
+  const stuck: Fault = {
+    rule: 'PLAN-CONSUMABLE-RESET',
+    breaks: 'a clock move reaches no balance',
+    request: (request) => (new URL(request.url).pathname === '/_fake/clock.advance' ? new Request(request.url, { method: 'POST', headers: request.headers, body: JSON.stringify({ ms: 1 }) }) : request),
+  };
+  it('is named by the rule a documented read after the same calls shows it under (the reset, not customers.get), with that run as evidence', { timeout: 120_000 }, async () => {
+    const broken = () => inProcessTarget(createFakeApp({ faults: [stuck] }), createNamespace({ prefix: 'conf', seed: 8 }));
+    const prefix = 'conf_reset_';
+    const call = (index: number, operation: string, request: unknown): Step => ({ index, command: 'test', operation, request, model: { status: 0, body: null }, target: { status: 0, body: null }, differences: [] });
+    const program = { idPrefix: prefix, start: { kind: 'mid-june' as const, at: 0 }, apiVersion: '2.4.0' };
+    const steps = [
+      call(0, 'features.create', { feature_id: `${prefix}feat_1`, name: 'Messages', type: 'metered', consumable: true }),
+      call(1, 'plans.create', { plan_id: `${prefix}plan_1`, name: 'Monthly messages', items: [{ feature_id: `${prefix}feat_1`, included: 5, reset: { interval: 'month' } }] }),
+      call(2, 'customers.get_or_create', { customer_id: `${prefix}cus_1` }),
+      call(3, 'billing.attach', { customer_id: `${prefix}cus_1`, plan_id: `${prefix}plan_1` }),
+      call(4, 'balances.track', { customer_id: `${prefix}cus_1`, feature_id: `${prefix}feat_1`, value: 2 }),
+      call(5, 'control:clock.advance', { ms: 40 * 86_400_000 }),
+      call(6, 'customers.get', { customer_id: `${prefix}cus_1` }),
+    ];
+    const ran = await replaySteps({ ...program, steps }, broken());
+    const at = ran.lockstep.steps.findIndex((step) => step.differences.length > 0);
+    expect(ran.lockstep.steps[at]!.operation).toBe('customers.get');
+    const differences = ran.lockstep.steps[at]!.differences;
+    const finding = { ...program, idPrefix: ran.prefix, start: { ...program.start, at: ran.start }, steps: ran.lockstep.steps, at, differences, rule: differences[0]!.rule };
+    expect(finding.rule).toBe('CUS-GET');
+
+    const named = await localise(finding, { target: broken() });
+    expect(named).toMatchObject({ rule: 'PLAN-CONSUMABLE-RESET', how: 'owner' });
+    expect(named.note).toMatch(/^CUS-GET owns .* of an answer only the reference shows; balances.check after the same calls shows a difference in what interface.md shows, which PLAN-CONSUMABLE-RESET owns/);
+    expect(named.evidence?.steps[named.evidence.at]?.operation).toBe('balances.check');
   });
 });

@@ -11,8 +11,9 @@
  * documented reads of what the program made, a read of a plan no one made, a listing in other pages
  * and filters) answered as the target answers them. Several explaining it: the owners' rule's fault,
  * then the one touching the fewest operations (the most specific). None: the owners' rule stands
- * (a walk that one page lists right excepted: `walkRule`), and the finding says which faults only
- * mimic it. A bug nobody foresaw is mostly named by its owners: a fault of another rule that
+ * (a walk that one page lists right excepted: `walkRule`; a difference in an answer only the
+ * reference shows is named where a documented read after the same calls shows it: `documentedShows`),
+ * and the finding says which faults only mimic it. A bug nobody foresaw is mostly named by its owners: a fault of another rule that
  * reproduces its first difference is another bug that looks alike (docs/exploration.md gives the
  * figures, measured on faults left out of the catalogue).
  *
@@ -42,9 +43,10 @@ export interface Attribution {
   /** Every fault that reproduces the difference (those of MUST rules included where the answer is reference-only, which may not name it). */
   readonly reproducing: readonly string[];
   /**
-   * A MUST rule's fault reproduced a difference in an answer only the reference shows: the program
-   * was run again on the target with a documented read after it, which differs as that fault makes
-   * it differ. The finding's evidence is then this run: its calls, the read's index, its differences.
+   * The difference was in an answer only the reference shows, and the program was run again on the
+   * target with a documented read after it, which differs there: as a MUST rule's fault makes it
+   * differ (`confirm`), or where its owners name the rule (`documentedShows`). The finding's evidence
+   * is then this run: its calls, the read's index, its differences.
    */
   readonly evidence?: { readonly steps: readonly Step[]; readonly at: number; readonly differences: readonly Difference[]; readonly idPrefix: string; readonly start: number };
 }
@@ -151,12 +153,15 @@ async function reproduces(finding: Localisable, fault: Fault): Promise<Candidate
   return { fault, mismatches, touches: touched?.size ?? Number.POSITIVE_INFINITY };
 }
 
-/** The documented reads that show what a program made: each customer's records, entities and pools, its balance of each feature, each plan. */
-function documentedReads(steps: readonly Pick<Step, 'operation' | 'request' | 'resolve'>[]): { operation: OperationName; body: Record<string, unknown> }[] {
+/**
+ * The documented reads that show what a program made: each customer's records, entities and pools, its
+ * balance of each feature, each plan. `customerFirst`: that customer's reads before the others'.
+ */
+function documentedReads(steps: readonly Pick<Step, 'operation' | 'request' | 'resolve'>[], customerFirst?: unknown): { operation: OperationName; body: Record<string, unknown> }[] {
   const ids = (field: string, operations?: readonly string[]) => [
     ...new Set(steps.flatMap((step) => (step.resolve || (operations && !operations.includes(step.operation)) ? [] : [(step.request as Record<string, unknown> | null)?.[field]]).filter((id): id is string => typeof id === 'string'))),
   ];
-  const customers = ids('customer_id');
+  const customers = ids('customer_id').sort((a, b) => Number(b === customerFirst) - Number(a === customerFirst));
   const features = ids('feature_id', ['features.create']);
   const reads = [
     ...customers.flatMap((customer_id) => (['subscriptions.list', 'purchases.list', 'entities.list', 'licenses.list'] as const).map((operation) => ({ operation, body: { customer_id } }))),
@@ -209,6 +214,36 @@ async function confirm(finding: Localisable, fault: Fault, target: ExploreTarget
     // The target or the model refused to go on (a known difference, a control call): not confirmed.
     return undefined;
   }
+}
+
+/**
+ * A finding in an answer only the reference shows (a SHOULD rule's) that no fault explains: the same
+ * calls run again on the target, then documented reads of what they made, the diverging call's
+ * customer's first. One that differs there in what interface.md shows names the finding by its owner
+ * there (a MUST rule's difference first): the bug breaks what the document states, and showed first
+ * in a reference answer (a clock move's missed reset seen in customers.get before any check). That
+ * run becomes the finding's evidence.
+ */
+async function documentedShows(finding: Localisable, target: ExploreTarget, stopped: () => boolean): Promise<{ readonly rule: RuleId; readonly evidence: NonNullable<Attribution['evidence']> } | undefined> {
+  const program = finding.steps.filter((step) => !step.resolve && step.index <= finding.at);
+  const customer = (program.find((step) => step.index === finding.at)?.request as Record<string, unknown> | undefined)?.['customer_id'];
+  const first = 1 + Math.max(...finding.steps.map((step) => step.index));
+  const reads = documentedReads(program, customer).slice(0, PROBE_READS).map((read, i) => readStep(read, first + i));
+  try {
+    const again = await replaySteps({ ...finding, steps: [...program, ...reads] }, target, stopped);
+    for (const read of reads) {
+      const at = again.replayed.get(read.index);
+      const step = at === undefined ? undefined : again.lockstep.steps[at];
+      const documented = step?.differences.filter((d) => shownByDocument(step.operation, d.key)) ?? [];
+      const shown = documented.find((d) => ruleById.get(d.rule)?.level === 'MUST') ?? documented[0];
+      if (step !== undefined && shown !== undefined) {
+        return { rule: shown.rule, evidence: { steps: again.lockstep.steps, at: at!, differences: [shown, ...step.differences.filter((d) => d !== shown)], idPrefix: again.prefix, start: again.start } };
+      }
+    }
+  } catch {
+    // The target or the model refused to go on: nothing documented shown.
+  }
+  return undefined;
 }
 
 /** Listings walked page by page (lockstep.ts): a fault of paging and one of filtering can leave out the same row. */
@@ -376,6 +411,11 @@ export async function localise(
     const walk = target === undefined ? undefined : await walkRule(finding, target, probesStopped);
     if (walk !== undefined) {
       return { rule: walk, how: 'owner', reproducing, note: `the same listing asked as one page lists the rows as the model does: they go missing or twice between the pages of the walk, which ${walk} decides (${finding.rule} owns ${main.path || main.key} where it differs)` };
+    }
+    const shown = target !== undefined && !documented && ruleById.get(finding.rule)?.level !== 'MUST' ? await documentedShows(finding, target, probesStopped) : undefined;
+    if (shown !== undefined) {
+      const read = shown.evidence.steps[shown.evidence.at]!;
+      return { rule: shown.rule, how: 'owner', reproducing, evidence: shown.evidence, note: `${finding.rule} owns ${main.path || main.key} of an answer only the reference shows; ${read.operation} after the same calls shows a difference in what interface.md shows, which ${shown.rule} owns (the rule of the write whose effect it shows)` };
     }
     const mimics = ranked.filter((c) => c.fault.rule !== finding.rule).map((c) => c.fault.rule);
     const why =
