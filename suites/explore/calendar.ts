@@ -30,8 +30,13 @@ export const calendarStartArb: fc.Arbitrary<CalendarStart> = fc.oneof(
 
 const isLeap = (year: number) => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
 
+/** The largest time a Date holds (ECMA-262 §21.4.1.22), less a few years for the calendar to look ahead in. */
+const MAX_TIME = 8.64e15 - 10 * 366 * 86_400_000;
+
 /** The first instant of this kind strictly after `after` (ms). */
 export function startAfter(kind: CalendarStart, after: number): number {
+  // A clock that is no time (a tenant's clock read with a key its target refused) would never be passed.
+  if (!Number.isFinite(after) || Math.abs(after) > MAX_TIME) throw new RangeError(`no program can start after ${String(after)}: not a time`);
   const { month, day, hour, leap } = CALENDAR_STARTS[kind];
   for (let year = new Date(after).getUTCFullYear(); ; year++) {
     if (leap !== undefined && isLeap(year) !== leap) continue;

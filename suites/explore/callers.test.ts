@@ -6,9 +6,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createFakeApp, type FakeApp } from '../../fake-server/app.ts';
+import type { Fault } from '../../fake-server/faults/fault.ts';
+import { faultsFor } from '../../fake-server/faults/index.ts';
 import { otherTenantKey } from '../../fake-server/tenants.ts';
 import { createNamespace } from '../framework/namespace.ts';
+import { startAfter } from './calendar.ts';
 import { compareAnswers } from './compare.ts';
+import { explore } from './explorer.ts';
 import { IdMap } from './ids.ts';
 import { Divergence, Lockstep, type CallSpec } from './lockstep.ts';
 import { WorldState } from './world.ts';
@@ -153,5 +157,35 @@ describe('replaying', () => {
     expect(again.map((s) => [s.operation, s.caller?.environment, s.pipelined, s.around?.values.length, s.model.status, s.differences.length])).toEqual(
       run.steps.map((s) => [s.operation, s.caller?.environment, s.pipelined, s.around?.values.length, s.model.status, 0]),
     );
+  });
+});
+
+describe('a program in the live environment', () => {
+  // A bug of one environment's code path: in live, an entity is created under another name.
+  const liveOnly: Fault = {
+    rule: 'ENT-CREATE',
+    breaks: 'entities.create in the live environment drops the name it was given',
+    handlers: { 'entities.create': (real) => (ctx, input) => real(ctx, (ctx as { env?: string }).env === 'live' ? { ...input, name: 'Renamed' } : input) },
+  };
+  it('reaches a bug only that environment has, through every operation, and its finding replays there', { timeout: 120_000 }, async () => {
+    const seed = 31;
+    const target = () => inProcessTarget(createFakeApp({ faults: [liveOnly] }), createNamespace({ prefix: 'conf', seed }));
+    const result = await explore(target(), { seed, runs: 60, maxSteps: 20, maxFindings: 1, shrinkRuns: 0, minimize: false, localise: false });
+    expect(result.coverage['live-program']).toBeGreaterThan(0);
+    const finding = result.findings[0];
+    expect(finding?.start.environment).toBe('live');
+    expect(finding?.differences.some((d) => d.path.endsWith('name'))).toBe(true);
+    const replay = await replaySteps({ ...finding!, apiVersion: '2.4.0' }, target());
+    expect(replay.lockstep.steps[replay.replayed.get(finding!.at)!]!.differences.map((d) => d.key)).toEqual(finding!.differences.map((d) => d.key));
+  });
+});
+
+describe('a program whose tenant has no clock', () => {
+  it('is refused at its start, not waited for: a live key its target refuses (a fault replayed in localisation) answers clock.get with an error', async () => {
+    const isolationBroken = createFakeApp({ faults: faultsFor(['AUTH-TENANT-ISOLATION']) });
+    const target = inProcessTarget(isolationBroken, createNamespace({ prefix: 'conf', seed: 3 }));
+    await expect(target.open('mid-june', 'live')).rejects.toThrow(/not a time/);
+    expect(() => startAfter('mid-june', Number.NaN)).toThrow(RangeError);
+    expect(startAfter('mid-june', NOW)).toBeGreaterThan(NOW);
   });
 });

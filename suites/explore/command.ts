@@ -78,6 +78,7 @@ export const DIMENSION_GROUPS = {
   },
   'callers that differ': {
     'both-environments': 'the sandbox and live environments of one organisation: the same IDs written in both, a delete in one, reads in each',
+    'live-program': 'a whole program in the live environment of its organisation (a tenant of its own)',
     'published-client': 'calls sent with the published client’s User-Agent among plain ones',
     'pipelined-pair': 'two requests pipelined on one connection',
     'other-tenant-read': 'a read with another tenant’s key',

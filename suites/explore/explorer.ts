@@ -117,7 +117,7 @@ export interface Finding {
   /** fast-check's path of the counterexample within its round. */
   readonly path: string | undefined;
   readonly round: number;
-  readonly start: { readonly kind: CalendarStart; readonly at: number; readonly exact: boolean; readonly isolated: boolean };
+  readonly start: { readonly kind: CalendarStart; readonly at: number; readonly exact: boolean; readonly isolated: boolean; readonly environment?: 'live' };
   /** What every ID the program created starts with (a replay swaps it for a fresh one). */
   readonly idPrefix: string;
   /** A convention the whole target breaks, which every difference rests on: the finding is its rule's. */
@@ -175,6 +175,8 @@ export function commandsFor(target: Pick<ExploreTarget, 'abilities'>): CommandSp
 
 interface Program {
   readonly start: CalendarStart;
+  /** The environment the program runs in, where it has a tenant of its own (ProgramTarget). */
+  readonly environment: 'live' | undefined;
   /** How the reads its commands leave plain are sent (an allowed envelope variant). */
   readonly mix: CallMix;
   readonly prelude: readonly StepCommand<unknown>[];
@@ -232,6 +234,13 @@ const ROUND_RUNS = 25;
 /** The stop counted for a difference the model shows against a healthy model of its own (attribution.ts `modelDiffersFromItself`). */
 const ORACLE_OWN = "the model's own difference (not charged)";
 
+/**
+ * The environment a program runs in (callers that differ, as a dimension of every operation): one
+ * program in five in its organisation's live environment, where it has a tenant of its own. The
+ * document says nothing that differs between them, so every call is compared as in the sandbox.
+ */
+const environmentArb: fc.Arbitrary<'live' | undefined> = fc.oneof({ arbitrary: fc.constant(undefined), weight: 4 }, { arbitrary: fc.constant<'live'>('live'), weight: 1 });
+
 function programArbitrary(commands: readonly CommandSpec<unknown>[], maxSteps: number, steering: Steering): fc.Arbitrary<Program> {
   const prelude = (world: string | undefined) =>
     fc
@@ -249,6 +258,7 @@ function programArbitrary(commands: readonly CommandSpec<unknown>[], maxSteps: n
     const weighted = commands.filter((c) => c.weight > 0).map((c) => (focusing(c) ? { ...c, weight: c.weight * FOCUS_WEIGHT } : c));
     const arbitrary = fc.record({
       start: calendarStartArb,
+      environment: environmentArb,
       mix: callMixArb,
       prelude: prelude(world),
       goals: steering.goalsArbitrary(),
@@ -306,6 +316,7 @@ class Run implements ProgramRun {
     this.world.groups = [this.#ns.id('grp'), this.#ns.id('grp')];
     this.world.eventName = this.#ns.id('evt');
     if (program.isolated && start !== 'mid-june') this.reached.add('calendar-edge-start');
+    if (program.environment === 'live') this.reached.add('live-program');
     const secrets = target.secrets();
     this.lockstep = new Lockstep({
       model: model.side,
@@ -492,7 +503,7 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
       const scope = `explore-${options.seed}-${++scopes}`;
       let opened: ProgramTarget;
       try {
-        opened = await target.open(program.start);
+        opened = await target.open(program.start, program.environment);
       } catch (cause) {
         error = `the target could not start a program: ${(cause as Error).message}`;
         return true;
@@ -690,7 +701,7 @@ function toFinding(failure: { run: Run; divergence: Divergence; start: CalendarS
     seed,
     path,
     round,
-    start: { kind: failure.start, at: failure.program.start, exact: failure.program.exact, isolated: failure.program.isolated },
+    start: { kind: failure.start, at: failure.program.start, exact: failure.program.exact, isolated: failure.program.isolated, ...(failure.program.environment ? { environment: failure.program.environment } : {}) },
     idPrefix: failure.run.idPrefix,
     shrinkRuns,
     ...(isServerFault(divergence.step.target) ? { serverFault: true as const } : {}),
@@ -699,7 +710,7 @@ function toFinding(failure: { run: Run; divergence: Divergence; start: CalendarS
 
 function collectDifferences(run: Run, program: number, seed: number, opened: ProgramTarget, start: CalendarStart, out: ExploreResult['differences'][number][]): void {
   let firstClass: string | undefined;
-  const replayable = { steps: run.lockstep.steps, seed, idPrefix: run.idPrefix, start: { kind: start, at: opened.start, exact: opened.exact, isolated: opened.isolated } };
+  const replayable = { steps: run.lockstep.steps, seed, idPrefix: run.idPrefix, start: { kind: start, at: opened.start, exact: opened.exact, isolated: opened.isolated, ...(opened.environment ? { environment: opened.environment } : {}) } };
   for (const step of run.lockstep.steps) {
     for (const difference of step.differences) {
       const klass = `${difference.rule} ${difference.key}`;

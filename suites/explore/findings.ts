@@ -99,7 +99,7 @@ export function findingMessage(finding: Finding, paths: FindingPaths | undefined
   const step = finding.steps[finding.at]!;
   const calls = finding.steps.filter((s) => !s.resolve).length;
   return [
-    `${finding.rule}: ${step.operation} differs from the reference model at ${main.path || main.key} (${main.kind}; field ${main.key}), call ${finding.steps.filter((s) => !s.resolve && s.index <= finding.at).length} of a ${calls}-call program (exploration seed ${finding.seed}, shrunk in ${finding.shrinkRuns} re-runs).`,
+    `${finding.rule}: ${step.operation} differs from the reference model at ${main.path || main.key} (${main.kind}; field ${main.key}), call ${finding.steps.filter((s) => !s.resolve && s.index <= finding.at).length} of a ${calls}-call program${finding.start.environment === 'live' ? ' in the live environment' : ''} (exploration seed ${finding.seed}, shrunk in ${finding.shrinkRuns} re-runs).`,
     `  model:  ${show(main.model, 400)}`,
     `  target: ${show(main.target, 400)}`,
     ...(finding.attribution ? [`  Rule: ${finding.attribution.note}.`] : []),

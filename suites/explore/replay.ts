@@ -43,7 +43,7 @@ function rewrite(value: unknown, from: string, to: string, shift: number, key = 
 export interface Replayable {
   readonly steps: readonly Omit<Step, 'exchange'>[];
   readonly idPrefix: string;
-  readonly start: { readonly kind: CalendarStart; readonly at: number };
+  readonly start: { readonly kind: CalendarStart; readonly at: number; readonly environment?: 'live' };
   readonly apiVersion: string;
 }
 
@@ -64,7 +64,7 @@ export interface ReplayableFinding extends Replayable {
  * of its step in the new log.
  */
 export async function replaySteps(program: Replayable, target: ExploreTarget, stopped?: () => boolean): Promise<{ lockstep: Lockstep; replayed: Map<number, number>; start: number; prefix: string }> {
-  const opened = await target.open(program.start.kind);
+  const opened = await target.open(program.start.kind, program.start.environment);
   const model = modelFor(opened, program.apiVersion);
   const prefix = idPrefixOf(target.ns.scope(`replay-${Date.now()}-${++replays}`));
   const lockstep = new Lockstep({
@@ -191,11 +191,13 @@ export function curlScript(file: ReplayableFinding & { readonly target?: { reado
     'field() { node -e \'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const v=JSON.parse(s.slice(0,s.lastIndexOf("\\n[")))[process.argv[1]];process.stdout.write(String(v))})\' "$1"; }',
   ];
   if (file.start.isolated) {
+    // A program in the live environment sends the tenant's live key as its own, the sandbox one as the other.
+    const [own, other] = file.start.environment === 'live' ? ['live_key', 'sandbox_key'] : ['sandbox_key', 'live_key'];
     lines.push(
-      '# A tenant of its own (the fake\'s control plane), its clock frozen where the program started.',
+      `# A tenant of its own (the fake's control plane)${file.start.environment === 'live' ? ', the program in its live environment' : ''}, its clock frozen where the program started.`,
       'TENANT=$(call /_fake/tenants.create \'{}\')',
-      'KEY=$(printf \'%s\' "$TENANT" | field sandbox_key)',
-      'OTHER=$(printf \'%s\' "$TENANT" | field live_key)',
+      `KEY=$(printf '%s' "$TENANT" | field ${own})`,
+      `OTHER=$(printf '%s' "$TENANT" | field ${other})`,
       `call /_fake/clock.set '{"now":${file.start.at},"frozen":true}'`,
     );
   }

@@ -21,7 +21,7 @@ describe('exploration against the fake itself', () => {
     const fake = inProcessTarget(createFakeApp(), createNamespace({ prefix: 'conf', seed }));
     // Every program opens the target once: the count a log shows while the test runs.
     const started = progressCounter('exploration against the fake itself', 200, 'programs started');
-    const target = { ...fake, open: (start: Parameters<typeof fake.open>[0]) => (started(), fake.open(start)) };
+    const target = { ...fake, open: (...args: Parameters<typeof fake.open>) => (started(), fake.open(...args)) };
     const result = await explore(target, { seed, runs: 200, maxSteps: 25, maxFindings: 1, shrinkRuns: 50 });
     for (const line of summaryLines(result)) console.log(line);
     const first = result.findings[0];

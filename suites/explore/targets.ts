@@ -33,6 +33,8 @@ export interface ProgramTarget {
   readonly exact: boolean;
   /** The program has the tenant to itself. */
   readonly isolated: boolean;
+  /** The environment the program's own key opens: `live` where it runs in its organisation's live environment (a tenant of its own), else the sandbox. */
+  readonly environment?: 'live';
   /** The evidence of this program's calls to the target (redacted). */
   readonly evidence: EvidenceLog | undefined;
   close(): Promise<void>;
@@ -46,7 +48,8 @@ export interface ExploreTarget {
   readonly ns: Namespace;
   /** Every key in play, to scrub from every output. */
   readonly secrets: () => readonly string[];
-  open(start: CalendarStart): Promise<ProgramTarget>;
+  /** A program's tenant (and clock); `environment`: the program's own key is its organisation's live one, where it has a tenant of its own. */
+  open(start: CalendarStart, environment?: 'live'): Promise<ProgramTarget>;
   /** Told of every call the target answered 200 (the cleanup ledger listens). */
   readonly created?: (operation: string, request: unknown) => void;
   /**
@@ -57,9 +60,10 @@ export interface ExploreTarget {
 }
 
 /** The reference model of one program: a fresh fake, its clock where the target's is. */
-export function modelFor(program: Pick<ProgramTarget, 'start' | 'exact'>, apiVersion: string, faults: readonly Fault[] = []): { app: FakeApp; side: Side; key: string; otherKey: string | undefined } {
+export function modelFor(program: Pick<ProgramTarget, 'start' | 'exact' | 'environment'>, apiVersion: string, faults: readonly Fault[] = []): { app: FakeApp; side: Side; key: string; otherKey: string | undefined } {
   const app = createFakeApp({ now: program.start, frozen: program.exact, faults });
-  const key = app.keys[0]!.key;
+  // The model's organisation has a key of each environment: the program's environment's is its own.
+  const key = (program.environment === 'live' ? app.keys.find((config) => config.key.startsWith('am_sk_live_')) : undefined)?.key ?? app.keys[0]!.key;
   return { app, side: appSide(app, key, apiVersion), key, otherKey: otherTenantKey(app.keys, key) };
 }
 
@@ -79,11 +83,11 @@ export function inProcessTarget(app: FakeApp, ns: Namespace, apiVersion = '2.4.0
     ns,
     secrets: () => keys,
     conventions: () => probeConventions({ raw: (request) => rawCall(app, app.keys[0]!.key, apiVersion, request) }, apiVersion),
-    async open(kind) {
+    async open(kind, environment) {
       const tenant = (await main.control('tenants.create', {})).body as TenantKeys;
       keys.push(tenant.sandbox_key, tenant.live_key);
-      const side = appSide(app, tenant.sandbox_key, apiVersion);
-      return ownTenant(tenant, side, async (name, body, key) => (await side.control(name, body, key ? { headers: bearer(key) } : {})).body, kind, undefined);
+      const side = appSide(app, ownKey(tenant, environment), apiVersion);
+      return ownTenant(tenant, side, async (name, body, key) => (await side.control(name, body, key ? { headers: bearer(key) } : {})).body, kind, undefined, environment);
     },
   };
 }
@@ -107,10 +111,14 @@ export function sharedTenantTarget(app: Pick<FakeApp, 'fetch'>, key: string, ns:
   };
 }
 
+/** The key a program in `environment` sends as its own. */
+const ownKey = (tenant: TenantKeys, environment: 'live' | undefined) => (environment === 'live' ? tenant.live_key : tenant.sandbox_key);
+
 /**
  * A program in a tenant of its own: its clock frozen at the next date of the calendar kind (the
- * clock of the organisation's live environment too, which the program may write in as well); the
- * tenant deleted at the end. `control` takes another key than the sandbox one as its third argument.
+ * clock of the organisation's other environment too, which the program may write in as well); the
+ * tenant deleted at the end. `side` and `control` send the program's own key (its environment's);
+ * `control` takes another as its third argument.
  */
 async function ownTenant(
   tenant: TenantKeys,
@@ -118,12 +126,14 @@ async function ownTenant(
   control: (name: 'clock.get' | 'clock.set' | 'tenants.delete', body: unknown, key?: string) => Promise<unknown>,
   kind: CalendarStart,
   evidence: EvidenceLog | undefined,
+  environment: 'live' | undefined,
 ): Promise<ProgramTarget> {
   const { now } = (await control('clock.get', {})) as { now: number };
   const start = startAfter(kind, now);
+  const otherKey = environment === 'live' ? tenant.sandbox_key : tenant.live_key;
   await control('clock.set', { now: start, frozen: true });
-  await control('clock.set', { now: start, frozen: true }, tenant.live_key);
-  return { side, key: tenant.sandbox_key, otherKey: tenant.live_key, start, exact: true, isolated: true, evidence, close: async () => void (await control('tenants.delete', {})) };
+  await control('clock.set', { now: start, frozen: true }, otherKey);
+  return { side, key: ownKey(tenant, environment), otherKey, start, exact: true, isolated: true, evidence, ...(environment ? { environment } : {}), close: async () => void (await control('tenants.delete', {})) };
 }
 
 /** A raw call of the in-process fake, as the convention probe makes it (preflight.ts). */
@@ -166,15 +176,15 @@ export function httpTarget(target: Target<typeof operations, typeof ErrorBody>, 
     ns: options.ns,
     secrets,
     conventions: async () => target.conventionBreach?.(),
-    async open(kind) {
+    async open(kind, environment) {
       if (controlPlane) {
         const tenant = (await target.control!.call('tenants.create', {})) as TenantKeys;
         extraKeys.push(tenant.sandbox_key, tenant.live_key);
         const evidence = logFor();
-        const headers = bearer(tenant.sandbox_key);
+        const headers = bearer(ownKey(tenant, environment));
         const control = new ControlClient(target.client.transport.with({ evidence }));
         const side = clientSide(target.client.with({ evidence }), control, headers);
-        return ownTenant(tenant, side, (name, body, key) => control.call(name, body as never, { headers: key ? bearer(key) : headers }), kind, evidence);
+        return ownTenant(tenant, side, (name, body, key) => control.call(name, body as never, { headers: key ? bearer(key) : headers }), kind, evidence, environment);
       }
       const evidence = logFor();
       return {
