@@ -88,7 +88,7 @@ describe('a difference first seen in an answer only the reference shows', () => 
 
     const named = await localise(finding, { target: broken() });
     expect(named).toMatchObject({ rule: 'PLAN-CONSUMABLE-RESET', how: 'owner' });
-    expect(named.note).toMatch(/^CUS-GET owns .* of an answer only the reference shows; balances.check after the same calls shows a difference in what interface.md shows, which PLAN-CONSUMABLE-RESET owns/);
+    expect(named.note).toMatch(/^CUS-GET owns .* of an answer only the reference shows; balances.check, a documented read of the same state, shows a difference in what interface.md shows, which PLAN-CONSUMABLE-RESET owns/);
     expect(named.evidence?.steps[named.evidence.at]?.operation).toBe('balances.check');
   });
 });

@@ -218,30 +218,37 @@ async function confirm(finding: Localisable, fault: Fault, target: ExploreTarget
 
 /**
  * A finding in an answer only the reference shows (a SHOULD rule's) that no fault explains: the same
- * calls run again on the target, then documented reads of what they made, the diverging call's
- * customer's first. One that differs there in what interface.md shows names the finding by its owner
- * there (a MUST rule's difference first): the bug breaks what the document states, and showed first
- * in a reference answer (a clock move's missed reset seen in customers.get before any check). That
- * run becomes the finding's evidence.
+ * calls run again on the target with documented reads of what they made, the diverging call's
+ * customer's first, placed just before the diverging call (the state it showed, as the writes
+ * before it left it), then, where none differs there, after it (the diverging call is the write that
+ * broke it). One that differs in what interface.md shows names the finding by its owners there (a
+ * MUST rule's difference first): the bug breaks what the document states, and showed first in a
+ * reference answer (a clock move's missed reset seen in customers.get before any check). Read
+ * before the call, a difference is not charged to the call itself (a preview, which changes
+ * nothing, after which any difference would be "the preview's"). That run becomes the evidence.
  */
 async function documentedShows(finding: Localisable, target: ExploreTarget, stopped: () => boolean): Promise<{ readonly rule: RuleId; readonly evidence: NonNullable<Attribution['evidence']> } | undefined> {
   const program = finding.steps.filter((step) => !step.resolve && step.index <= finding.at);
-  const customer = (program.find((step) => step.index === finding.at)?.request as Record<string, unknown> | undefined)?.['customer_id'];
+  const diverging = program.at(-1)!;
+  const customer = (diverging.request as Record<string, unknown> | undefined)?.['customer_id'];
   const first = 1 + Math.max(...finding.steps.map((step) => step.index));
   const reads = documentedReads(program, customer).slice(0, PROBE_READS).map((read, i) => readStep(read, first + i));
-  try {
-    const again = await replaySteps({ ...finding, steps: [...program, ...reads] }, target, stopped);
-    for (const read of reads) {
-      const at = again.replayed.get(read.index);
-      const step = at === undefined ? undefined : again.lockstep.steps[at];
-      const documented = step?.differences.filter((d) => shownByDocument(step.operation, d.key)) ?? [];
-      const shown = documented.find((d) => ruleById.get(d.rule)?.level === 'MUST') ?? documented[0];
-      if (step !== undefined && shown !== undefined) {
-        return { rule: shown.rule, evidence: { steps: again.lockstep.steps, at: at!, differences: [shown, ...step.differences.filter((d) => d !== shown)], idPrefix: again.prefix, start: again.start } };
+  for (const steps of [[...program.slice(0, -1), ...reads, diverging], [...program, ...reads]]) {
+    if (stopped()) break;
+    try {
+      const again = await replaySteps({ ...finding, steps }, target, stopped);
+      for (const read of reads) {
+        const at = again.replayed.get(read.index);
+        const step = at === undefined ? undefined : again.lockstep.steps[at];
+        const documented = step?.differences.filter((d) => shownByDocument(step.operation, d.key)) ?? [];
+        const shown = documented.find((d) => ruleById.get(d.rule)?.level === 'MUST') ?? documented[0];
+        if (step !== undefined && shown !== undefined) {
+          return { rule: shown.rule, evidence: { steps: again.lockstep.steps.slice(0, at! + 1), at: at!, differences: [shown, ...step.differences.filter((d) => d !== shown)], idPrefix: again.prefix, start: again.start } };
+        }
       }
+    } catch {
+      // The target or the model refused to go on: nothing documented shown this way.
     }
-  } catch {
-    // The target or the model refused to go on: nothing documented shown.
   }
   return undefined;
 }
@@ -415,7 +422,7 @@ export async function localise(
     const shown = target !== undefined && !documented && ruleById.get(finding.rule)?.level !== 'MUST' ? await documentedShows(finding, target, probesStopped) : undefined;
     if (shown !== undefined) {
       const read = shown.evidence.steps[shown.evidence.at]!;
-      return { rule: shown.rule, how: 'owner', reproducing, evidence: shown.evidence, note: `${finding.rule} owns ${main.path || main.key} of an answer only the reference shows; ${read.operation} after the same calls shows a difference in what interface.md shows, which ${shown.rule} owns (the rule of the write whose effect it shows)` };
+      return { rule: shown.rule, how: 'owner', reproducing, evidence: shown.evidence, note: `${finding.rule} owns ${main.path || main.key} of an answer only the reference shows; ${read.operation}, a documented read of the same state, shows a difference in what interface.md shows, which ${shown.rule} owns (the rule of the write whose effect it shows)` };
     }
     const mimics = ranked.filter((c) => c.fault.rule !== finding.rule).map((c) => c.fault.rule);
     const why =
