@@ -32,6 +32,8 @@ const QUICK_EXCLUDED = [
   // oracle) against the reference-like target with each of its findings localised (23 s alone).
   'suites/explore/self-check.test.ts',
   'suites/explore/unfound-faults.test.ts',
+  // Explores a fault's program of 357 calls, then minimises it (5 s).
+  'suites/explore/minimize.test.ts',
   'suites/explore/oracle.test.ts',
   // Run every scenario against many fakes; can-fail keeps every fault's own scenarios (PRECISION_RULES=none).
   'suites/meta/shape-faults.test.ts',
