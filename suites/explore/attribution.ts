@@ -12,10 +12,10 @@
  * and filters) answered as the target answers them. Several explaining it: the owners' rule's fault,
  * then the one touching the fewest operations (the most specific). None: the owners' rule stands
  * (a walk that one page lists right excepted: `walkRule`; a difference in an answer only the
- * reference shows is named where a documented read after the same calls shows it: `documentedShows`),
- * and the finding says which faults only mimic it. A bug nobody foresaw is mostly named by its owners: a fault of another rule that
- * reproduces its first difference is another bug that looks alike (docs/exploration.md gives the
- * figures, measured on faults left out of the catalogue).
+ * reference shows is named where a documented read of the same state shows it: `documentedShows`),
+ * and the finding says which faults only mimic it. A bug nobody foresaw is mostly named by its
+ * owners: a fault of another rule that reproduces its first difference is another bug that looks
+ * alike (docs/exploration.md gives the figures, measured on faults left out of the catalogue).
  *
  * Replays of faults cost no request to the target; the probes cost one run of the program and its
  * probes there. Both are bounded by `budgetMs` (the calls on the target by half of it at least).
@@ -44,7 +44,7 @@ export interface Attribution {
   readonly reproducing: readonly string[];
   /**
    * The difference was in an answer only the reference shows, and the program was run again on the
-   * target with a documented read after it, which differs there: as a MUST rule's fault makes it
+   * target with documented reads, one of which differs there: as a MUST rule's fault makes it
    * differ (`confirm`), or where its owners name the rule (`documentedShows`). The finding's evidence
    * is then this run: its calls, the read's index, its differences.
    */
