@@ -1,18 +1,18 @@
 /**
  * The call mix (command.ts `CallMix`): a program sends some of the reads its commands leave plain in
  * an envelope variant the conventions allow; a read in a variant that differs plain as well is
- * charged to the operation's rule, not the variant's. And requests wrong in two ways on any
- * operation a refusal is generated for.
+ * charged to the operation's rule, not the variant's; writes are sent in variants too. And requests
+ * wrong in two ways on any operation a refusal is generated for.
  */
 import { describe, expect, it } from 'vitest';
-import { createFakeApp } from '../../fake-server/app.ts';
+import { createFakeApp, type FakeApp } from '../../fake-server/app.ts';
 import { testSeed } from '../../fixtures/random.ts';
 import { createNamespace } from '../framework/namespace.ts';
-import { VARIANTS, variantHeaders } from './command.ts';
+import { VARIANTS, variantHeaders, variantQuestion } from './command.ts';
 import { explore } from './explorer.ts';
 import { Lockstep, type CallSpec } from './lockstep.ts';
 import { appSide, type Side } from './sides.ts';
-import { sharedTenantTarget } from './targets.ts';
+import { inProcessTarget, sharedTenantTarget } from './targets.ts';
 import { WorldState } from './world.ts';
 
 const seed = testSeed();
@@ -46,6 +46,36 @@ describe('the call mix', () => {
     expect(listing).toHaveLength(1);
     expect(listing).not.toContain(VARIANTS['header-case'].rule);
     expect(check).toEqual([VARIANTS['header-case'].rule]);
+  });
+});
+
+describe('writes in the mix', () => {
+  it('charge a write in an allowed variant that the model refuses and the target takes to the operation, not the envelope', async () => {
+    const model = createFakeApp({ now: NOW, frozen: true });
+    const target = createFakeApp({ now: NOW, frozen: true });
+    const side = (app: typeof model) => appSide(app, app.keys[0]!.key, '2.4.0');
+    // The target takes a feature of an unknown type as a metered one.
+    const lenient = (inner: Side): Side => ({ ...inner, call: (operation, body, options) => inner.call(operation, operation === 'features.create' ? { ...(body as object), type: 'metered' } : body, options) });
+    const run = new Lockstep({ model: side(model), target: lenient(side(target)), world: new WorldState(NOW), timeToleranceMs: 0, found: new Set() });
+    const headers = { model: variantHeaders('scheme-space', model.keys[0]!.key, undefined, '2.4.0')!, target: variantHeaders('scheme-space', target.keys[0]!.key, undefined, '2.4.0')! };
+    await run.call({ command: 'test', operation: 'features.create', body: { feature_id: 'seats', name: 'Seats', type: 'no-such-type' }, headers, variant: variantQuestion('scheme-space') }).catch(() => undefined);
+    const rules = run.steps[0]!.differences.map((d) => d.rule);
+    expect(rules).not.toEqual([]);
+    expect(rules).not.toContain(VARIANTS['scheme-space'].rule);
+  });
+
+  it('are sent in a variant too: a target that refuses a customers.delete whose media type is not spelt `application/json` is found at that call', { timeout: 120_000 }, async () => {
+    const app = createFakeApp();
+    const fetch: FakeApp['fetch'] = async (request) =>
+      request.url.endsWith('/v1/customers.delete') && request.headers.get('content-type') !== 'application/json' ? Response.json({ code: 'invalid_request', message: 'unsupported media type' }, { status: 415 }) : app.fetch(request);
+    const strict = Object.assign(Object.create(app) as FakeApp, { fetch });
+    const result = await explore(inProcessTarget(strict, createNamespace({ prefix: 'conf', seed, salt: 'write-variants' })), { seed, runs: 100, maxSteps: 25, maxFindings: 1, shrinkRuns: 0, minimize: false, localise: false });
+    const finding = result.findings[0];
+    expect(finding, `seed ${seed}: ${result.programs} programs`).toBeDefined();
+    const step = finding!.steps[finding!.at]!;
+    expect([step.operation, step.variant]).toEqual(['customers.delete', expect.stringMatching(/^(charset|media-type-case)$/)]);
+    // customers.delete is the reference's (interface.md documents no delete): its own SHOULD rule, not the convention's MUST.
+    expect(finding!.level).toBe('SHOULD');
   });
 });
 

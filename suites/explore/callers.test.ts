@@ -69,6 +69,30 @@ describe('the published client', () => {
   });
 });
 
+describe('programs that send some of their calls as the published client', () => {
+  // The target counts a balances.track twice when the published client sends it: an operation no command of the client's own sends.
+  const clientTracksTwice = () => {
+    const app = createFakeApp();
+    const fetch: FakeApp['fetch'] = async (request) => {
+      if (request.headers.get('user-agent') !== PUBLISHED_CLIENT_AGENT || !request.url.endsWith('/v1/balances.track')) return app.fetch(request);
+      const body = (await request.json()) as Record<string, unknown>;
+      const value = typeof body['value'] === 'number' ? body['value'] * 2 : 2;
+      return app.fetch(new Request(request.url, { method: 'POST', headers: request.headers, body: JSON.stringify({ ...body, value }) }));
+    };
+    return Object.assign(Object.create(app) as FakeApp, { fetch });
+  };
+  it('reach a bug only its requests meet, on any operation, and its finding replays', { timeout: 120_000 }, async () => {
+    const seed = 5;
+    const target = () => inProcessTarget(clientTracksTwice(), createNamespace({ prefix: 'conf', seed }));
+    const result = await explore(target(), { seed, runs: 60, maxSteps: 20, maxFindings: 1, shrinkRuns: 0, minimize: false, localise: false });
+    const finding = result.findings[0];
+    expect(finding, `seed ${seed}: ${result.programs} programs`).toBeDefined();
+    expect(finding!.steps.some((step) => step.operation === 'balances.track' && step.caller?.agent === 'published-client')).toBe(true);
+    const replay = await replaySteps({ ...finding!, apiVersion: '2.4.0' }, target());
+    expect(replay.lockstep.steps[replay.replayed.get(finding!.at)!]!.differences.map((d) => d.key)).toEqual(finding!.differences.map((d) => d.key));
+  });
+});
+
 describe('a pipelined pair', () => {
   it('compares each read and logs them as a pair', async () => {
     const { lockstep: run } = lockstep();

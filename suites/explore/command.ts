@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import type { OperationName } from '../../spec/operations.ts';
 import type { Part } from '../../spec/rules/rule.ts';
 import type { Namespace } from '../framework/namespace.ts';
-import type { Answer } from './compare.ts';
+import type { Answer, CallQuestion } from './compare.ts';
 import type { CallSpec, Lockstep, Removal } from './lockstep.ts';
 import type { WorldState } from './world.ts';
 import { bearer, type Headers } from './sides.ts';
@@ -194,6 +194,18 @@ export const envelopeRefusalArb: fc.Arbitrary<(typeof ENVELOPE_REFUSALS)[number]
 /** The variants the conventions allow: a call in one is answered as the same call sent plain. */
 export const ALLOWED_VARIANTS = ['charset', 'media-type-case', 'scheme-case', 'scheme-space', 'header-case'] as const satisfies readonly VariantName[];
 
+/** What a call sent in a variant asks (compare.ts CallQuestion `variant`): the rules it puts to the test, and whether the conventions allow it. */
+export function variantQuestion(name: Exclude<VariantName, 'plain'>): NonNullable<CallQuestion['variant']> {
+  const definition = VARIANTS[name];
+  return {
+    name,
+    rule: definition.rule,
+    ...('statusRule' in definition ? { statusRule: definition.statusRule } : {}),
+    ...('codeRule' in definition ? { codeRule: definition.codeRule } : {}),
+    ...((ALLOWED_VARIANTS as readonly string[]).includes(name) ? { answeredAsPlain: true as const } : {}),
+  };
+}
+
 /** Mostly plain; now and then one of the variants. */
 export const variantArb: fc.Arbitrary<VariantName> = fc.oneof(
   { arbitrary: fc.constant<VariantName>('plain'), weight: 40 },
@@ -202,26 +214,29 @@ export const variantArb: fc.Arbitrary<VariantName> = fc.oneof(
 );
 
 /**
- * How a program sends the reads its commands leave plain (envelope variants as a dimension of every
- * operation, not of a few commands): every `variantEvery`-th in `variant`, one the conventions
- * allow; 0 is never. The document answers each as the same read sent plain, so each is compared
- * like one, in whatever order with plain calls of the same records.
- * Not the published client: a target may answer it in the client's own mode (as the reference does,
- * spec/reference/differences.ts), its writes included, which the document does not decide; the
- * callers' own commands send it where the comparison allows for that mode.
+ * How a program sends the calls its commands leave plain (callers and envelopes as dimensions of
+ * every operation, not of a few commands):
+ * - every `variantEvery`-th in `variant`, one the conventions allow (0 is never): the document
+ *   answers each as the same call sent plain, so each is compared like one, in whatever order with
+ *   plain calls of the same records. Writes too, but not in a variant whose refusal the document
+ *   leaves open (leeway.ts): the two sides would go on from different states;
+ * - every `clientEvery`-th of the others with the published client's User-Agent (0 is never), to the
+ *   target only. The document answers a request as it says whoever sends it; where the client's
+ *   mode takes a request the document refuses (spec/reference/differences.ts, kind `request`), the
+ *   refused request goes plain, and the answers it shapes otherwise are passed over (compare.ts).
  */
 export interface CallMix {
   readonly variantEvery: number;
   readonly variant: (typeof ALLOWED_VARIANTS)[number];
+  readonly clientEvery: number;
 }
 
-export const PLAIN_MIX: CallMix = { variantEvery: 0, variant: 'charset' };
-
-/** Half the programs plain; the others send every 2nd or 3rd read in a variant. */
-export const callMixArb: fc.Arbitrary<CallMix> = fc.oneof(
-  { arbitrary: fc.constant(PLAIN_MIX), weight: 1 },
-  { arbitrary: fc.record({ variantEvery: fc.constantFrom(2, 3), variant: fc.constantFrom(...ALLOWED_VARIANTS) }), weight: 1 },
-);
+/** Half the programs send every 2nd or 3rd call in a variant; a quarter, every 2nd or 3rd with the published client's User-Agent. */
+export const callMixArb: fc.Arbitrary<CallMix> = fc.record({
+  variantEvery: fc.oneof({ arbitrary: fc.constant(0), weight: 1 }, { arbitrary: fc.constantFrom(2, 3), weight: 1 }),
+  variant: fc.constantFrom(...ALLOWED_VARIANTS),
+  clientEvery: fc.oneof({ arbitrary: fc.constant(0), weight: 3 }, { arbitrary: fc.constantFrom(2, 3), weight: 1 }),
+});
 
 export interface SendSpec extends Omit<CallSpec, 'headers' | 'variant' | 'command'> {
   readonly variant?: VariantName;

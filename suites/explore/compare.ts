@@ -46,7 +46,18 @@ export interface CallQuestion {
    * its code rule a refusal's code. A difference in the content of a read is the variant's only when
    * the same read sent plain shows none (Lockstep decides; compare charges the field's owner).
    */
-  readonly variant?: { readonly name: string; readonly rule: RuleId; readonly statusRule?: RuleId; readonly codeRule?: RuleId };
+  readonly variant?: {
+    readonly name: string;
+    readonly rule: RuleId;
+    readonly statusRule?: RuleId;
+    readonly codeRule?: RuleId;
+    /**
+     * One the conventions allow, answered as the same request sent plain: it may be refused where it
+     * must not be, but a request the model refuses and the target takes is the operation's, not the
+     * envelope's (a write cannot be sent again plain to tell, as a read is).
+     */
+    readonly answeredAsPlain?: true;
+  };
   /**
    * A request wrong in two ways whose order of checks the reference has not recorded: either
    * refusal answers it, so a target refusing it with one of these codes differs from the model in
@@ -133,8 +144,9 @@ export function validationRule(operation: OperationName, request: unknown): Rule
 }
 
 function statusRule(context: CompareContext, model: Answer): RuleId {
+  const envelope = context.variant?.answeredAsPlain && !isSuccess(model.status) ? undefined : context.variant;
   const candidates = [
-    context.variant?.statusRule ?? context.variant?.rule,
+    envelope?.statusRule ?? envelope?.rule,
     context.intent,
     isSuccess(model.status) ? undefined : validationRule(context.operation, context.request),
     isSuccess(model.status) ? undefined : CODE_RULES[codeOf(model.body) ?? ''],

@@ -17,7 +17,7 @@ import type { RuleLevel } from '../../spec/rules/rule.ts';
 import { TargetFault } from '../framework/checks.ts';
 import { TransportError } from '../framework/http.ts';
 import { calendarStartArb, type CalendarStart } from './calendar.ts';
-import { callMixArb, commandArbitrary, DIMENSIONS, StepCommand, variantHeaders, VARIANTS, type CallMix, type CommandSpec, type Dimension, type ProgramRun, type Observation, type RunContext, type SendSpec } from './command.ts';
+import { callMixArb, commandArbitrary, DIMENSIONS, StepCommand, variantHeaders, variantQuestion, VARIANTS, type CallMix, type CommandSpec, type Dimension, type ProgramRun, type Observation, type RunContext, type SendSpec } from './command.ts';
 import { isServerFault, type Answer, type Difference } from './compare.ts';
 import { ControlRefused, Divergence, KnockOn, KnownStop, Lockstep, NotServed, OBSERVED, signature, type CallSpec, type Step } from './lockstep.ts';
 import { WorldState } from './world.ts';
@@ -43,6 +43,7 @@ import { LEEWAY } from './leeway.ts';
 import { ownedOnly } from './owned.ts';
 import { idPrefixOf, replaySteps, ReplayStopped } from './replay.ts';
 import { reachersOf, Steering, swarmArbitrary } from './steering.ts';
+import { clientTakesAsDocumented, PUBLISHED_CLIENT } from './sides.ts';
 import { modelFor, type ExploreTarget, type ProgramTarget } from './targets.ts';
 
 /** Every command of the generators, by part. */
@@ -177,7 +178,7 @@ interface Program {
   readonly start: CalendarStart;
   /** The environment the program runs in, where it has a tenant of its own (ProgramTarget). */
   readonly environment: 'live' | undefined;
-  /** How the reads its commands leave plain are sent (an allowed envelope variant). */
+  /** How the calls its commands leave plain are sent (an allowed envelope variant, the published client). */
   readonly mix: CallMix;
   readonly prelude: readonly StepCommand<unknown>[];
   /** Commands reaching the dimensions the run has reached least so far (steering.ts), after the prelude. */
@@ -279,6 +280,9 @@ interface Learnt {
   readonly refusedVariants: Set<string>;
 }
 
+/** Envelope variants whose refusal the document leaves open (leeway.ts): a write is never sent in one, or the two sides would go on from different states. */
+const OPEN_VARIANTS: ReadonlySet<string> = new Set(LEEWAY.flatMap((leeway) => (leeway.variant ? [leeway.variant] : [])));
+
 /** Calls of one command in flight at once when it builds many of a thing (RunContext `sendAll`). */
 const CONCURRENCY = 16;
 
@@ -300,8 +304,8 @@ class Run implements ProgramRun {
   /** Plans that had a price in any version the model showed (an older version may be attached). */
   readonly #priced = new Set<string>();
   readonly #mix: CallMix;
-  /** The plain reads of the program so far, in the order they were started: the mix picks its variant's by it. */
-  #plainReads = 0;
+  /** The plain calls of the program so far, in the order they were started: the mix picks its variant's and its client's by it. */
+  #plainCalls = 0;
 
   constructor(target: ExploreTarget, program: ProgramTarget, model: ReturnType<typeof modelFor>, start: CalendarStart, mix: CallMix, scope: string, learnt: Learnt, parity: boolean, pace?: () => Promise<void>) {
     this.#learnt = learnt;
@@ -399,18 +403,18 @@ class Run implements ProgramRun {
     return {
       ...spec,
       command,
-      ...(headers && variant && definition ? { headers, variant: { name: variant, rule: definition.rule, ...('statusRule' in definition ? { statusRule: definition.statusRule } : {}), ...('codeRule' in definition ? { codeRule: definition.codeRule } : {}) } } : {}),
+      ...(headers && variant && definition ? { headers, variant: variantQuestion(variant) } : {}),
     };
   }
 
-  /** A plain read as the program's mix sends it: in the mix's variant, every `variantEvery`-th; any other call as it is. */
+  /** A plain call as the program's mix sends it (command.ts CallMix): with the published client's User-Agent every `clientEvery`-th, else in the mix's variant every `variantEvery`-th. */
   #mixed(spec: SendSpec): SendSpec {
     if (spec.caller !== undefined || (spec.variant !== undefined && spec.variant !== 'plain')) return spec;
-    // Reads only: a read is sent again plain to tell the variant's difference from the operation's (lockstep.ts #charged); a write cannot be.
-    if (callMutates(operations[spec.operation] as Pick<OperationDef, 'mutates'>, spec.body)) return spec;
-    const { variantEvery, variant } = this.#mix;
-    const at = ++this.#plainReads;
-    return variantEvery > 0 && at % variantEvery === 0 ? { ...spec, variant } : spec;
+    const { variantEvery, variant, clientEvery } = this.#mix;
+    const at = ++this.#plainCalls;
+    if (clientEvery > 0 && at % clientEvery === 0 && clientTakesAsDocumented(spec.operation, spec.body)) return { ...spec, caller: PUBLISHED_CLIENT };
+    const writes = callMutates(operations[spec.operation] as Pick<OperationDef, 'mutates'>, spec.body);
+    return variantEvery > 0 && at % variantEvery === 0 && !(writes && OPEN_VARIANTS.has(variant)) ? { ...spec, variant } : spec;
   }
 
   async #send(command: string, plain: SendSpec): Promise<{ model: Answer; target: Answer }> {

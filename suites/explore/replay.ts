@@ -11,7 +11,7 @@
 import { shellQuote } from '../report/curl.ts';
 import type { OperationName } from '../../spec/operations.ts';
 import type { Difference } from './compare.ts';
-import { UNKNOWN_KEY, VARIANTS, variantHeaders, type VariantName } from './command.ts';
+import { UNKNOWN_KEY, VARIANTS, variantHeaders, variantQuestion, type VariantName } from './command.ts';
 import type { RuleId } from '../../spec/rules/catalogue.ts';
 import type { CalendarStart } from './calendar.ts';
 import { Lockstep, type CallSpec, type Step } from './lockstep.ts';
@@ -98,7 +98,7 @@ export async function replaySteps(program: Replayable, target: ExploreTarget, st
       ...(question.customerId ? { customerId: fresh(question.customerId) } : {}),
       ...(question.eitherCode ? { eitherCode: question.eitherCode } : {}),
       ...(step.caller ? { caller: step.caller } : {}),
-      ...(headers && definition && variant ? { headers, variant: { name: variant, rule: definition.rule, ...('statusRule' in definition ? { statusRule: definition.statusRule } : {}), ...('codeRule' in definition ? { codeRule: definition.codeRule } : {}) } } : {}),
+      ...(headers && definition && variant && variant !== 'plain' ? { headers, variant: variantQuestion(variant) } : {}),
     };
   };
   try {

@@ -8,6 +8,7 @@ import { CONTROL_PREFIX, type ControlCallName } from '../../spec/control-plane.t
 import type { ErrorBody } from '../../spec/common.ts';
 import { operations, type OperationName } from '../../spec/operations.ts';
 import type { FakeApp } from '../../fake-server/app.ts';
+import { KNOWN_CLIENT_DIFFERENCES } from '../../spec/reference/differences.ts';
 import type { Client, RequestOptions } from '../framework/client.ts';
 import { ControlPlaneError, type ControlClient } from '../framework/control-client.ts';
 import type { Exchange } from '../framework/evidence.ts';
@@ -53,6 +54,18 @@ export interface Caller {
 
 /** The published client as a caller. */
 export const PUBLISHED_CLIENT: Caller = { agent: 'published-client' };
+
+/** Operations whose requests the published client's mode takes otherwise than the document does (spec/reference/differences.ts, kind `request`). */
+const CLIENT_TAKES_OTHERWISE = new Set<OperationName>(KNOWN_CLIENT_DIFFERENCES.filter((known) => known.kind === 'request').map((known) => known.operation));
+
+/**
+ * Whether the published client may send this request and be answered as the document says: the
+ * client's mode takes it as the document does. Where that mode takes what the document refuses
+ * (an entity without a name, a release without its plan), the document decides nothing for it.
+ */
+export function clientTakesAsDocumented(operation: OperationName, body: unknown): boolean {
+  return !CLIENT_TAKES_OTHERWISE.has(operation) || operations[operation].request.safeParse(body).success;
+}
 
 /** The key sent as a bearer token, as a header override (an envelope variant may change the scheme's case). */
 export function bearer(key: string, scheme = 'Bearer'): Headers {
