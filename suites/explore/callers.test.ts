@@ -156,6 +156,26 @@ describe('a walk around a write', () => {
   });
 });
 
+describe('a customers.get_or_create of a customer the program holds', () => {
+  it('is no writer: balances a clock move left unreset are the clock move\'s, in its own answer and in the reads after it', async () => {
+    // The target's clock moves, but its balances never reset.
+    const { lockstep: run } = lockstep((side) => ({ ...side, control: (name, body, options) => side.control(name, name === 'clock.advance' ? { ms: 1 } : body, options) }));
+    await run.call(call({ operation: 'features.create', body: { feature_id: 'msg', name: 'Messages', type: 'metered', consumable: true } }));
+    await run.call(call({ operation: 'plans.create', body: { plan_id: 'basic', name: 'Basic', items: [{ feature_id: 'msg', included: 10, reset: { interval: 'month' } }] } }));
+    await run.call(customer('acme'));
+    run.world.customers.push('acme');
+    await run.call(call({ operation: 'billing.attach', body: { customer_id: 'acme', plan_id: 'basic' }, customerId: 'acme' }));
+    await run.call(call({ operation: 'balances.track', body: { customer_id: 'acme', feature_id: 'msg', value: 4 }, customerId: 'acme' }));
+    await run.control('test', 'clock.advance', { model: { ms: 40 * 86_400_000 }, target: { ms: 40 * 86_400_000 } });
+    await run.call(customer('acme')).catch(() => undefined);
+    await run.call(call({ operation: 'balances.check', body: { customer_id: 'acme', feature_id: 'msg', required_balance: 0 }, customerId: 'acme' })).catch(() => undefined);
+    const [own, after] = run.steps.slice(-2).map((step) => [...new Set(step.differences.map((d) => d.rule))]);
+    expect(own).not.toEqual([]);
+    expect(own).not.toContain('PLAN-AUTO-ENABLE');
+    expect(after).toEqual(['PLAN-CONSUMABLE-RESET']);
+  });
+});
+
 describe('a request wrong in two ways whose order the reference has not recorded', () => {
   it('is answered by either refusal, and by no other', () => {
     const context = { operation: 'balances.check' as const, request: {}, ids: new IdMap(), timeToleranceMs: 0, eitherCode: ['customer_not_found', 'feature_not_found'] };
