@@ -58,6 +58,31 @@ describe('a listing walked page by page that lists other rows than the model', (
   });
 });
 
+describe("a difference that the owners' own fault and another both reproduce exactly", () => {
+  // A deleted customer's entity still listed: its delete kept the customer (CUS-DELETE), or only its entities (CUS-DELETE-CASCADES).
+  const BUG = 'CUS-DELETE-CASCADES';
+  it(`is named by the one that answers the same calls asked otherwise as the target does (${BUG}), not by the owners' first`, { timeout: 120_000 }, async () => {
+    const broken = () => inProcessTarget(createFakeApp({ faults: faultsFor([BUG]) }), createNamespace({ prefix: 'conf', seed: 7 }));
+    const prefix = 'conf_cascade_';
+    const call = (index: number, operation: string, request: unknown): Step => ({ index, command: 'test', operation, request, model: { status: 0, body: null }, target: { status: 0, body: null }, differences: [] });
+    const program = { idPrefix: prefix, start: { kind: 'mid-june' as const, at: 0 }, apiVersion: '2.4.0' };
+    const steps = [
+      call(0, 'features.create', { feature_id: `${prefix}feat_1`, name: 'Seats', type: 'metered', consumable: false }),
+      call(1, 'entities.create', { customer_id: `${prefix}cus_1`, entity_id: `${prefix}ent_1`, feature_id: `${prefix}feat_1`, name: 'Seat 1' }),
+      call(2, 'customers.delete', { customer_id: `${prefix}cus_1` }),
+      call(3, 'entities.list', { customer_id: `${prefix}cus_1` }),
+    ];
+    const ran = await replaySteps({ ...program, steps }, broken());
+    const at = ran.lockstep.steps.findIndex((step) => step.differences.length > 0);
+    const differences = ran.lockstep.steps[at]!.differences;
+    const finding = { ...program, idPrefix: ran.prefix, start: { ...program.start, at: ran.start }, steps: ran.lockstep.steps, at, differences, rule: differences[0]!.rule };
+    expect(finding.rule).toBe('CUS-DELETE');
+    const named = await localise(finding, { target: broken() });
+    expect(named.reproducing).toEqual(expect.arrayContaining(['CUS-DELETE', BUG]));
+    expect(named).toMatchObject({ rule: BUG, how: 'fault' });
+  });
+});
+
 describe('a difference first seen in an answer only the reference shows', () => {
   // A bug the catalogue does not know: the target's clock moves, but its balances never reset.
   const stuck: Fault = {

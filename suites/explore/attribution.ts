@@ -372,7 +372,7 @@ export async function localise(
   const deadline = Date.now() + budgetMs;
   const found: Candidate[] = [];
   const steps = finding.steps.filter((step) => step.index <= finding.at);
-  // The owners' own rule's fault first (an exact match of it ends the search), then those of the diverging operation.
+  // The owners' own rule's fault first, then those of the diverging operation (ranked so, where as exact and as specific).
   const diverging = finding.steps.find((step) => step.index === finding.at)?.operation ?? '';
   const order = (fault: Fault) => (fault.rule === finding.rule ? 0 : operationsTouched(fault)?.has(diverging) ? 1 : 2);
   for (const fault of [...catalogue].sort((a, b) => order(a) - order(b))) {
@@ -381,8 +381,6 @@ export async function localise(
     await pace?.();
     const candidate = await reproduces(finding, fault).catch(() => undefined);
     if (candidate !== undefined) found.push(candidate);
-    // Nothing ranks above a fault of the owners' own rule reproducing the target's answer exactly.
-    if (candidate?.mismatches === 0 && fault.rule === finding.rule) break;
   }
   const main = finding.differences[0]!;
   // A MUST rule only where the difference is in what interface.md shows (a reference-only answer fails SHOULD rules only).
@@ -396,9 +394,11 @@ export async function localise(
   // them. One that only mimics the first difference is another bug than the target's: the owners'
   // rule, which decides the field that differs, names it better (measured on faults left out of the
   // catalogue: docs/exploration.md).
-  // Where the owners' rule's fault reproduces it exactly, both name the same rule: no probe is needed.
+  // Where the owners' rule's fault alone reproduces it exactly, both name the same rule: no probe is
+  // needed. Another reproducing it as exactly is probed too (a customer kept by its delete, or its
+  // entities kept alone, show the same extra entity; customers.get then tells them apart).
   const exact = ranked.filter((c) => c.mismatches === 0).slice(0, MOST_PROBED);
-  const agreed = exact[0]?.fault.rule === finding.rule;
+  const agreed = exact.length === 1 && exact[0]!.fault.rule === finding.rule;
   // The calls on the target get the rest of the budget, half of it at least (a slow target's program and probes take long); given up, no probe counts.
   const probesEnd = Math.max(deadline, Date.now() + budgetMs / 2);
   const probesStopped = () => Date.now() > probesEnd;
