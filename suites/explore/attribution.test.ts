@@ -83,6 +83,30 @@ describe("a difference that the owners' own fault and another both reproduce exa
   });
 });
 
+describe('a difference in an answer only the reference shows, which a fault of a MUST rule reproduces', () => {
+  // A new customer without its auto-enable plan, first seen in customers.get_or_create's answer (the reference's only).
+  const BUG = 'PLAN-AUTO-ENABLE';
+  it(`is named by that fault (${BUG}) where a documented read of the same state shows it, not by a SHOULD rule's fault alike`, { timeout: 120_000 }, async () => {
+    const broken = () => inProcessTarget(createFakeApp({ faults: faultsFor([BUG]) }), createNamespace({ prefix: 'conf', seed: 9 }));
+    const prefix = 'conf_auto_';
+    const call = (index: number, operation: string, request: unknown): Step => ({ index, command: 'test', operation, request, model: { status: 0, body: null }, target: { status: 0, body: null }, differences: [] });
+    const program = { idPrefix: prefix, start: { kind: 'mid-june' as const, at: 0 }, apiVersion: '2.4.0' };
+    const steps = [
+      call(0, 'features.create', { feature_id: `${prefix}feat_1`, name: 'Units', type: 'metered', consumable: true }),
+      call(1, 'plans.create', { plan_id: `${prefix}plan_1`, name: 'Free', add_on: true, auto_enable: true, items: [{ feature_id: `${prefix}feat_1`, included: 3, reset: { interval: 'month' } }] }),
+      call(2, 'customers.get_or_create', { customer_id: `${prefix}cus_1` }),
+    ];
+    const ran = await replaySteps({ ...program, steps }, broken());
+    const at = ran.lockstep.steps.findIndex((step) => step.differences.length > 0);
+    expect(ran.lockstep.steps[at]?.operation).toBe('customers.get_or_create');
+    const differences = ran.lockstep.steps[at]!.differences;
+    const finding = { ...program, idPrefix: ran.prefix, start: { ...program.start, at: ran.start }, steps: ran.lockstep.steps, at, differences, rule: differences[0]!.rule };
+    const named = await localise(finding, { target: broken() });
+    expect(named).toMatchObject({ rule: BUG, how: 'fault' });
+    expect(named.evidence?.steps[named.evidence.at]?.operation).not.toBe('customers.get_or_create');
+  });
+});
+
 describe('a difference first seen in an answer only the reference shows', () => {
   // A bug the catalogue does not know: the target's clock moves, but its balances never reset.
   const stuck: Fault = {

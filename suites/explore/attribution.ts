@@ -56,6 +56,8 @@ export interface Localisable extends Replayable {
   readonly rule: RuleId;
   readonly at: number;
   readonly differences: readonly Difference[];
+  /** A call before `at` that differs already, as it does on the target (a documented read made after the diverging call: that call). */
+  readonly differsBefore?: number;
 }
 
 interface Candidate {
@@ -127,7 +129,8 @@ async function replayedDifferences(finding: Localisable, app: FakeApp, salt: str
   }
   const at = replay.replayed.get(finding.at);
   if (at === undefined) return undefined;
-  if (replay.lockstep.steps.slice(0, at).some((step) => step.differences.length > 0)) return undefined;
+  const before = finding.differsBefore === undefined ? undefined : replay.replayed.get(finding.differsBefore);
+  if (replay.lockstep.steps.slice(0, at).some((step, i) => step.differences.length > 0 && i !== before)) return undefined;
   const differences = replay.lockstep.steps[at]!.differences;
   return differences.some((d) => d.key === main.key && d.kind === main.kind) ? { differences, prefix: replay.prefix } : undefined;
 }
@@ -227,7 +230,7 @@ async function confirm(finding: Localisable, fault: Fault, target: ExploreTarget
  * before the call, a difference is not charged to the call itself (a preview, which changes
  * nothing, after which any difference would be "the preview's"). That run becomes the evidence.
  */
-async function documentedShows(finding: Localisable, target: ExploreTarget, stopped: () => boolean): Promise<{ readonly rule: RuleId; readonly evidence: NonNullable<Attribution['evidence']> } | undefined> {
+async function documentedShows(finding: Localisable, target: ExploreTarget, stopped: () => boolean): Promise<{ readonly rule: RuleId; readonly evidence: NonNullable<Attribution['evidence']>; readonly differsBefore?: number } | undefined> {
   const program = finding.steps.filter((step) => !step.resolve && step.index <= finding.at);
   const diverging = program.at(-1)!;
   const customer = (diverging.request as Record<string, unknown> | undefined)?.['customer_id'];
@@ -240,10 +243,11 @@ async function documentedShows(finding: Localisable, target: ExploreTarget, stop
       for (const read of reads) {
         const at = again.replayed.get(read.index);
         const step = at === undefined ? undefined : again.lockstep.steps[at];
-        const documented = step?.differences.filter((d) => shownByDocument(step.operation, d.key)) ?? [];
+        const documented = step?.differences.filter((d) => d.documented || shownByDocument(step.operation, d.key)) ?? [];
         const shown = documented.find((d) => ruleById.get(d.rule)?.level === 'MUST') ?? documented[0];
         if (step !== undefined && shown !== undefined) {
-          return { rule: shown.rule, evidence: { steps: again.lockstep.steps.slice(0, at! + 1), at: at!, differences: [shown, ...step.differences.filter((d) => d !== shown)], idPrefix: again.prefix, start: again.start } };
+          const divergingAt = again.replayed.get(diverging.index);
+          return { rule: shown.rule, evidence: { steps: again.lockstep.steps.slice(0, at! + 1), at: at!, differences: [shown, ...step.differences.filter((d) => d !== shown)], idPrefix: again.prefix, start: again.start }, ...(divergingAt !== undefined && divergingAt < at! ? { differsBefore: divergingAt } : {}) };
         }
       }
     } catch {
@@ -384,11 +388,35 @@ export async function localise(
   }
   const main = finding.differences[0]!;
   // A MUST rule only where the difference is in what interface.md shows (a reference-only answer fails SHOULD rules only).
-  const documented = shownByDocument(finding.steps.find((step) => step.index === finding.at)?.operation ?? '', main.key);
+  const documented = main.documented || shownByDocument(finding.steps.find((step) => step.index === finding.at)?.operation ?? '', main.key);
   const allowed = found.filter((c) => documented || ruleById.get(c.fault.rule)?.level !== 'MUST');
   const rank = (c: Candidate) => [c.mismatches, c.fault.rule === finding.rule ? 0 : 1, c.touches] as const;
   const byRank = (list: readonly Candidate[]) => [...list].sort((a, b) => compareTuples(rank(a), rank(b)));
   const ranked = byRank(allowed);
+  // Where the answer is the reference's only, a documented read of the same state (documentedShows)
+  // localised in turn: there a fault of a MUST rule may name the bug, and the read is the evidence.
+  let documentedRead: Promise<Attribution | undefined> | undefined;
+  const inDocumentedRead = (): Promise<Attribution | undefined> =>
+    (documentedRead ??= (async () => {
+      // The calls on the target get the rest of the budget, half of it at least (as the probes below).
+      const readsEnd = Math.max(deadline, Date.now() + budgetMs / 2);
+      const shown = target === undefined ? undefined : await documentedShows(finding, target, () => Date.now() > readsEnd);
+      if (shown === undefined) return undefined;
+      const { evidence } = shown;
+      const read = evidence.steps[evidence.at]!;
+      const seen = `${finding.rule} owns ${main.path || main.key} of an answer only the reference shows; ${read.operation}, a documented read of the same state, shows a difference in what interface.md shows`;
+      const inRead = await localise(
+        { ...finding, steps: evidence.steps, at: evidence.at, differences: evidence.differences, rule: shown.rule, idPrefix: evidence.idPrefix, start: { ...finding.start, at: evidence.start }, ...(shown.differsBefore !== undefined ? { differsBefore: shown.differsBefore } : {}) },
+        { ...options, budgetMs: Math.max(1000, deadline - Date.now()) },
+      );
+      if (inRead.how === 'fault') return { ...inRead, evidence, note: `${seen}, and ${inRead.note}` };
+      return { rule: shown.rule, how: 'owner', reproducing: found.map((c) => c.fault.rule), evidence, note: `${seen}, which ${shown.rule} owns (the rule of the write whose effect it shows)` } satisfies Attribution;
+    })());
+  // A fault of a MUST rule reproduces it exactly, but may not name it here: first, whether a documented read shows it.
+  if (!documented && found.some((c) => c.mismatches === 0 && !allowed.includes(c))) {
+    const named = await inDocumentedRead();
+    if (named?.how === 'fault') return named;
+  }
   // A fault names the rule only when it explains what the target did: every difference of the
   // diverging call, and the same calls asked otherwise (probesOf) answered as the target answers
   // them. One that only mimics the first difference is another bug than the target's: the owners'
@@ -419,11 +447,8 @@ export async function localise(
     if (walk !== undefined) {
       return { rule: walk, how: 'owner', reproducing, note: `the same listing asked as one page lists the rows as the model does: they go missing or twice between the pages of the walk, which ${walk} decides (${finding.rule} owns ${main.path || main.key} where it differs)` };
     }
-    const shown = target !== undefined && !documented && ruleById.get(finding.rule)?.level !== 'MUST' ? await documentedShows(finding, target, probesStopped) : undefined;
-    if (shown !== undefined) {
-      const read = shown.evidence.steps[shown.evidence.at]!;
-      return { rule: shown.rule, how: 'owner', reproducing, evidence: shown.evidence, note: `${finding.rule} owns ${main.path || main.key} of an answer only the reference shows; ${read.operation}, a documented read of the same state, shows a difference in what interface.md shows, which ${shown.rule} owns (the rule of the write whose effect it shows)` };
-    }
+    const shown = !documented && ruleById.get(finding.rule)?.level !== 'MUST' ? await inDocumentedRead() : undefined;
+    if (shown !== undefined) return shown;
     const mimics = ranked.filter((c) => c.fault.rule !== finding.rule).map((c) => c.fault.rule);
     const why =
       found.length === 0

@@ -34,6 +34,14 @@ describe('compareAnswers', () => {
     expect(check(balance({ next_reset_at: 2_000 }), balance({ next_reset_at: 2_000, usage: 0, remaining: 5 }))).toEqual(['CHECK-LOCK-WIRE']);
   });
 
+  it('counts a value the model has and the target nulls as shown by the document, where only the null form is the reference’s', () => {
+    const entry = (reset: unknown) => ({ feature_id: 'msg', granted: 10, usage: 0, remaining: 10, reset, price: null });
+    const balance = (reset: unknown) => ({ feature_id: 'msg', granted: 10, remaining: 10, usage: 0, unlimited: false, overage_allowed: false, max_purchase: null, next_reset_at: 2_000, breakdown: [entry(reset)] });
+    const check = (model: unknown, target: unknown) =>
+      compareAnswers(context({ operation: 'balances.check', request: { customer_id: 'c', feature_id: 'msg' } }), ok({ allowed: true, customer_id: 'c', balance: balance(model) }), ok({ allowed: true, customer_id: 'c', balance: balance(target) })).differences.filter((d) => d.key === 'BalanceBreakdownEntry.reset');
+    expect(check({ interval: 'month', resets_at: 2_000 }, null)).toEqual([expect.objectContaining({ rule: 'CHECK-BREAKDOWN-RESET', documented: true })]);
+  });
+
   it("charges one counter alone to its own rule, several together to the last write's", () => {
     const one = compareAnswers(context(), ok({ list: [pool()] }), ok({ list: [pool({ usage: 2 })] })).differences;
     expect(one.map((d) => [d.rule, d.path])).toEqual([['LIC-POOL-USAGE', 'list[0].usage']]);

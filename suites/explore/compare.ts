@@ -313,7 +313,7 @@ class Walk {
     if (m === undefined || t === undefined || m === null || t === null) {
       if (m === t || owner === undefined) return;
       const kind = m === undefined ? 'extra' : t === undefined ? 'missing' : 'null';
-      return void out.push(this.#difference(this.#rule(node, owner, m, t, mParent, tParent, true), kind, node, path, m, t));
+      return void out.push(this.#difference(this.#rule(node, owner, m, t, mParent, tParent, true), kind, node, path, m, t, owner.documentedValue === true && m !== null && m !== undefined));
     }
     if (node.kind === 'object') {
       if (!isObj(m) || !isObj(t)) return void out.push(this.#difference(this.#shapeOr(owner, path), 'shape', node, path, m, t));
@@ -362,7 +362,7 @@ class Walk {
     }
     if (same(m, t, node.timestamp ? this.#context.timeToleranceMs : 0)) return;
     const rule = this.#schemaIssueAt(path) ? (operations[this.#context.operation].shapeRule as RuleId) : this.#rule(node, owner, m, t, mParent, tParent, false);
-    out.push(this.#difference(rule, 'value', node, path, m, t));
+    out.push(this.#difference(rule, 'value', node, path, m, t, owner.documentedValue === true));
   }
 
   #array(node: FieldNode, owner: FieldOwner | undefined, m: readonly unknown[], t: readonly unknown[], path: string, mParent: Obj | undefined, tParent: Obj | undefined, out: Difference[]): void {
@@ -404,8 +404,9 @@ class Walk {
     return [refined, written, base, OPERATION_RULES[context.operation]].find(allowed) ?? base;
   }
 
-  #difference(rule: RuleId, kind: DifferenceKind, node: FieldNode, path: string, m: unknown, t: unknown): Difference {
-    return { rule, kind, key: node.key, path, model: m, target: t, documented: this.#documentedOp && node.provenance === 'documented' && !isShould(rule) };
+  /** `valueShown`: the document shows the model's value, where the node is the reference's only for another form of it (null). */
+  #difference(rule: RuleId, kind: DifferenceKind, node: FieldNode, path: string, m: unknown, t: unknown, valueShown = false): Difference {
+    return { rule, kind, key: node.key, path, model: m, target: t, documented: this.#documentedOp && (node.provenance === 'documented' || valueShown) && !isShould(rule) };
   }
 }
 
