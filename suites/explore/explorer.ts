@@ -412,7 +412,8 @@ class Run implements ProgramRun {
     if (spec.caller !== undefined || (spec.variant !== undefined && spec.variant !== 'plain')) return spec;
     const { variantEvery, variant, clientEvery } = this.#mix;
     const at = ++this.#plainCalls;
-    if (clientEvery > 0 && at % clientEvery === 0 && clientTakesAsDocumented(spec.operation, spec.body)) return { ...spec, caller: PUBLISHED_CLIENT };
+    // One call before the variant's turn, so that a mix of both sends some calls in each.
+    if (clientEvery > 0 && (at + 1) % clientEvery === 0 && clientTakesAsDocumented(spec.operation, spec.body)) return { ...spec, caller: PUBLISHED_CLIENT };
     const writes = callMutates(operations[spec.operation] as Pick<OperationDef, 'mutates'>, spec.body);
     return variantEvery > 0 && at % variantEvery === 0 && !(writes && OPEN_VARIANTS.has(variant)) ? { ...spec, variant } : spec;
   }
