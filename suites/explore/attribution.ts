@@ -376,15 +376,21 @@ export async function localise(
   const deadline = Date.now() + budgetMs;
   const found: Candidate[] = [];
   const steps = finding.steps.filter((step) => step.index <= finding.at);
-  // The owners' own rule's fault first, then those of the diverging operation (ranked so, where as exact and as specific).
+  // The owners' own rule's fault first, then those of the diverging operation, then the others.
   const diverging = finding.steps.find((step) => step.index === finding.at)?.operation ?? '';
   const order = (fault: Fault) => (fault.rule === finding.rule ? 0 : operationsTouched(fault)?.has(diverging) ? 1 : 2);
+  // Once the owners' own rule's fault reproduces it exactly, only faults of the same operations may do as well (siblings: the
+  // delete that keeps the customer, or only its entities); the others are not tried (each is a replay).
+  let ownersOperations: ReadonlySet<string> | undefined;
+  const sibling = (fault: Fault) => [...(operationsTouched(fault) ?? [])].some((operation) => ownersOperations!.has(operation));
   for (const fault of [...catalogue].sort((a, b) => order(a) - order(b))) {
     if (Date.now() > deadline) break;
+    if (ownersOperations !== undefined && !sibling(fault)) continue;
     if (!mayChange(fault, steps)) continue;
     await pace?.();
     const candidate = await reproduces(finding, fault).catch(() => undefined);
     if (candidate !== undefined) found.push(candidate);
+    if (candidate?.mismatches === 0 && fault.rule === finding.rule) ownersOperations = operationsTouched(fault) ?? new Set();
   }
   const main = finding.differences[0]!;
   // A MUST rule only where the difference is in what interface.md shows (a reference-only answer fails SHOULD rules only).
