@@ -64,17 +64,17 @@ describe('writes in the mix', () => {
     expect(rules).not.toContain(VARIANTS['scheme-space'].rule);
   });
 
-  it('are sent in a variant too: a target that refuses a customers.delete whose media type is not spelt `application/json` is found at that call', { timeout: 120_000 }, async () => {
+  it('are sent in a variant too: a target that refuses a plans.update whose media type is not spelt `application/json` is found at that call', { timeout: 120_000 }, async () => {
     const app = createFakeApp();
     const fetch: FakeApp['fetch'] = async (request) =>
-      request.url.endsWith('/v1/customers.delete') && request.headers.get('content-type') !== 'application/json' ? Response.json({ code: 'invalid_request', message: 'unsupported media type' }, { status: 415 }) : app.fetch(request);
+      request.url.endsWith('/v1/plans.update') && request.headers.get('content-type') !== 'application/json' ? Response.json({ code: 'invalid_request', message: 'unsupported media type' }, { status: 415 }) : app.fetch(request);
     const strict = Object.assign(Object.create(app) as FakeApp, { fetch });
-    const result = await explore(inProcessTarget(strict, createNamespace({ prefix: 'conf', seed, salt: 'write-variants' })), { seed, runs: 100, maxSteps: 25, maxFindings: 1, shrinkRuns: 0, minimize: false, localise: false });
+    const result = await explore(inProcessTarget(strict, createNamespace({ prefix: 'conf', seed, salt: 'write-variants' })), { seed, runs: 40, maxSteps: 15, maxFindings: 1, shrinkRuns: 0, minimize: false, localise: false });
     const finding = result.findings[0];
     expect(finding, `seed ${seed}: ${result.programs} programs`).toBeDefined();
     const step = finding!.steps[finding!.at]!;
-    expect([step.operation, step.variant]).toEqual(['customers.delete', expect.stringMatching(/^(charset|media-type-case)$/)]);
-    // customers.delete is the reference's (interface.md documents no delete): its own SHOULD rule, not the convention's MUST.
+    expect([step.operation, step.variant]).toEqual(['plans.update', expect.stringMatching(/^(charset|media-type-case)$/)]);
+    // plans.update is the reference's (interface.md does not document it): its own SHOULD rule, not the convention's MUST.
     expect(finding!.level).toBe('SHOULD');
   });
 });
