@@ -9,15 +9,25 @@ import { createFakeApp } from '../../fake-server/app.ts';
 import type { Fault } from '../../fake-server/faults/fault.ts';
 import { FAULTS, faultsFor } from '../../fake-server/faults/index.ts';
 import { createNamespace } from '../framework/namespace.ts';
-import { localise } from './attribution.ts';
+import { localise, type Localisable } from './attribution.ts';
 import { explore } from './explorer.ts';
 import type { Step } from './lockstep.ts';
 import { replaySteps } from './replay.ts';
-import { inProcessTarget } from './targets.ts';
+import { inProcessTarget, type ExploreTarget } from './targets.ts';
 
 /** The target cannot read a JSON body; another fault (every request carrying the version header refused) answers its first difference alike. */
 const BUG = 'CONV-POST-JSON';
 const MIMIC = 'AUTH-API-VERSION-HEADER';
+
+/** `calls` replayed on `target` from mid-June: the finding of the first that differs, as exploration reports one. */
+async function firstDifference(target: ExploreTarget, prefix: string, calls: readonly (readonly [operation: string, request: unknown])[]): Promise<Localisable> {
+  const program = { idPrefix: prefix, start: { kind: 'mid-june' as const, at: 0 }, apiVersion: '2.4.0' };
+  const steps = calls.map(([operation, request], index): Step => ({ index, command: 'test', operation, request, model: { status: 0, body: null }, target: { status: 0, body: null }, differences: [] }));
+  const ran = await replaySteps({ ...program, steps }, target);
+  const at = ran.lockstep.steps.findIndex((step) => step.differences.length > 0);
+  const differences = ran.lockstep.steps[at]!.differences;
+  return { ...program, idPrefix: ran.prefix, start: { ...program.start, at: ran.start }, steps: ran.lockstep.steps, at, differences, rule: differences[0]!.rule };
+}
 
 describe('a finding of a bug the catalogue does not know', () => {
   it(`is named by its owners (${BUG}), not by a fault that only mimics its first difference (${MIMIC}); known, by its fault`, { timeout: 120_000 }, async () => {
@@ -41,15 +51,9 @@ describe('a listing walked page by page that lists other rows than the model', (
   it(`is named by the walk’s rule (${WALK}) when the same listing asked as one page lists them as the model does (the fault left out)`, { timeout: 120_000 }, async () => {
     const broken = () => inProcessTarget(createFakeApp({ faults: faultsFor([WALK]) }), createNamespace({ prefix: 'conf', seed: 6 }));
     const prefix = 'conf_walk_';
-    const call = (index: number, operation: string, request: unknown): Step => ({ index, command: 'test', operation, request, model: { status: 0, body: null }, target: { status: 0, body: null }, differences: [] });
-    const entity = (index: number, n: number) => call(index, 'entities.create', { customer_id: `${prefix}cus_1`, entity_id: `${prefix}seat_${n}`, feature_id: `${prefix}feat_1`, name: `Seat ${n}` });
-    const program = { idPrefix: prefix, start: { kind: 'mid-june' as const, at: 0 }, apiVersion: '2.4.0' };
-    const steps = [call(0, 'features.create', { feature_id: `${prefix}feat_1`, name: 'Seats', type: 'metered', consumable: false }), entity(1, 1), entity(2, 2), entity(3, 3), entity(4, 4), call(5, 'entities.list', { customer_id: `${prefix}cus_1`, limit: 2 })];
-    const ran = await replaySteps({ ...program, steps }, broken());
-    const at = ran.lockstep.steps.findIndex((step) => step.differences.length > 0);
-    const differences = ran.lockstep.steps[at]!.differences;
-    expect(differences.map((d) => d.kind)).toContain('membership');
-    const finding = { ...program, idPrefix: ran.prefix, start: { ...program.start, at: ran.start }, steps: ran.lockstep.steps, at, differences, rule: differences[0]!.rule };
+    const entity = (n: number) => ['entities.create', { customer_id: `${prefix}cus_1`, entity_id: `${prefix}seat_${n}`, feature_id: `${prefix}feat_1`, name: `Seat ${n}` }] as const;
+    const finding = await firstDifference(broken(), prefix, [['features.create', { feature_id: `${prefix}feat_1`, name: 'Seats', type: 'metered', consumable: false }], entity(1), entity(2), entity(3), entity(4), ['entities.list', { customer_id: `${prefix}cus_1`, limit: 2 }]]);
+    expect(finding.differences.map((d) => d.kind)).toContain('membership');
     expect(finding.rule).not.toBe(WALK);
 
     const named = await localise(finding, { target: broken(), catalogue: [...FAULTS.values()].filter((fault) => fault.rule !== WALK) });
@@ -64,18 +68,12 @@ describe("a difference that the owners' own fault and another both reproduce exa
   it(`is named by the one that answers the same calls asked otherwise as the target does (${BUG}), not by the owners' first`, { timeout: 120_000 }, async () => {
     const broken = () => inProcessTarget(createFakeApp({ faults: faultsFor([BUG]) }), createNamespace({ prefix: 'conf', seed: 7 }));
     const prefix = 'conf_cascade_';
-    const call = (index: number, operation: string, request: unknown): Step => ({ index, command: 'test', operation, request, model: { status: 0, body: null }, target: { status: 0, body: null }, differences: [] });
-    const program = { idPrefix: prefix, start: { kind: 'mid-june' as const, at: 0 }, apiVersion: '2.4.0' };
-    const steps = [
-      call(0, 'features.create', { feature_id: `${prefix}feat_1`, name: 'Seats', type: 'metered', consumable: false }),
-      call(1, 'entities.create', { customer_id: `${prefix}cus_1`, entity_id: `${prefix}ent_1`, feature_id: `${prefix}feat_1`, name: 'Seat 1' }),
-      call(2, 'customers.delete', { customer_id: `${prefix}cus_1` }),
-      call(3, 'entities.list', { customer_id: `${prefix}cus_1` }),
-    ];
-    const ran = await replaySteps({ ...program, steps }, broken());
-    const at = ran.lockstep.steps.findIndex((step) => step.differences.length > 0);
-    const differences = ran.lockstep.steps[at]!.differences;
-    const finding = { ...program, idPrefix: ran.prefix, start: { ...program.start, at: ran.start }, steps: ran.lockstep.steps, at, differences, rule: differences[0]!.rule };
+    const finding = await firstDifference(broken(), prefix, [
+      ['features.create', { feature_id: `${prefix}feat_1`, name: 'Seats', type: 'metered', consumable: false }],
+      ['entities.create', { customer_id: `${prefix}cus_1`, entity_id: `${prefix}ent_1`, feature_id: `${prefix}feat_1`, name: 'Seat 1' }],
+      ['customers.delete', { customer_id: `${prefix}cus_1` }],
+      ['entities.list', { customer_id: `${prefix}cus_1` }],
+    ]);
     expect(finding.rule).toBe('CUS-DELETE');
     const named = await localise(finding, { target: broken() });
     expect(named.reproducing).toEqual(expect.arrayContaining(['CUS-DELETE', BUG]));
@@ -89,18 +87,12 @@ describe('a difference in an answer only the reference shows, which a fault of a
   it(`is named by that fault (${BUG}) where a documented read of the same state shows it, not by a SHOULD rule's fault alike`, { timeout: 120_000 }, async () => {
     const broken = () => inProcessTarget(createFakeApp({ faults: faultsFor([BUG]) }), createNamespace({ prefix: 'conf', seed: 9 }));
     const prefix = 'conf_auto_';
-    const call = (index: number, operation: string, request: unknown): Step => ({ index, command: 'test', operation, request, model: { status: 0, body: null }, target: { status: 0, body: null }, differences: [] });
-    const program = { idPrefix: prefix, start: { kind: 'mid-june' as const, at: 0 }, apiVersion: '2.4.0' };
-    const steps = [
-      call(0, 'features.create', { feature_id: `${prefix}feat_1`, name: 'Units', type: 'metered', consumable: true }),
-      call(1, 'plans.create', { plan_id: `${prefix}plan_1`, name: 'Free', add_on: true, auto_enable: true, items: [{ feature_id: `${prefix}feat_1`, included: 3, reset: { interval: 'month' } }] }),
-      call(2, 'customers.get_or_create', { customer_id: `${prefix}cus_1` }),
-    ];
-    const ran = await replaySteps({ ...program, steps }, broken());
-    const at = ran.lockstep.steps.findIndex((step) => step.differences.length > 0);
-    expect(ran.lockstep.steps[at]?.operation).toBe('customers.get_or_create');
-    const differences = ran.lockstep.steps[at]!.differences;
-    const finding = { ...program, idPrefix: ran.prefix, start: { ...program.start, at: ran.start }, steps: ran.lockstep.steps, at, differences, rule: differences[0]!.rule };
+    const finding = await firstDifference(broken(), prefix, [
+      ['features.create', { feature_id: `${prefix}feat_1`, name: 'Units', type: 'metered', consumable: true }],
+      ['plans.create', { plan_id: `${prefix}plan_1`, name: 'Free', add_on: true, auto_enable: true, items: [{ feature_id: `${prefix}feat_1`, included: 3, reset: { interval: 'month' } }] }],
+      ['customers.get_or_create', { customer_id: `${prefix}cus_1` }],
+    ]);
+    expect(finding.steps[finding.at]?.operation).toBe('customers.get_or_create');
     const named = await localise(finding, { target: broken() });
     expect(named).toMatchObject({ rule: BUG, how: 'fault' });
     expect(named.evidence?.steps[named.evidence.at]?.operation).not.toBe('customers.get_or_create');
@@ -117,22 +109,16 @@ describe('a difference first seen in an answer only the reference shows', () => 
   it('is named by the rule a documented read after the same calls shows it under (the reset, not customers.get), with that run as evidence', { timeout: 120_000 }, async () => {
     const broken = () => inProcessTarget(createFakeApp({ faults: [stuck] }), createNamespace({ prefix: 'conf', seed: 8 }));
     const prefix = 'conf_reset_';
-    const call = (index: number, operation: string, request: unknown): Step => ({ index, command: 'test', operation, request, model: { status: 0, body: null }, target: { status: 0, body: null }, differences: [] });
-    const program = { idPrefix: prefix, start: { kind: 'mid-june' as const, at: 0 }, apiVersion: '2.4.0' };
-    const steps = [
-      call(0, 'features.create', { feature_id: `${prefix}feat_1`, name: 'Messages', type: 'metered', consumable: true }),
-      call(1, 'plans.create', { plan_id: `${prefix}plan_1`, name: 'Monthly messages', items: [{ feature_id: `${prefix}feat_1`, included: 5, reset: { interval: 'month' } }] }),
-      call(2, 'customers.get_or_create', { customer_id: `${prefix}cus_1` }),
-      call(3, 'billing.attach', { customer_id: `${prefix}cus_1`, plan_id: `${prefix}plan_1` }),
-      call(4, 'balances.track', { customer_id: `${prefix}cus_1`, feature_id: `${prefix}feat_1`, value: 2 }),
-      call(5, 'control:clock.advance', { ms: 40 * 86_400_000 }),
-      call(6, 'customers.get', { customer_id: `${prefix}cus_1` }),
-    ];
-    const ran = await replaySteps({ ...program, steps }, broken());
-    const at = ran.lockstep.steps.findIndex((step) => step.differences.length > 0);
-    expect(ran.lockstep.steps[at]!.operation).toBe('customers.get');
-    const differences = ran.lockstep.steps[at]!.differences;
-    const finding = { ...program, idPrefix: ran.prefix, start: { ...program.start, at: ran.start }, steps: ran.lockstep.steps, at, differences, rule: differences[0]!.rule };
+    const finding = await firstDifference(broken(), prefix, [
+      ['features.create', { feature_id: `${prefix}feat_1`, name: 'Messages', type: 'metered', consumable: true }],
+      ['plans.create', { plan_id: `${prefix}plan_1`, name: 'Monthly messages', items: [{ feature_id: `${prefix}feat_1`, included: 5, reset: { interval: 'month' } }] }],
+      ['customers.get_or_create', { customer_id: `${prefix}cus_1` }],
+      ['billing.attach', { customer_id: `${prefix}cus_1`, plan_id: `${prefix}plan_1` }],
+      ['balances.track', { customer_id: `${prefix}cus_1`, feature_id: `${prefix}feat_1`, value: 2 }],
+      ['control:clock.advance', { ms: 40 * 86_400_000 }],
+      ['customers.get', { customer_id: `${prefix}cus_1` }],
+    ]);
+    expect(finding.steps[finding.at]!.operation).toBe('customers.get');
     expect(finding.rule).toBe('CUS-GET');
 
     const named = await localise(finding, { target: broken() });
