@@ -1,14 +1,15 @@
 /**
  * Minimising a finding removes what the difference does not need in few re-runs: a command that made
  * hundreds of calls (a clock move over 300 customers) goes in one, not one re-run per call, which
- * over a network made a finding's minimising take longer than its exploration.
+ * over a network made a finding's minimising take longer than its exploration. fast-check's
+ * shrinking, before it, re-runs at most its budget's worth of calls, not its budget of whole programs.
  */
 import { describe, expect, it } from 'vitest';
 import { createFakeApp } from '../../fake-server/app.ts';
 import { faultsFor } from '../../fake-server/faults/index.ts';
 import { hashSeed } from '../../fixtures/random.ts';
 import { createNamespace } from '../framework/namespace.ts';
-import { explore, minimize } from './explorer.ts';
+import { explore, minimize, SHRINK_CALLS_PER_RUN } from './explorer.ts';
 import { inProcessTarget } from './targets.ts';
 
 // A fault whose finding, at this seed, comes from a program holding a scale command: its hundreds of calls are not needed.
@@ -29,5 +30,18 @@ describe('minimising a finding', () => {
     expect(minimal.steps.filter((step) => !step.resolve).length).toBeLessThanOrEqual(6);
     // One re-run per command, per run of 16 calls and per call left: tens (56 when written), not one per call of the program (357).
     expect(minimal.shrinkRuns - found.shrinkRuns).toBeLessThan(80);
+  });
+
+  it('shrinks a program of hundreds of calls in fewer re-runs than its budget: the calls re-run are bounded', { timeout: 120_000 }, async () => {
+    const budget = 30;
+    const target = broken();
+    let opened = 0;
+    const open = target.open.bind(target);
+    const counting = { ...target, open: (...args: Parameters<typeof open>) => (opened++, open(...args)) };
+    const { findings, programs } = await explore(counting, { seed, runs: 100, maxSteps: 30, maxFindings: 1, shrinkRuns: budget, minimize: false, localise: false });
+    const calls = findings[0]!.steps.filter((step) => !step.resolve).length;
+    expect(calls).toBeGreaterThan(100);
+    // Each re-run repeats about the program's calls: the budget's calls (30 programs' worth) run out after a few, not after 30.
+    expect(opened - programs).toBeLessThanOrEqual(Math.ceil((budget * SHRINK_CALLS_PER_RUN) / calls) + 1);
   });
 });
