@@ -399,6 +399,7 @@ export async function localise(
   const rank = (c: Candidate) => [c.mismatches, c.fault.rule === finding.rule ? 0 : 1, c.touches] as const;
   const byRank = (list: readonly Candidate[]) => [...list].sort((a, b) => compareTuples(rank(a), rank(b)));
   const ranked = byRank(allowed);
+  const reproducing = found.map((c) => c.fault.rule);
   // Where the answer is the reference's only, a documented read of the same state (documentedShows)
   // localised in turn: there a fault of a MUST rule may name the bug, and the read is the evidence.
   let documentedRead: Promise<Attribution | undefined> | undefined;
@@ -416,7 +417,7 @@ export async function localise(
         { ...options, budgetMs: Math.max(1000, deadline - Date.now()) },
       );
       if (inRead.how === 'fault') return { ...inRead, evidence, note: `${seen}, and ${inRead.note}` };
-      return { rule: shown.rule, how: 'owner', reproducing: found.map((c) => c.fault.rule), evidence, note: `${seen}, which ${shown.rule} owns (the rule of the write whose effect it shows)` } satisfies Attribution;
+      return { rule: shown.rule, how: 'owner', reproducing, evidence, note: `${seen}, which ${shown.rule} owns (the rule of the write whose effect it shows)` } satisfies Attribution;
     })());
   // A fault of a MUST rule reproduces it exactly, but may not name it here: first, whether a documented read shows it.
   if (!documented && found.some((c) => c.mismatches === 0 && !allowed.includes(c))) {
@@ -439,7 +440,6 @@ export async function localise(
   const misses = exact.length > 0 && !agreed && target !== undefined ? await probeMisses(finding, exact, target, probesStopped) : undefined;
   const explaining = misses === undefined ? exact : exact.filter((c) => misses.get(c) === 0);
   const best = explaining[0];
-  const reproducing = found.map((c) => c.fault.rule);
   const first = byRank(found.filter((c) => c.mismatches === 0))[0];
   if (first !== undefined && first !== best && !allowed.includes(first) && target !== undefined) {
     const evidence = await confirm(finding, first.fault, target);
