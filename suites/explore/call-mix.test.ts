@@ -68,7 +68,7 @@ describe('writes in the mix', () => {
     const app = createFakeApp();
     const fetch: FakeApp['fetch'] = async (request) =>
       request.url.endsWith('/v1/plans.update') && request.headers.get('content-type') !== 'application/json' ? Response.json({ code: 'invalid_request', message: 'unsupported media type' }, { status: 415 }) : app.fetch(request);
-    const strict = Object.assign(Object.create(app) as FakeApp, { fetch });
+    const strict = Object.assign(Object.create(app) as FakeApp, { fetch, reply: undefined });
     const result = await explore(inProcessTarget(strict, createNamespace({ prefix: 'conf', seed, salt: 'write-variants' })), { seed, runs: 40, maxSteps: 15, maxFindings: 1, shrinkRuns: 0, minimize: false, localise: false });
     const finding = result.findings[0];
     expect(finding, `seed ${seed}: ${result.programs} programs`).toBeDefined();

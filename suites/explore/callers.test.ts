@@ -79,7 +79,7 @@ describe('programs that send some of their calls as the published client', () =>
       const value = typeof body['value'] === 'number' ? body['value'] * 2 : 2;
       return app.fetch(new Request(request.url, { method: 'POST', headers: request.headers, body: JSON.stringify({ ...body, value }) }));
     };
-    return Object.assign(Object.create(app) as FakeApp, { fetch });
+    return Object.assign(Object.create(app) as FakeApp, { fetch, reply: undefined });
   };
   it('reach a bug only its requests meet, on any operation, and its finding replays', { timeout: 120_000 }, async () => {
     const seed = 5;

@@ -461,17 +461,48 @@ function identityOf(node: FieldNode, value: unknown): string {
     .join(',');
 }
 
-/** The element's compared content, IDs the target chooses left out, for matching equal elements. */
+/**
+ * The element's compared content, IDs the target chooses left out, for matching equal elements: JSON
+ * text written in one pass (a listing's hundreds of rows are each written once per comparison), of
+ * objects by their nodes' fields, maps by sorted key, arrays as the sorted texts of their elements.
+ */
 function canonical(node: FieldNode, value: unknown): string {
-  const strip = (n: FieldNode, v: unknown): unknown => {
-    const ownership = ownershipOf(n.key);
-    if (ownership !== undefined && ('notCompared' in ownership || ownership.targetId === true)) return undefined;
-    if (n.kind === 'object' && isObj(v)) return Object.fromEntries(Object.entries(n.fields ?? {}).map(([k, c]) => [k, strip(c, v[k])]));
-    if (n.kind === 'array' && Array.isArray(v)) return v.map((e) => strip(n.element!, e)).map((e) => JSON.stringify(e)).sort();
-    if (n.kind === 'map' && isObj(v)) return Object.fromEntries(Object.keys(v).sort().map((k) => [k, strip(n.element!, v[k])]));
-    return v;
-  };
-  return JSON.stringify(strip(node, value));
+  return canonicalText(node, value) ?? 'null';
+}
+
+/** Undefined where JSON.stringify leaves a value out: a node not compared, an ID the target chose, undefined itself. */
+function canonicalText(node: FieldNode, value: unknown): string | undefined {
+  const ownership = ownershipOf(node.key);
+  if (ownership !== undefined && ('notCompared' in ownership || ownership.targetId === true)) return undefined;
+  if (node.kind === 'object' && isObj(value)) {
+    const parts: string[] = [];
+    for (const [name, child] of Object.entries(node.fields ?? {})) {
+      const text = canonicalText(child, value[name]);
+      if (text !== undefined) parts.push(`${JSON.stringify(name)}:${text}`);
+    }
+    return `{${parts.join(',')}}`;
+  }
+  if (node.kind === 'array' && Array.isArray(value)) return JSON.stringify(value.map((e) => canonicalText(node.element!, e) ?? 'null').sort());
+  if (node.kind === 'map' && isObj(value)) {
+    const parts: string[] = [];
+    for (const key of Object.keys(value).sort()) {
+      const text = canonicalText(node.element!, value[key]);
+      if (text !== undefined) parts.push(`${JSON.stringify(key)}:${text}`);
+    }
+    return `{${parts.join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** Whether every element has an identity no other element of the list has. */
+function namesEachRow(node: FieldNode, list: readonly unknown[]): boolean {
+  const seen = new Set<string>();
+  for (const value of list) {
+    const identity = identityOf(node, value);
+    if (identity === '' || seen.has(identity)) return false;
+    seen.add(identity);
+  }
+  return true;
 }
 
 /** Pairs the elements of two arrays taken as sets: equal ones first, then same identity, then (identity-less) in order. */
@@ -506,7 +537,8 @@ function matchElements(node: FieldNode, m: readonly unknown[], t: readonly unkno
       freeT.delete(j);
     }
   };
-  pass((value) => `${identityOf(node, value)}|${canonical(node, value)}`);
+  // Equal rows first, where rows share an identity; where every row names itself, identity alone pairs the same rows.
+  if (!namesEachRow(node, m) || !namesEachRow(node, t)) pass((value) => `${identityOf(node, value)}|${canonical(node, value)}`);
   pass((value) => identityOf(node, value));
   if (identityFields(node).length === 0) {
     // Nothing names the elements (line items): the rest pair up in order.

@@ -421,18 +421,19 @@ function sumOf(list: unknown, field: string): number {
   return Array.isArray(list) ? list.reduce((sum: number, entry) => sum + (num((entry as Record<string, unknown>)?.[field]) ?? 0), 0) : 0;
 }
 
+/** ownershipOf's answers by node key: a comparison asks for every node of every answer. */
+const owners = new Map<string, Ownership | undefined>();
+
 /**
  * The ownership of a node key: its own entry, else the nearest `<prefix>.*` default above it
  * (`Plan.items[].price.amount` → `Plan.items[].*` → `Plan.*`). Undefined: the map is incomplete.
  */
 export function ownershipOf(key: string): Ownership | undefined {
-  const own = FIELD_OWNERS[key];
-  if (own !== undefined) return own;
-  for (let cut = key.lastIndexOf('.'); cut > 0; cut = key.lastIndexOf('.', cut - 1)) {
-    const fallback = FIELD_OWNERS[`${key.slice(0, cut)}.*`];
-    if (fallback !== undefined) return fallback;
-  }
-  return undefined;
+  if (owners.has(key)) return owners.get(key);
+  let found = FIELD_OWNERS[key];
+  for (let cut = key.lastIndexOf('.'); found === undefined && cut > 0; cut = key.lastIndexOf('.', cut - 1)) found = FIELD_OWNERS[`${key.slice(0, cut)}.*`];
+  owners.set(key, found);
+  return found;
 }
 
 /**

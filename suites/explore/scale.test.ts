@@ -27,7 +27,7 @@ describe('a batch of 150 licenses refused part-way', () => {
       }
       return app.fetch(new Request(request.url, { method: 'POST', headers: request.headers, body: JSON.stringify({ ...body, entities }) }));
     };
-    const result = await explore(inProcessTarget(Object.assign(Object.create(app) as FakeApp, { fetch }), createNamespace({ prefix: 'conf', seed, salt: 'batch' })), { seed, runs: 60, maxSteps: 20, maxFindings: 1, shrinkRuns: 0, minimize: false, localise: false });
+    const result = await explore(inProcessTarget(Object.assign(Object.create(app) as FakeApp, { fetch, reply: undefined }), createNamespace({ prefix: 'conf', seed, salt: 'batch' })), { seed, runs: 60, maxSteps: 20, maxFindings: 1, shrinkRuns: 0, minimize: false, localise: false });
     expect(result.coverage['batch-150'], `seed ${seed}`).toBeGreaterThan(0);
     expect(result.findings.map((f) => f.rule), `seed ${seed}: ${result.programs} programs`).toEqual(['LIC-ATTACH-DUPLICATE-IDS']);
   });

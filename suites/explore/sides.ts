@@ -8,6 +8,8 @@ import { CONTROL_PREFIX, type ControlCallName } from '../../spec/control-plane.t
 import type { ErrorBody } from '../../spec/common.ts';
 import { operations, type OperationName } from '../../spec/operations.ts';
 import type { FakeApp } from '../../fake-server/app.ts';
+import { answerInProcess } from '../../fake-server/http/in-process.ts';
+import type { Servable } from '../../fake-server/http/node-adapter.ts';
 import { KNOWN_CLIENT_DIFFERENCES } from '../../spec/reference/differences.ts';
 import type { Client, RequestOptions } from '../framework/client.ts';
 import { ControlPlaneError, type ControlClient } from '../framework/control-client.ts';
@@ -72,8 +74,11 @@ export function bearer(key: string, scheme = 'Bearer'): Headers {
   return { authorization: `${scheme} ${key}` };
 }
 
-/** The reference model: a fake in this process, called without a socket. */
-export function appSide(app: Pick<FakeApp, 'fetch'>, key: string, apiVersion: string): Side {
+/**
+ * The reference model: a fake in this process, called without a socket, through its fast path `reply`
+ * where it has one (a wrapper that rewrites raw HTTP sets `reply` undefined, as a fault that does so).
+ */
+export function appSide(app: Pick<FakeApp, 'fetch'> | Servable, key: string, apiVersion: string): Side {
   const send = async (path: string, body: unknown, headers: Headers = {}, version: string | null = apiVersion) => {
     const merged: Record<string, string | null> = { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'x-api-version': version };
     for (const [name, value] of Object.entries(headers)) {
@@ -81,15 +86,23 @@ export function appSide(app: Pick<FakeApp, 'fetch'>, key: string, apiVersion: st
       merged[name] = value;
     }
     const present = Object.fromEntries(Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== null));
-    const response = await app.fetch(new Request(`http://model.invalid${path}`, { method: 'POST', headers: present, body: JSON.stringify(body) }));
-    const text = await response.text();
+    const sent = body === undefined ? '' : JSON.stringify(body);
+    let status: number;
+    let text: string;
+    if ('reply' in app) {
+      ({ status, body: text } = await answerInProcess(app, 'POST', path, new Headers(present), sent));
+    } else {
+      const response = await app.fetch(new Request(`http://model.invalid${path}`, { method: 'POST', headers: present, body: sent }));
+      status = response.status;
+      text = await response.text();
+    }
     let parsed: unknown = text;
     try {
       parsed = text === '' ? undefined : JSON.parse(text);
     } catch {
       // Not JSON: kept as text.
     }
-    return { status: response.status, body: parsed };
+    return { status, body: parsed };
   };
   const call = (operation: OperationName, body: unknown, headers?: Headers) => send(operations[operation].path, body, headers);
   return {

@@ -12,10 +12,9 @@
  */
 import { STATUS_CODES } from 'node:http';
 import { Dispatcher } from 'undici';
-import type { BodyText, Reply } from '../../fake-server/http/json.ts';
-import { errorReply, tooLarge } from '../../fake-server/http/json.ts';
-import { normalPath, type Servable } from '../../fake-server/http/node-adapter.ts';
-import type { SocketRequestHead } from '../../fake-server/http/request-head.ts';
+import { answerInProcess } from '../../fake-server/http/in-process.ts';
+import type { Reply } from '../../fake-server/http/json.ts';
+import type { Servable } from '../../fake-server/http/node-adapter.ts';
 
 /** The request headers undici was given, as a web Headers (undici takes a record or a flat array). */
 function headersOf(given: Dispatcher.DispatchOptions['headers']): Headers {
@@ -66,22 +65,9 @@ export class InProcessDispatcher extends Dispatcher {
     return true;
   }
 
+  // Async: a body it cannot take (bodyOf throws) fails the request, not dispatch().
   async #answer(options: Dispatcher.DispatchOptions): Promise<Reply> {
-    const app = this.#app;
-    const path = normalPath(options.path);
-    if (path === undefined) return errorReply('route_not_found', `No operation at ${options.path}`, 'sandbox');
-    const text = bodyOf(options.body);
-    const body: BodyText = Buffer.byteLength(text) > app.bodyLimit ? tooLarge(app.bodyLimit) : { ok: true, text };
-    const headers = headersOf(options.headers);
-    const method = options.method;
-    if (app.reply !== undefined) {
-      const head: SocketRequestHead = { method, path, header: (name) => headers.get(name), headers: () => headers };
-      return app.reply(head, body);
-    }
-    if (!body.ok) return errorReply(body.code, body.message, 'sandbox');
-    const hasBody = method !== 'GET' && method !== 'HEAD';
-    const response = await app.fetch(new Request(`http://fake.invalid${options.path}`, { method, headers, ...(hasBody && { body: body.text }) }));
-    return { status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() };
+    return answerInProcess(this.#app, options.method, options.path, headersOf(options.headers), bodyOf(options.body));
   }
 
   override async close(): Promise<void> {}
