@@ -26,6 +26,17 @@ describe('compareAnswers', () => {
     expect(differences.filter((d) => d.kind !== 'order')).toEqual([]);
   });
 
+  it('pairs twin rows under two running clocks in order, not by a start a millisecond apart on each side', () => {
+    // An add-on attached to two entities: two rows alike but for their IDs and starts, which each side's clock put 1 ms apart the other way.
+    const record = (id: string, started: number) => ({ id, plan_id: 'extra', auto_enable: false, add_on: true, status: 'active', past_due: false, canceled_at: null, expires_at: null, trial_ends_at: null, started_at: started, current_period_start: null, current_period_end: null, quantity: 1, scope: 'entity' });
+    const customer = (rows: unknown[]) => ok({ id: 'c', name: null, email: null, created_at: 1, env: 'sandbox', subscriptions: rows, purchases: [], balances: {}, flags: {} });
+    const ids = new IdMap();
+    const compare = () => compareAnswers(context({ operation: 'customers.get', request: { customer_id: 'c' }, ids, timeToleranceMs: 1_000 }), customer([record('m_1', 809), record('m_2', 808)]), customer([record('t_1', 808), record('t_2', 809)]));
+    expect(compare().differences.filter((d) => d.kind === 'id')).toEqual([]);
+    expect([ids.targetOf('m_1'), ids.targetOf('m_2')]).toEqual(['t_1', 't_2']);
+    expect(compare().differences.filter((d) => d.kind === 'id')).toEqual([]);
+  });
+
   it("charges a clock move seen in a balance that never resets to PLAN-ALLOCATED-PERSISTS, whatever lock expired with it; in one that resets, to the move's own rule", () => {
     const balance = (over: Record<string, unknown>) => ({ feature_id: 'seats', granted: 5, remaining: 1, usage: 4, unlimited: false, overage_allowed: false, max_purchase: null, next_reset_at: null, breakdown: [], ...over });
     const check = (model: Record<string, unknown>, target: Record<string, unknown>) =>

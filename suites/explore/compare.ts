@@ -372,7 +372,7 @@ class Walk {
       if (!isDeepStrictEqual(sort(m), sort(t)) && owner !== undefined) out.push(this.#difference(this.#rule(node, owner, m, t, mParent, tParent, false), 'membership', node, path, m, t));
       return;
     }
-    const pairs = matchElements(element, m, t, this.#context.ids);
+    const pairs = matchElements(element, m, t, this.#context.ids, this.#context.timeToleranceMs);
     if ((pairs.missing.length > 0 || pairs.extra.length > 0) && owner !== undefined) {
       const describe = (list: readonly unknown[]) => list.map((e) => identityOf(element, e) || canonical(element, e));
       // A row a filter of the listing excludes is that filter's, whatever wrote it.
@@ -466,27 +466,28 @@ function identityOf(node: FieldNode, value: unknown): string {
  * text written in one pass (a listing's hundreds of rows are each written once per comparison), of
  * objects by their nodes' fields, maps by sorted key, arrays as the sorted texts of their elements.
  */
-function canonical(node: FieldNode, value: unknown): string {
-  return canonicalText(node, value) ?? 'null';
+function canonical(node: FieldNode, value: unknown, timestamps = true): string {
+  return canonicalText(node, value, timestamps) ?? 'null';
 }
 
-/** Undefined where JSON.stringify leaves a value out: a node not compared, an ID the target chose, undefined itself. */
-function canonicalText(node: FieldNode, value: unknown): string | undefined {
+/** Undefined where JSON.stringify leaves a value out: a node not compared, an ID the target chose, a timestamp left out, undefined itself. */
+function canonicalText(node: FieldNode, value: unknown, timestamps: boolean): string | undefined {
   const ownership = ownershipOf(node.key);
   if (ownership !== undefined && ('notCompared' in ownership || ownership.targetId === true)) return undefined;
+  if (node.timestamp && !timestamps) return undefined;
   if (node.kind === 'object' && isObj(value)) {
     const parts: string[] = [];
     for (const [name, child] of Object.entries(node.fields ?? {})) {
-      const text = canonicalText(child, value[name]);
+      const text = canonicalText(child, value[name], timestamps);
       if (text !== undefined) parts.push(`${JSON.stringify(name)}:${text}`);
     }
     return `{${parts.join(',')}}`;
   }
-  if (node.kind === 'array' && Array.isArray(value)) return JSON.stringify(value.map((e) => canonicalText(node.element!, e) ?? 'null').sort());
+  if (node.kind === 'array' && Array.isArray(value)) return JSON.stringify(value.map((e) => canonicalText(node.element!, e, timestamps) ?? 'null').sort());
   if (node.kind === 'map' && isObj(value)) {
     const parts: string[] = [];
     for (const key of Object.keys(value).sort()) {
-      const text = canonicalText(node.element!, value[key]);
+      const text = canonicalText(node.element!, value[key], timestamps);
       if (text !== undefined) parts.push(`${JSON.stringify(key)}:${text}`);
     }
     return `{${parts.join(',')}}`;
@@ -505,8 +506,13 @@ function namesEachRow(node: FieldNode, list: readonly unknown[]): boolean {
   return true;
 }
 
-/** Pairs the elements of two arrays taken as sets: equal ones first, then same identity, then (identity-less) in order. */
-function matchElements(node: FieldNode, m: readonly unknown[], t: readonly unknown[], ids?: IdMap): { matched: [number, number][]; missing: unknown[]; extra: unknown[] } {
+/**
+ * Pairs the elements of two arrays taken as sets: equal ones first, then same identity, then
+ * (identity-less) in order. Under two running clocks (`timeToleranceMs` > 0) rows are equal whatever
+ * their timestamps: a millisecond apart on each side, they would pair one row with another's twin
+ * (an add-on attached to several entities, each row the same but for its ID and start).
+ */
+function matchElements(node: FieldNode, m: readonly unknown[], t: readonly unknown[], ids?: IdMap, timeToleranceMs = 0): { matched: [number, number][]; missing: unknown[]; extra: unknown[] } {
   const freeM = new Set(m.keys());
   const freeT = new Set(t.keys());
   const matched: [number, number][] = [];
@@ -538,7 +544,7 @@ function matchElements(node: FieldNode, m: readonly unknown[], t: readonly unkno
     }
   };
   // Equal rows first, where rows share an identity; where every row names itself, identity alone pairs the same rows.
-  if (!namesEachRow(node, m) || !namesEachRow(node, t)) pass((value) => `${identityOf(node, value)}|${canonical(node, value)}`);
+  if (!namesEachRow(node, m) || !namesEachRow(node, t)) pass((value) => `${identityOf(node, value)}|${canonical(node, value, timeToleranceMs === 0)}`);
   pass((value) => identityOf(node, value));
   if (identityFields(node).length === 0) {
     // Nothing names the elements (line items): the rest pair up in order.
