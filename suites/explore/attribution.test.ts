@@ -127,3 +127,23 @@ describe('a difference first seen in an answer only the reference shows', () => 
     expect(named.evidence?.steps[named.evidence.at]?.operation).toBe('balances.check');
   });
 });
+
+describe('a plan found after its delete', () => {
+  // Two faults reproduce it: the delete that keeps the plan, and a read that finds any plan. The read's
+  // fault is tried beside the delete's (a fault of the diverging call), and a read of a plan no one made tells them apart.
+  it.each(['PLAN-DELETE', 'ERR-PLAN-NOT-FOUND'])('is named %s when that is what the target breaks', { timeout: 120_000 }, async (rule) => {
+    const broken = () => inProcessTarget(createFakeApp({ faults: faultsFor([rule]) }), createNamespace({ prefix: 'conf', seed: 7 }));
+    const prefix = 'conf_gone_';
+    const items = (included: number) => [{ feature_id: `${prefix}feat_1`, included, reset: { interval: 'month' } }];
+    // A second version, the latest deleted, then a read of that version (a shrunk finding of ERR-PLAN-NOT-FOUND's sweep).
+    const finding = await firstDifference(broken(), prefix, [
+      ['features.create', { feature_id: `${prefix}feat_1`, name: 'Units', type: 'metered', consumable: true }],
+      ['plans.create', { plan_id: `${prefix}plan_1`, name: 'Gone', items: items(5) }],
+      ['plans.update', { plan_id: `${prefix}plan_1`, items: items(7) }],
+      ['plans.delete', { plan_id: `${prefix}plan_1` }],
+      ['plans.get', { plan_id: `${prefix}plan_1`, version: 2 }],
+    ]);
+    expect(finding.rule).toBe('PLAN-DELETE');
+    expect(await localise(finding, { target: broken() })).toMatchObject({ rule, how: 'fault' });
+  });
+});

@@ -380,9 +380,10 @@ export async function localise(
   const diverging = finding.steps.find((step) => step.index === finding.at)?.operation ?? '';
   const order = (fault: Fault) => (fault.rule === finding.rule ? 0 : operationsTouched(fault)?.has(diverging) ? 1 : 2);
   // Once the owners' own rule's fault reproduces it exactly, only faults of the same operations may do as well (siblings: the
-  // delete that keeps the customer, or only its entities); the others are not tried (each is a replay).
+  // delete that keeps the customer, or only its entities), and those of the diverging call (a plan found after its delete: the
+  // delete kept it, or the read finds any plan; a read of a plan no one made tells them apart); the others are not tried (each is a replay).
   let ownersOperations: ReadonlySet<string> | undefined;
-  const sibling = (fault: Fault) => [...(operationsTouched(fault) ?? [])].some((operation) => ownersOperations!.has(operation));
+  const sibling = (fault: Fault) => [...(operationsTouched(fault) ?? [])].some((operation) => ownersOperations!.has(operation) || operation === diverging);
   for (const fault of [...catalogue].sort((a, b) => order(a) - order(b))) {
     if (Date.now() > deadline) break;
     if (ownersOperations !== undefined && !sibling(fault)) continue;

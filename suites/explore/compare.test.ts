@@ -65,6 +65,15 @@ describe('compareAnswers', () => {
     expect(compareAnswers(context(), ok({ list: [] }), { status: 201, body: { list: [] } }).differences.map((d) => d.rule)).toEqual(['ERR-SUCCESS-200']);
   });
 
+  it('owns a read the model answers not found and the target answers, after a delete, by the delete', () => {
+    const program = { id: 'p', name: 'P' };
+    const read = (writer?: { operation: 'referral_programs.delete' | 'referral_programs.update'; tags: string[] }) =>
+      compareAnswers(context({ operation: 'referral_programs.get', request: { referral_program_id: 'p' }, ...(writer && { writer }) }), refused(404, 'reward_program_not_found'), ok(program)).differences.map((d) => d.rule);
+    expect(read({ operation: 'referral_programs.delete', tags: [] })).toEqual(['REF-PROGRAM-DELETE']);
+    expect(read({ operation: 'referral_programs.update', tags: [] })).toEqual(['REF-UNKNOWN-PROGRAM']);
+    expect(read()).toEqual(['REF-UNKNOWN-PROGRAM']);
+  });
+
   it('owns an accepted request the model refuses by the bound the request breaks', () => {
     const body = { limit: 0 };
     const result = compareAnswers(context({ operation: 'subscriptions.list', request: body }), refused(400, 'invalid_inputs'), ok({ list: [], has_more: false, next_cursor: null }));

@@ -143,12 +143,15 @@ export function validationRule(operation: OperationName, request: unknown): Rule
   return ownBoundRule(operation, path) ?? (boundIsStated(operation, path) ? 'ERR-OUT-OF-BOUNDS-OR-ENUM' : 'ERR-OUT-OF-BOUNDS-REFERENCE');
 }
 
-function statusRule(context: CompareContext, model: Answer): RuleId {
+function statusRule(context: CompareContext, model: Answer, target: Answer): RuleId {
   const envelope = context.variant?.answeredAsPlain && !isSuccess(model.status) ? undefined : context.variant;
+  // Found where the model finds nothing, after a delete: what the delete left behind, not the read's refusal.
+  const deletedStillFound = model.status === 404 && isSuccess(target.status) && context.writer?.operation.endsWith('.delete') ? writerRule(context.writer, 'record') : undefined;
   const candidates = [
     envelope?.statusRule ?? envelope?.rule,
     context.intent,
     isSuccess(model.status) ? undefined : validationRule(context.operation, context.request),
+    deletedStillFound,
     isSuccess(model.status) ? undefined : CODE_RULES[codeOf(model.body) ?? ''],
   ];
   return candidates.find((rule): rule is RuleId => rule !== undefined && fitsOperation(rule, context.operation)) ?? OPERATION_RULES[context.operation];
@@ -190,7 +193,7 @@ export function compareAnswers(context: CompareContext, model: Answer, target: A
   if (isSuccess(model.status) !== isSuccess(target.status)) {
     const known = knownRefusal(context, model, target);
     if (known) return { differences: [], known };
-    return { differences: [difference(statusRule(context, model), 'status', 'status', summary(model), summary(target))] };
+    return { differences: [difference(statusRule(context, model, target), 'status', 'status', summary(model), summary(target))] };
   }
   if (!isSuccess(model.status)) {
     const known = knownRefusal(context, model, target);
