@@ -14,8 +14,9 @@ export const PROJECT_ROOT = fileURLToPath(new URL('../', import.meta.url));
 /** `ts` in the repository, `js` when this module runs compiled (the package's dist/). */
 const EXT = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
 
-/** The conformance CLI, and the node arguments that run it (tsx's loader in the repository). */
-export const CLI_COMMAND: readonly string[] = EXT === 'ts' ? ['--import', 'tsx', fileURLToPath(new URL('./cli.ts', import.meta.url))] : [fileURLToPath(new URL('./cli.js', import.meta.url))];
+/** The conformance CLI, and the node arguments that run it (in the repository, tsx's loader, with vitest loaded before it: suites/vitest-first.mjs). */
+export const CLI_COMMAND: readonly string[] =
+  EXT === 'ts' ? ['--import', fileURLToPath(new URL('./vitest-first.mjs', import.meta.url)), '--import', 'tsx', fileURLToPath(new URL('./cli.ts', import.meta.url))] : [fileURLToPath(new URL('./cli.js', import.meta.url))];
 
 /** The short exploration every conformance run ends with (suites/explore/), reported like a scenario. */
 export const EXPLORATION_TEST = `suites/explore/exploration.test.${EXT}`;

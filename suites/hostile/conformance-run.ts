@@ -8,11 +8,11 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CLI_COMMAND } from '../conformance-project.ts';
 import type { ConformanceReport } from '../report/schema.ts';
 import { childEnvironment } from '../meta/child-env.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CLI = join(ROOT, 'suites/cli.ts');
 
 export interface ConformanceRun {
   /** null when the child had to be killed. */
@@ -36,7 +36,7 @@ export async function runConformance(options: ConformanceRunOptions): Promise<Co
   const reportDir = mkdtempSync(join(tmpdir(), 'conformance-hostile-'));
   const env = { ...childEnvironment(), ...options.env };
   const only = options.only ?? [];
-  const args = ['--import', 'tsx', CLI, 'run', '--report-dir', reportDir, ...(only.length > 0 ? ['--only', ...only] : [])];
+  const args = [...CLI_COMMAND, 'run', '--report-dir', reportDir, ...(only.length > 0 ? ['--only', ...only] : [])];
   const child = spawn(process.execPath, args, { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));

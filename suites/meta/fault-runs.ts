@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { FAULTS } from '../../fake-server/faults/index.ts';
+import { CLI_COMMAND } from '../conformance-project.ts';
 import { expectedFailures } from './precision.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -58,7 +59,7 @@ function certify(fault: string, baseUrl: string, keys: { key: string; env: strin
   const sandbox = keys.find((k) => k.env === 'sandbox')!.key;
   const live = keys.find((k) => k.env === 'live')?.key;
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'suites/cli.ts'), 'run', '--base-url', baseUrl, '--report-dir', reportDir, '--seed', String(seed)], {
+  const child = spawn(process.execPath, [...CLI_COMMAND, 'run', '--base-url', baseUrl, '--report-dir', reportDir, '--seed', String(seed)], {
     cwd: ROOT,
     env: { ...process.env, API_KEY: sandbox, ...(live ? { OTHER_TENANT_API_KEY: live } : {}), CI: 'true' },
     stdio: 'ignore',

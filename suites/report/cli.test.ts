@@ -13,6 +13,7 @@ import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createFakeServer, type FakeServer } from '../../fake-server/index.ts';
 import { ruleById } from '../../spec/rules/catalogue.ts';
+import { CLI_COMMAND } from '../conformance-project.ts';
 import { SCENARIOS } from '../scenarios/index.ts';
 import { BASELINE_FORMAT, ConformanceReport } from './schema.ts';
 import { childEnvironment } from '../meta/child-env.ts';
@@ -52,7 +53,7 @@ function cliEnv(): NodeJS.ProcessEnv {
   return { ...childEnvironment(), CI: 'true', BASE_URL: fake.url, API_KEY: fake.apiKey, CONFORMANCE_PROFILE: profile };
 }
 
-const CLI = [process.execPath, '--import', 'tsx', join(ROOT, 'suites/cli.ts')] as const;
+const CLI = [process.execPath, ...CLI_COMMAND] as const;
 
 function cli(...args: string[]): Promise<Ran> {
   return new Promise((resolve) => {
@@ -317,7 +318,7 @@ async function inProcess(args: readonly string[], env: NodeJS.ProcessEnv): Promi
     for (const name of Object.keys(process.env)) delete process.env[name];
     Object.assign(process.env, given);
     process.exitCode = undefined;
-    await main([process.execPath, CLI[3], ...args]);
+    await main([process.execPath, CLI.at(-1)!, ...args]);
     return { code: Number(process.exitCode ?? 0), out };
   } finally {
     for (const spy of spies) spy.mockRestore();
