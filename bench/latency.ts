@@ -107,7 +107,7 @@ export async function startDelayProxy(port: number, delayMs: number): Promise<{ 
 function conformanceRun(baseUrl: string, env: Record<string, string>, concurrency: Concurrency): Promise<{ exitCode: number | null; report: ConformanceReport | undefined; seconds: number }> {
   const reportDir = mkdtempSync(join(tmpdir(), 'bench-latency-'));
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'suites/cli.ts'), 'run', '--base-url', baseUrl, '--report-dir', reportDir, ...(concurrency === 'default' ? [] : ['--concurrency', String(concurrency)])], {
+  const child = spawn(process.execPath, [join(ROOT, 'suites/cli.mjs'), 'run', '--base-url', baseUrl, '--report-dir', reportDir, ...(concurrency === 'default' ? [] : ['--concurrency', String(concurrency)])], {
     cwd: ROOT,
     env: { ...process.env, ...env, CI: 'true' },
     stdio: ['ignore', 'ignore', 'inherit'],

@@ -14,9 +14,8 @@ export const PROJECT_ROOT = fileURLToPath(new URL('../', import.meta.url));
 /** `ts` in the repository, `js` when this module runs compiled (the package's dist/). */
 const EXT = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
 
-/** The conformance CLI, and the node arguments that run it (in the repository, tsx's loader, with vitest loaded before it: suites/vitest-first.mjs). */
-export const CLI_COMMAND: readonly string[] =
-  EXT === 'ts' ? ['--import', fileURLToPath(new URL('./vitest-first.mjs', import.meta.url)), '--import', 'tsx', fileURLToPath(new URL('./cli.ts', import.meta.url))] : [fileURLToPath(new URL('./cli.js', import.meta.url))];
+/** The node arguments that run the conformance CLI: in the repository its launcher (suites/cli.mjs: vitest loaded before tsx), compiled in the package. */
+export const CLI_COMMAND: readonly string[] = [fileURLToPath(new URL(EXT === 'ts' ? './cli.mjs' : './cli.js', import.meta.url))];
 
 /** The short exploration every conformance run ends with (suites/explore/), reported like a scenario. */
 export const EXPLORATION_TEST = `suites/explore/exploration.test.${EXT}`;

@@ -1,5 +1,5 @@
 /**
- * `besi-conformance explore` (`npx tsx suites/cli.ts explore`): random programs over the whole
+ * `besi-conformance explore` (`node suites/cli.mjs explore`): random programs over the whole
  * interface against the embedded fake or a deployment, checked in lockstep against the reference
  * model; findings shrunk, reported like a run (report.json, report.html, summary.md, junit.xml in
  * `<report-dir>/explore/`) with a replay file and a curl script each. Also `--replay` of a finding,

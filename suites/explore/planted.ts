@@ -66,7 +66,7 @@ function failedRules(reportFile: string): string[] {
 function scenarios(scratch: string, seed: number, reportDir: string): NonNullable<PlantedResult['scenarios']> {
   mkdirSync(reportDir, { recursive: true });
   const started = Date.now();
-  const { code } = run('npx', ['tsx', 'suites/cli.ts', 'run', '--report-dir', reportDir, '--seed', String(seed)], scratch, { CONFORMANCE_EXPLORE_RUNS: '0' });
+  const { code } = run(process.execPath, ['suites/cli.mjs', 'run', '--report-dir', reportDir, '--seed', String(seed)], scratch, { CONFORMANCE_EXPLORE_RUNS: '0' });
   return { exitCode: code, seconds: Math.round((Date.now() - started) / 1000), fail: failedRules(join(reportDir, 'report.json')) };
 }
 
@@ -91,7 +91,7 @@ async function byUrl(scratch: string, seed: number, reportDir: string): Promise<
       fake.on('exit', (code) => reject(new Error(`the planted fake exited (${code}) before it was ready`)));
     });
     const started = Date.now();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'suites/cli.ts', 'run', '--base-url', url, '--report-dir', reportDir, '--seed', String(seed)], {
+    const child = spawn(process.execPath, ['suites/cli.mjs', 'run', '--base-url', url, '--report-dir', reportDir, '--seed', String(seed)], {
       cwd: ROOT,
       env: { ...process.env, API_KEY: PLANTED_KEYS.apiKey, OTHER_TENANT_API_KEY: PLANTED_KEYS.otherTenantApiKey, CI: 'true' },
       stdio: 'ignore',

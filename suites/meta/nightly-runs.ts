@@ -136,7 +136,10 @@ function runnersIn(group: number): number[] {
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
       const pgrp = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
       const cmdline = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
-      return pgrp === group && cmdline.some((arg) => arg.endsWith('suites/cli.ts')) && cmdline.includes('run') && cmdline[0]!.endsWith('node') && !cmdline.some((arg) => arg.endsWith('/tsx') || arg.endsWith('cli.mjs')) ? [Number(name)] : [];
+      // The CLI itself (suites/cli.mjs, or suites/cli.ts under tsx), not npm's process or tsx's wrapper.
+      const cli = cmdline.some((arg) => arg.endsWith('suites/cli.mjs') || arg.endsWith('suites/cli.ts'));
+      const wrapper = cmdline.some((arg) => arg.endsWith('/tsx') || arg.endsWith('tsx/dist/cli.mjs'));
+      return pgrp === group && cli && !wrapper && cmdline.includes('run') && cmdline[0]!.endsWith('node') ? [Number(name)] : [];
     } catch {
       return [];
     }

@@ -98,7 +98,7 @@ it(`ten nights of the docs' command line against one fake, four stopped at rando
     previousInterrupted = interrupted;
   }
   // Run as a person would, in the same place: the journal is in the report directory's state/.
-  const cleanup = await runNight('npx tsx suites/cli.ts cleanup --namespace nightly', { env: { BASE_URL: fake.url, API_KEY: fake.apiKey }, reportDir, journal, stop: { kind: 'none' } });
+  const cleanup = await runNight('node suites/cli.mjs cleanup --namespace nightly', { env: { BASE_URL: fake.url, API_KEY: fake.apiKey }, reportDir, journal, stop: { kind: 'none' } });
   console.log(`nightly (seed ${SEED}): cleanup exit ${cleanup.exitCode}: ${cleanup.console.trim().split('\n').at(-1)}`);
   expect(cleanup.exitCode, cleanup.console).toBe(0);
   expect(held()).toEqual([]);

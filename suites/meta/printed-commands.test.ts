@@ -43,13 +43,13 @@ const withKey = (line: string) => line.replaceAll('API_KEY=…', `API_KEY=${fake
 
 describe('commands the suite prints, run as printed against the target given by the environment', () => {
   it('each re-run: line of a failing run reproduces its FAIL (exit 1)', { timeout: 20 * 60_000 }, async () => {
-    const run = await shell(`npx tsx suites/cli.ts run --only ${RUN_FAULT} --report-dir ${join(dir, 'run')}`, { BASE_URL: fake.url, API_KEY: fake.apiKey, CONFORMANCE_EXPLORE_RUNS: '0' });
+    const run = await shell(`node suites/cli.mjs run --only ${RUN_FAULT} --report-dir ${join(dir, 'run')}`, { BASE_URL: fake.url, API_KEY: fake.apiKey, CONFORMANCE_EXPLORE_RUNS: '0' });
     expect(run.status, run.output.slice(-3000)).toBe(1);
     const reruns = [...run.output.matchAll(/^ {4}re-run: (.*)$/gm)].map((m) => m[1]!);
     expect(reruns.length).toBeGreaterThan(0);
     expect(run.output).not.toContain(fake.apiKey);
     for (const line of reruns) {
-      expect(line).toMatch(new RegExp(`^API_KEY=… npx tsx suites/cli.ts run --base-url ${fake.url} --api-version 2\\.4\\.0 --profile default --only [A-Z-]+ --seed \\d+$`));
+      expect(line).toMatch(new RegExp(`^API_KEY=… node suites/cli.mjs run --base-url ${fake.url} --api-version 2\\.4\\.0 --profile default --only [A-Z-]+ --seed \\d+$`));
       const again = await shell(`${withKey(line)} --report-dir ${join(dir, 'rerun')}`, { CONFORMANCE_EXPLORE_RUNS: '0' });
       expect(again.status, again.output.slice(-3000)).toBe(1);
       expect(again.output).toMatch(new RegExp(`conformance: \\d+ scenarios against ${fake.url}`));
@@ -57,16 +57,16 @@ describe('commands the suite prints, run as printed against the target given by 
   });
 
   it("each replay: line of an exploration's finding reproduces it (exit 1), and --replay <file> alone goes where it was found", { timeout: 20 * 60_000 }, async () => {
-    const explored = await shell(`npx tsx suites/cli.ts explore --runs 60 --max-steps 25 --max-findings 1 --seed 7 --report-dir ${join(dir, 'explore')}`, { BASE_URL: fake.url, API_KEY: fake.apiKey });
+    const explored = await shell(`node suites/cli.mjs explore --runs 60 --max-steps 25 --max-findings 1 --seed 7 --report-dir ${join(dir, 'explore')}`, { BASE_URL: fake.url, API_KEY: fake.apiKey });
     expect(explored.status, explored.output.slice(-3000)).toBe(1);
     const replays = [...explored.output.matchAll(/^ {2}replay: (.*)$/gm)].map((m) => m[1]!);
     expect(replays).toHaveLength(1);
-    expect(replays[0]).toMatch(new RegExp(`^API_KEY=… npx tsx suites/cli.ts explore --base-url ${fake.url} --api-version 2\\.4\\.0 --profile default --replay \\S+finding-1\\.json$`));
+    expect(replays[0]).toMatch(new RegExp(`^API_KEY=… node suites/cli.mjs explore --base-url ${fake.url} --api-version 2\\.4\\.0 --profile default --replay \\S+finding-1\\.json$`));
     const again = await shell(withKey(replays[0]!), {});
     expect(again.status, again.output.slice(-3000)).toBe(1);
     expect(again.output).toMatch(new RegExp(`against ${fake.url}`));
     const file = /--replay (\S+)$/.exec(replays[0]!)![1]!;
-    const alone = await shell(`npx tsx suites/cli.ts explore --replay ${file}`, { API_KEY: fake.apiKey });
+    const alone = await shell(`node suites/cli.mjs explore --replay ${file}`, { API_KEY: fake.apiKey });
     expect(alone.status, alone.output.slice(-3000)).toBe(1);
     expect(alone.output).toMatch(/explore: reproduced/);
   });

@@ -51,7 +51,7 @@ async function conformanceRun(baseUrl: string, env: Record<string, string>): Pro
   dirs.push(reportDir);
   const started = performance.now();
   const exitCode = await new Promise<number | null>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'suites/cli.ts'), 'run', '--base-url', baseUrl, '--report-dir', reportDir, '--concurrency', String(CONCURRENCY)], {
+    const child = spawn(process.execPath, [join(ROOT, 'suites/cli.mjs'), 'run', '--base-url', baseUrl, '--report-dir', reportDir, '--concurrency', String(CONCURRENCY)], {
       cwd: ROOT,
       env: { ...process.env, ...env, CI: 'true' },
       stdio: ['ignore', 'ignore', 'inherit'],

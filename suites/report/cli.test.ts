@@ -92,7 +92,7 @@ describe('a run against a fake with two faults', () => {
     for (const rule of [MUST_FAULT, SHOULD_FAULT]) {
       expect(ran.out).toMatch(new RegExp(`^  ${rule} \\[FAIL (MUST|SHOULD)\\] (plans|features)\\.create: expected an error, got 200 .+$`, 'm'));
       // The target came from the environment; the command carries it (and a placeholder for the key).
-      expect(ran.out).toContain(`re-run: API_KEY=… npx tsx suites/cli.ts run --base-url ${fake.url} --api-version 2.4.0 --profile ${profile} --only ${rule} --seed 424242`);
+      expect(ran.out).toContain(`re-run: API_KEY=… node suites/cli.mjs run --base-url ${fake.url} --api-version 2.4.0 --profile ${profile} --only ${rule} --seed 424242`);
     }
     expect(ran.out).not.toContain(fake.apiKey);
   });

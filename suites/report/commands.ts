@@ -11,14 +11,17 @@ import { shellArg } from './curl.ts';
 const INVOCATION = 'BESI_CONFORMANCE_INVOCATION';
 
 /**
- * How a person starts this CLI, as they started it: `npx tsx suites/cli.ts` in the repository,
- * `besi-conformance` where the package is installed. The CLI records it for its workers (`remember`).
+ * How a person starts this CLI, as they started it: `node suites/cli.mjs` in the repository (or
+ * `npx tsx suites/cli.ts`), `besi-conformance` where the package is installed. The CLI records it
+ * for its workers (`remember`).
  */
 export function cliInvocation(): string {
   const recorded = process.env[INVOCATION];
   if (recorded) return recorded;
   const script = process.argv[1] ?? 'besi-conformance';
-  return script.endsWith('.ts') ? `npx tsx ${relative(process.cwd(), script) || script}` : 'besi-conformance';
+  const path = relative(process.cwd(), script) || script;
+  if (script.endsWith('.mjs')) return `node ${path}`;
+  return script.endsWith('.ts') ? `npx tsx ${path}` : 'besi-conformance';
 }
 
 /** Called by the CLI at its start: the workers it starts print commands as the person started it. */
