@@ -285,7 +285,9 @@ function probesOf(finding: Localisable, program: readonly Pick<Step, 'operation'
   const operation = diverging.operation as OperationName;
   const body = diverging.request as Record<string, unknown>;
   const resent = RESENT_IN.map((variant) => ({ operation, body, ...(variant === 'plain' ? {} : { variant }) }));
-  return { resent: [...(LISTINGS.has(operation) ? listingProbes(diverging) : []), ...resent], others };
+  // A read asked of IDs no one made: a read that finds what a delete kept, or one that finds (makes) whatever it is asked, answer it apart.
+  const unknown = operation.endsWith('.get') ? [{ operation, body: Object.fromEntries(Object.entries(body).map(([key, value]) => [key, key.endsWith('_id') && typeof value === 'string' ? `${finding.idPrefix}probe_unknown` : value])) }] : [];
+  return { resent: [...(LISTINGS.has(operation) ? listingProbes(diverging) : []), ...resent], others: [...unknown, ...others] };
 }
 
 /** The envelopes the diverging call is sent again in, as probes. */

@@ -145,13 +145,17 @@ export function validationRule(operation: OperationName, request: unknown): Rule
 
 function statusRule(context: CompareContext, model: Answer, target: Answer): RuleId {
   const envelope = context.variant?.answeredAsPlain && !isSuccess(model.status) ? undefined : context.variant;
-  // Found where the model finds nothing, after a delete: what the delete left behind, not the read's refusal.
-  const deletedStillFound = model.status === 404 && isSuccess(target.status) && context.writer?.operation.endsWith('.delete') ? writerRule(context.writer, 'record') : undefined;
+  // Found where the model finds nothing after a delete (what the delete left behind), or not found where the model still
+  // holds it (what the delete took too: every version of a plan, another customer's entity): the delete's, not the read's.
+  const notFound = (answer: Answer) => answer.status === 404;
+  const afterDelete = context.writer?.operation.endsWith('.delete') && ((notFound(model) && isSuccess(target.status)) || (isSuccess(model.status) && notFound(target)));
+  const byDelete = afterDelete ? writerRule(context.writer!, 'record') : undefined;
   const candidates = [
     envelope?.statusRule ?? envelope?.rule,
+    // Before the read's intent: a get of a deleted customer puts CUS-GET-UNKNOWN to the test, but found there, the delete kept it.
+    byDelete,
     context.intent,
     isSuccess(model.status) ? undefined : validationRule(context.operation, context.request),
-    deletedStillFound,
     isSuccess(model.status) ? undefined : CODE_RULES[codeOf(model.body) ?? ''],
   ];
   return candidates.find((rule): rule is RuleId => rule !== undefined && fitsOperation(rule, context.operation)) ?? OPERATION_RULES[context.operation];

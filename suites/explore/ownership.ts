@@ -525,6 +525,7 @@ export const WRITER_RULES: Readonly<Record<string, WriterRules>> = {
   'entities.delete': { any: 'ENT-DELETE' },
   'customers.delete': { any: 'CUS-DELETE' },
   'plans.delete': { any: 'PLAN-DELETE' },
+  'plans.delete:latest-version': { any: 'PLAN-DELETE-LATEST-VERSION' },
   'features.delete': { any: 'FEAT-DELETE-IN-USE' },
   'referral_programs.delete': { any: 'REF-PROGRAM-DELETE' },
   'rewards.delete': { any: 'REF-REWARD-DELETE-LINKED' },

@@ -120,7 +120,7 @@ export const deleteCommands: readonly CommandSpec<unknown>[] = [
         { operation: 'subscriptions.list', body: { plan_id: planId, statuses: ALL_STATUSES } },
       ];
       // The latest version only: the one before it is the plan now.
-      const latest = await context.send({ operation: 'plans.delete', body: { plan_id: versioned }, observe: reads(versioned) });
+      const latest = await context.send({ operation: 'plans.delete', body: { plan_id: versioned }, tags: ['latest-version'], observe: reads(versioned) });
       if (latest.model.status === 200) {
         context.reached('deleted-plan-version');
         const now = await context.modelRead('plans.get', { plan_id: versioned });

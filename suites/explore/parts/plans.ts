@@ -286,7 +286,7 @@ export const planCommands: readonly CommandSpec<unknown>[] = [
     applies: (world) => world.plans.length > 0,
     async run(context, { plan, allVersions }) {
       const chosen = pick(context.world.plans, plan)!;
-      const { model } = await context.send({ operation: 'plans.delete', body: { plan_id: chosen.id, ...(allVersions ? { all_versions: true } : {}) } });
+      const { model } = await context.send({ operation: 'plans.delete', body: { plan_id: chosen.id, ...(allVersions ? { all_versions: true } : {}) }, ...(allVersions ? {} : { tags: ['latest-version'] }) });
       if (model.status !== 200) return;
       const { world } = context;
       world.plans = allVersions || chosen.version === 1 ? world.plans.filter((p) => p.id !== chosen.id) : world.plans.map((p) => (p.id === chosen.id ? { ...p, version: p.version - 1 } : p));
