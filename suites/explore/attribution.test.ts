@@ -5,11 +5,12 @@
  * it (docs/exploration.md gives the figures over a sample of the catalogue).
  */
 import { describe, expect, it } from 'vitest';
-import { createFakeApp } from '../../fake-server/app.ts';
+import { createFakeApp, type FakeApp } from '../../fake-server/app.ts';
 import type { Fault } from '../../fake-server/faults/fault.ts';
 import { FAULTS, faultsFor } from '../../fake-server/faults/index.ts';
 import { createNamespace } from '../framework/namespace.ts';
 import { localise, type Localisable } from './attribution.ts';
+import type { VariantName } from './command.ts';
 import { explore } from './explorer.ts';
 import type { Step } from './lockstep.ts';
 import { replaySteps } from './replay.ts';
@@ -20,9 +21,9 @@ const BUG = 'CONV-POST-JSON';
 const MIMIC = 'AUTH-API-VERSION-HEADER';
 
 /** `calls` replayed on `target` from mid-June: the finding of the first that differs, as exploration reports one. */
-async function firstDifference(target: ExploreTarget, prefix: string, calls: readonly (readonly [operation: string, request: unknown])[]): Promise<Localisable> {
+async function firstDifference(target: ExploreTarget, prefix: string, calls: readonly (readonly [operation: string, request: unknown, sent?: VariantName | 'live'])[]): Promise<Localisable> {
   const program = { idPrefix: prefix, start: { kind: 'mid-june' as const, at: 0 }, apiVersion: '2.4.0' };
-  const steps = calls.map(([operation, request], index): Step => ({ index, command: 'test', operation, request, model: { status: 0, body: null }, target: { status: 0, body: null }, differences: [] }));
+  const steps = calls.map(([operation, request, sent], index): Step => ({ index, command: 'test', operation, request, ...(sent === 'live' ? { caller: { environment: 'live' } } : sent ? { variant: sent } : {}), model: { status: 0, body: null }, target: { status: 0, body: null }, differences: [] }));
   const ran = await replaySteps({ ...program, steps }, target);
   const at = ran.lockstep.steps.findIndex((step) => step.differences.length > 0);
   const differences = ran.lockstep.steps[at]!.differences;
@@ -145,5 +146,67 @@ describe('a plan found after its delete', () => {
     ]);
     expect(finding.rule).toBe('PLAN-DELETE');
     expect(await localise(finding, { target: broken() })).toMatchObject({ rule, how: 'fault' });
+  });
+});
+
+describe('a write sent in an envelope variant that the target reads otherwise, seen in a later plain call', () => {
+  // Not in the catalogue: a feature made with the media type spelt `Application/JSON` lands in another tenant, answered as if made here.
+  const misrouted: Fault = {
+    rule: 'CONV-POST-JSON',
+    breaks: 'features.create with the media type in capitals is made in the tenant of the first key',
+    request: (request, fake) => {
+      if (request.headers.get('content-type') !== 'Application/JSON' || !request.url.endsWith('/features.create')) return request;
+      const headers = new Headers(request.headers);
+      headers.set('authorization', `Bearer ${fake.firstKey}`);
+      return new Request(request.url, { method: request.method, headers, body: request.body, duplex: 'half' } as RequestInit);
+    },
+  };
+  it("is named by the variant's rule, found by sending those calls plain, not by the read's", { timeout: 120_000 }, async () => {
+    const broken = () => inProcessTarget(createFakeApp({ faults: [misrouted] }), createNamespace({ prefix: 'conf', seed: 11 }));
+    const prefix = 'conf_case_';
+    const finding = await firstDifference(broken(), prefix, [
+      ['features.create', { feature_id: `${prefix}feat_1`, name: 'Units', type: 'metered', consumable: true }, 'media-type-case'],
+      ['plans.create', { plan_id: `${prefix}plan_1`, name: 'Plan', items: [{ feature_id: `${prefix}feat_1`, included: 5 }] }],
+    ]);
+    expect(finding.at).toBe(1);
+    expect(finding.rule).not.toBe('CONV-POST-JSON');
+    const named = await localise(finding, { target: broken() });
+    expect(named).toMatchObject({ rule: 'CONV-POST-JSON', how: 'owner' });
+    expect(named.note).toMatch(/^with the calls sent in the media-type-case envelope sent plain, plans.create agrees with the model/);
+  });
+});
+
+describe("a write made with the organisation's live key that lands in its sandbox, seen in a later sandbox call", () => {
+  /** Not in the catalogue: features.create with an organisation's live key is served by its sandbox (its answer says nothing of where). */
+  function sandboxedLiveCreates(): FakeApp {
+    const leak: Fault = {
+      rule: 'AUTH-TENANT-ISOLATION',
+      breaks: "features.create with the live key makes the feature in the organisation's sandbox",
+      request: (request) => {
+        const key = request.headers.get('authorization')?.replace(/^Bearer\s+/i, '') ?? '';
+        const org = app.keys.find((config) => config.key === key)?.org;
+        const sandbox = app.keys.find((config) => config.org === org && config.key.startsWith('am_sk_test_'))?.key;
+        if (!key.startsWith('am_sk_live_') || sandbox === undefined || !request.url.endsWith('/features.create')) return request;
+        const headers = new Headers(request.headers);
+        headers.set('authorization', `Bearer ${sandbox}`);
+        return new Request(request.url, { method: request.method, headers, body: request.body, duplex: 'half' } as RequestInit);
+      },
+    };
+    const app = createFakeApp({ faults: [leak] });
+    return app;
+  }
+  it('is named AUTH-TENANT-ISOLATION, found by leaving out the calls of the other environment', { timeout: 120_000 }, async () => {
+    const bug = 'AUTH-TENANT-ISOLATION';
+    const broken = () => inProcessTarget(sandboxedLiveCreates(), createNamespace({ prefix: 'conf', seed: 13 }));
+    const prefix = 'conf_env_';
+    const finding = await firstDifference(broken(), prefix, [
+      ['features.create', { feature_id: `${prefix}feat_1`, name: 'Made live', type: 'metered', consumable: true }, 'live'],
+      ['features.get', { feature_id: `${prefix}feat_1` }],
+    ]);
+    expect(finding.at).toBe(1);
+    expect(finding.rule).not.toBe(bug);
+    const named = await localise(finding, { target: broken() });
+    expect(named).toMatchObject({ rule: bug, how: 'owner' });
+    expect(named.note).toMatch(/^without the 1 call\(s\) made for another environment or tenant, features.get agrees with the model/);
   });
 });

@@ -28,7 +28,7 @@ import { createNamespace } from '../framework/namespace.ts';
 import type { Difference } from './compare.ts';
 import { operations, type OperationName } from '../../spec/operations.ts';
 import { ControlRefused, type Step } from './lockstep.ts';
-import type { VariantName } from './command.ts';
+import { ALLOWED_VARIANTS, VARIANTS, type VariantName } from './command.ts';
 import type { ExploreTarget } from './targets.ts';
 import { answerShape, nodesOf } from './fields.ts';
 import { replaySteps, type Replayable } from './replay.ts';
@@ -360,6 +360,57 @@ async function walkRule(finding: Localisable, target: ExploreTarget, stopped: ()
   }
 }
 
+/** Who a step speaks for: its environment (the program's own, or the organisation's other), or another tenant's key. */
+const speakerOf = (step: Pick<Step, 'caller' | 'variant'>) => (step.variant === 'other-tenant' ? 'other-tenant' : (step.caller?.environment ?? 'own'));
+
+/** A step sent plain where it was sent in an envelope variant. */
+function sentPlain(step: Step): Step {
+  const { variant: _, headers: __, ...plain } = step;
+  return plain;
+}
+
+/**
+ * Callers and envelopes as the cause, where no fault explains a finding: the program run again on
+ * the target without the calls made for another environment or tenant, then with the calls of each
+ * envelope variant it used sent plain. Where the diverging call then agrees with the model (and no
+ * call before it differs), those calls made the difference: what another environment or tenant did
+ * shows in this one (AUTH-TENANT-ISOLATION), or the target read a variant's envelope otherwise than
+ * the same call sent plain (the variant's rule: CONV-POST-JSON for a media type, AUTH-BEARER-REQUIRED
+ * for the credentials), whichever later read showed it. A variant of the diverging call itself is
+ * compare.ts's question already.
+ */
+async function callerCause(finding: Localisable, target: ExploreTarget, stopped: () => boolean): Promise<{ readonly rule: RuleId; readonly note: string } | undefined> {
+  const program = finding.steps.filter((step) => !step.resolve && step.index <= finding.at);
+  const diverging = program.at(-1);
+  if (diverging === undefined || diverging.index !== finding.at) return undefined;
+  const main = finding.differences[0]!;
+  const trials: { steps: Step[]; rule: RuleId; note: string }[] = [];
+  // Clock moves stay: they move a program's environments together, as the model does.
+  const elsewhere = program.filter((step) => step !== diverging && !step.operation.startsWith('control:') && speakerOf(step) !== speakerOf(diverging));
+  if (elsewhere.length > 0) {
+    const kept = program.filter((step) => !elsewhere.includes(step));
+    trials.push({ steps: kept, rule: 'AUTH-TENANT-ISOLATION', note: `without the ${elsewhere.length} call(s) made for another environment or tenant, ${diverging.operation} agrees with the model: what they did shows where it must not` });
+  }
+  const variants = new Set(program.filter((step) => step !== diverging && (ALLOWED_VARIANTS as readonly string[]).includes(step.variant ?? '')).map((step) => step.variant as (typeof ALLOWED_VARIANTS)[number]));
+  for (const variant of variants) {
+    const rule = VARIANTS[variant].rule;
+    trials.push({ steps: program.map((step) => (step !== diverging && step.variant === variant ? sentPlain(step) : step)), rule, note: `with the calls sent in the ${variant} envelope sent plain, ${diverging.operation} agrees with the model: the target read that envelope otherwise than the same call plain, which ${rule} decides` });
+  }
+  for (const trial of trials) {
+    if (stopped()) break;
+    try {
+      const replay = await replaySteps({ ...finding, steps: trial.steps }, target, stopped);
+      const at = replay.replayed.get(finding.at);
+      if (at === undefined || replay.lockstep.steps.slice(0, at + 1).some((step) => step.differences.length > 0)) continue;
+      // The same call, answered alike: the calls left out or sent plain made the difference.
+      if (replay.lockstep.steps[at]!.operation === diverging.operation) return { rule: trial.rule, note: `${trial.note} (${finding.rule} owns ${main.path || main.key} where it differs)` };
+    } catch {
+      // The target or the model refused to go on without them: no answer this way.
+    }
+  }
+  return undefined;
+}
+
 /** Candidates probed, at most: the best ranked (each costs a replay in this process, none on the target). */
 const MOST_PROBED = 8;
 
@@ -452,6 +503,8 @@ export async function localise(
     }
   }
   if (best === undefined) {
+    const caused = target === undefined ? undefined : await callerCause(finding, target, probesStopped);
+    if (caused !== undefined) return { rule: caused.rule, how: 'owner', reproducing, note: caused.note };
     const walk = target === undefined ? undefined : await walkRule(finding, target, probesStopped);
     if (walk !== undefined) {
       return { rule: walk, how: 'owner', reproducing, note: `the same listing asked as one page lists the rows as the model does: they go missing or twice between the pages of the walk, which ${walk} decides (${finding.rule} owns ${main.path || main.key} where it differs)` };
