@@ -59,7 +59,24 @@ describe('a listing walked page by page that lists other rows than the model', (
 
     const named = await localise(finding, { target: broken(), catalogue: [...FAULTS.values()].filter((fault) => fault.rule !== WALK) });
     expect(named).toMatchObject({ rule: WALK, how: 'owner' });
-    expect(named.note).toMatch(/^the same listing asked as one page lists the rows as the model does/);
+    expect(named.note).toMatch(/^the same listing asked in pages of another size lists the rows as the model does/);
+  });
+  it(`is named by the walk’s rule (${WALK}) when pages larger than some size are cut short, and a walk of small pages lists every row`, { timeout: 120_000 }, async () => {
+    // Not in the catalogue: a page asked larger than 20 rows holds 20, and no cursor.
+    const cutShort: Fault = {
+      rule: WALK,
+      breaks: 'an entities.list page asked larger than 20 holds the first 20 rows and no next_cursor',
+      handlers: { 'entities.list': (real) => (ctx, input) => { const page = real(ctx, input); return (input.limit ?? 0) > 20 ? { ...page, list: page.list.slice(0, 20), next_cursor: null } : page; } },
+    };
+    const broken = () => inProcessTarget(createFakeApp({ faults: [cutShort] }), createNamespace({ prefix: 'conf', seed: 8 }));
+    const prefix = 'conf_page_';
+    const entity = (n: number) => ['entities.create', { customer_id: `${prefix}cus_1`, entity_id: `${prefix}seat_${n}`, feature_id: `${prefix}feat_1`, name: `Seat ${n}` }] as const;
+    const entities = Array.from({ length: 24 }, (_, i) => entity(i + 1));
+    const finding = await firstDifference(broken(), prefix, [['features.create', { feature_id: `${prefix}feat_1`, name: 'Seats', type: 'metered', consumable: false }], ...entities, ['entities.list', { customer_id: `${prefix}cus_1`, limit: 100 }]]);
+    expect(finding.differences.map((d) => d.kind)).toContain('membership');
+    expect(finding.rule).not.toBe(WALK);
+    const named = await localise(finding, { target: broken() });
+    expect(named).toMatchObject({ rule: WALK, how: 'owner' });
   });
 });
 
@@ -173,6 +190,33 @@ describe('a write sent in an envelope variant that the target reads otherwise, s
     const named = await localise(finding, { target: broken() });
     expect(named).toMatchObject({ rule: 'CONV-POST-JSON', how: 'owner' });
     expect(named.note).toMatch(/^with the calls sent in the media-type-case envelope sent plain, plans.create agrees with the model/);
+  });
+});
+
+describe('a plain JSON body that the target reads otherwise than one naming its charset', () => {
+  // Not in the catalogue: plans.create sent as plain `application/json` (no charset) is made in the tenant of the first key.
+  const plainMisread: Fault = {
+    rule: 'CONV-POST-JSON',
+    breaks: 'plans.create without a charset in its media type is made in the tenant of the first key',
+    request: (request, fake) => {
+      if (request.headers.get('content-type') !== 'application/json' || !request.url.endsWith('/plans.create')) return request;
+      const headers = new Headers(request.headers);
+      headers.set('authorization', `Bearer ${fake.firstKey}`);
+      return new Request(request.url, { method: request.method, headers, body: request.body, duplex: 'half' } as RequestInit);
+    },
+  };
+  it('is named CONV-POST-JSON, found by sending every call with its charset named', { timeout: 120_000 }, async () => {
+    const broken = () => inProcessTarget(createFakeApp({ faults: [plainMisread] }), createNamespace({ prefix: 'conf', seed: 12 }));
+    const prefix = 'conf_utf_';
+    const finding = await firstDifference(broken(), prefix, [
+      ['features.create', { feature_id: `${prefix}feat_1`, name: 'Units', type: 'metered', consumable: true }],
+      ['plans.create', { plan_id: `${prefix}plan_1`, name: 'Café', items: [{ feature_id: `${prefix}feat_1`, included: 5 }] }],
+    ]);
+    expect(finding.at).toBe(1);
+    expect(finding.rule).not.toBe('CONV-POST-JSON');
+    const named = await localise(finding, { target: broken() });
+    expect(named).toMatchObject({ rule: 'CONV-POST-JSON', how: 'owner' });
+    expect(named.note).toMatch(/^with every call sent with its charset named, plans.create agrees with the model/);
   });
 });
 

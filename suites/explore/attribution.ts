@@ -11,7 +11,7 @@
  * documented reads of what the program made, a read of a plan no one made, a listing in other pages
  * and filters) answered as the target answers them. Several explaining it: the owners' rule's fault,
  * then the one touching the fewest operations (the most specific). None: the owners' rule stands
- * (a walk that one page lists right excepted: `walkRule`; a difference in an answer only the
+ * (a walk that pages of another size list right excepted: `walkRule`; a difference in an answer only the
  * reference shows is named where a documented read of the same state shows it: `documentedShows`),
  * and the finding says which faults only mimic it. A bug nobody foresaw is mostly named by its
  * owners: a fault of another rule that reproduces its first difference is another bug that looks
@@ -334,30 +334,42 @@ const WALKS: Readonly<Record<string, { readonly rule: RuleId; readonly most: num
   'entities.list': { rule: 'ENT-CURSOR-WALK', most: 5000 },
 };
 
+/** The page size of the walk asked in small pages (`walkRule`). */
+const SMALL_PAGE = 20;
+
 /**
- * A listing walked page by page that holds other rows than the model's, where no fault explains it:
- * the same listing asked as one page, on the target. Listed there as the model lists it, the rows go
- * missing or twice between pages, and the walk's rule names the bug, not the write the rows show.
- * Undefined where it is no such walk, or one page differs too.
+ * A paged listing that holds other rows than the model's, where no fault explains it: the same
+ * listing asked otherwise on the target, as one page of the largest size and as a walk of small
+ * pages. Where the other way lists the rows as the model does, the rows go missing or twice in how
+ * pages are cut at the size asked (between pages, or past a size the page cannot hold), and the
+ * walk's rule names the bug, not the write the rows show. Undefined where it is no such listing,
+ * or the other way differs too.
  */
 async function walkRule(finding: Localisable, target: ExploreTarget, stopped: () => boolean): Promise<RuleId | undefined> {
   const diverging = finding.steps.find((step) => step.index === finding.at);
   const walk = diverging === undefined ? undefined : WALKS[diverging.operation];
   const rows = finding.differences.find((d) => d.kind === 'membership');
   if (diverging === undefined || walk === undefined || rows === undefined || diverging.around !== undefined || walk.rule === finding.rule) return undefined;
-  const { start_cursor: _, ...body } = diverging.request as Record<string, unknown>;
+  const { start_cursor: _, limit, ...body } = diverging.request as Record<string, unknown>;
   const program = finding.steps.filter((step) => !step.resolve && step.index <= finding.at);
-  const probe = readStep({ operation: diverging.operation as OperationName, body: { ...body, limit: walk.most } }, 1 + Math.max(...finding.steps.map((step) => step.index)));
-  try {
-    const replay = await replaySteps({ ...finding, steps: [...program, probe] }, target, stopped);
-    const walked = replay.lockstep.steps[replay.replayed.get(diverging.index) ?? -1];
-    const paged = replay.lockstep.steps[replay.replayed.get(probe.index) ?? -1];
-    // The walk must still differ in its rows, and the one page not.
-    if (walked === undefined || paged === undefined || !walked.differences.some((d) => d.kind === 'membership' && d.key === rows.key)) return undefined;
-    return paged.target.status === 200 && !paged.differences.some((d) => d.kind === 'membership') ? walk.rule : undefined;
-  } catch {
-    return undefined;
+  const next = 1 + Math.max(...finding.steps.map((step) => step.index));
+  // One page first; then, where the listing was asked in pages larger than small ones, a walk of small pages.
+  const limits = [walk.most, ...(typeof limit === 'number' && limit > SMALL_PAGE ? [SMALL_PAGE] : [])];
+  for (const otherLimit of limits) {
+    if (stopped()) break;
+    const probe = readStep({ operation: diverging.operation as OperationName, body: { ...body, limit: otherLimit } }, next);
+    try {
+      const replay = await replaySteps({ ...finding, steps: [...program, probe] }, target, stopped);
+      const asked = replay.lockstep.steps[replay.replayed.get(diverging.index) ?? -1];
+      const otherwise = replay.lockstep.steps[replay.replayed.get(probe.index) ?? -1];
+      // The listing as asked must still differ in its rows, and asked otherwise not.
+      if (asked === undefined || otherwise === undefined || !asked.differences.some((d) => d.kind === 'membership' && d.key === rows.key)) return undefined;
+      if (otherwise.target.status === 200 && !otherwise.differences.some((d) => d.kind === 'membership')) return walk.rule;
+    } catch {
+      return undefined;
+    }
   }
+  return undefined;
 }
 
 /** Who a step speaks for: its environment (the program's own, or the organisation's other), or another tenant's key. */
@@ -376,8 +388,9 @@ function sentPlain(step: Step): Step {
  * call before it differs), those calls made the difference: what another environment or tenant did
  * shows in this one (AUTH-TENANT-ISOLATION), or the target read a variant's envelope otherwise than
  * the same call sent plain (the variant's rule: CONV-POST-JSON for a media type, AUTH-BEARER-REQUIRED
- * for the credentials), whichever later read showed it. A variant of the diverging call itself is
- * compare.ts's question already.
+ * for the credentials), whichever later read showed it; and, for a program sent plain, with every
+ * call naming its charset: agreeing then, the target read a plain JSON body otherwise (CONV-POST-JSON).
+ * A variant of the diverging call itself is compare.ts's question already.
  */
 async function callerCause(finding: Localisable, target: ExploreTarget, stopped: () => boolean): Promise<{ readonly rule: RuleId; readonly note: string } | undefined> {
   const program = finding.steps.filter((step) => !step.resolve && step.index <= finding.at);
@@ -395,6 +408,15 @@ async function callerCause(finding: Localisable, target: ExploreTarget, stopped:
   for (const variant of variants) {
     const rule = VARIANTS[variant].rule;
     trials.push({ steps: program.map((step) => (step !== diverging && step.variant === variant ? sentPlain(step) : step)), rule, note: `with the calls sent in the ${variant} envelope sent plain, ${diverging.operation} agrees with the model: the target read that envelope otherwise than the same call plain, which ${rule} decides` });
+  }
+  // The other way round: every call sent with its charset named (`application/json; charset=utf-8`). Where the diverging call then
+  // agrees, the target read a plain JSON body otherwise (as another encoding than UTF-8, say), which CONV-POST-JSON decides.
+  if (program.every((step) => step.variant === undefined || step.variant === 'plain')) {
+    trials.push({
+      steps: program.map((step) => (step.operation.startsWith('control:') ? step : { ...step, variant: 'charset' })),
+      rule: 'CONV-POST-JSON',
+      note: `with every call sent with its charset named, ${diverging.operation} agrees with the model: the target read a plain application/json body otherwise, which CONV-POST-JSON decides`,
+    });
   }
   for (const trial of trials) {
     if (stopped()) break;
@@ -507,7 +529,7 @@ export async function localise(
     if (caused !== undefined) return { rule: caused.rule, how: 'owner', reproducing, note: caused.note };
     const walk = target === undefined ? undefined : await walkRule(finding, target, probesStopped);
     if (walk !== undefined) {
-      return { rule: walk, how: 'owner', reproducing, note: `the same listing asked as one page lists the rows as the model does: they go missing or twice between the pages of the walk, which ${walk} decides (${finding.rule} owns ${main.path || main.key} where it differs)` };
+      return { rule: walk, how: 'owner', reproducing, note: `the same listing asked in pages of another size lists the rows as the model does: they go missing or twice in how the pages are cut, which ${walk} decides (${finding.rule} owns ${main.path || main.key} where it differs)` };
     }
     const shown = !documented && ruleById.get(finding.rule)?.level !== 'MUST' ? await inDocumentedRead() : undefined;
     if (shown !== undefined) return shown;
