@@ -33,6 +33,7 @@ export const DIMENSION_GROUPS = {
     'two-grants-one-feature': 'one subject holding two grants of one feature (main plan and add-on, priced and free)',
     'two-intervals': 'two grants of one feature with different reset intervals, across a reset of one of them',
     'two-pools': 'one license plan offered by two parent plans of one customer',
+    'two-licenses': 'a parent plan offering two license plans, seats of each',
     'credit-system-several-features': 'a credit system pricing several metered features, drawn on',
     'two-customers': 'a program with two or more customers, listed across customers',
     'entity-balances': 'an entity holding plans and balances of its own next to its customer’s',

@@ -45,7 +45,8 @@ const combos: readonly CommandSpec<unknown>[] = [
     part: 'balances',
     weight: 1,
     reaches: ['credit-entity-usage', 'lock-credit-system', 'credit-system-several-features'],
-    args: fc.record({ costs: fc.tuple(fc.constantFrom(1, 2.5), fc.constantFrom(1, 0.25)), credits: fc.constantFrom(20, 7.5), action: fc.constantFrom('confirm', 'release'), override: fc.constantFrom(undefined, 1), acrossReset: fc.boolean() }),
+    // The locked feature never costs 1 credit: at a rate of 1, units and credits are the same numbers, and a lock that gives back units for credits goes unseen.
+    args: fc.record({ costs: fc.tuple(fc.constantFrom(2.5, 3), fc.constantFrom(1, 0.25)), credits: fc.constantFrom(20, 7.5), action: fc.constantFrom('confirm', 'release'), override: fc.constantFrom(undefined, 1), acrossReset: fc.boolean() }),
     async run(context, args) {
       const first = await createFeature(context, 'consumable');
       const second = await createFeature(context, 'consumable');
@@ -155,6 +156,8 @@ const combos: readonly CommandSpec<unknown>[] = [
         balanceRead(customerId, flag),
         ...siblings.map((id) => balanceRead(customerId, flag, id)),
         balanceRead(customerId, own, holder),
+        // The customer's flag, inherited by an entity that holds a plan of its own too: its own grants add to what it inherits.
+        balanceRead(customerId, flag, holder),
         balanceRead(customerId, own),
         { operation: 'balances.check', body: { customer_id: customerId, feature_id: own, with_preview: true }, customerId, tags: ['plain'] },
         balanceRead(customerId, own, siblings[0]),
@@ -338,7 +341,8 @@ const combos: readonly CommandSpec<unknown>[] = [
       const seat = await seatFeature(context);
       if (seat === undefined) return;
       const customerId = await newCustomer(context);
-      const names = ['Alpha Team', 'ALPHA beta', 'Gamma  Delta', ' Padded ', 'Ødegård Siège'];
+      // Characters that are wildcards elsewhere (SQL LIKE's `_` and `%`, a regular expression's `.`) are text in a search.
+      const names = ['Alpha Team', 'ALPHA beta', 'Gamma  Delta', ' Padded ', 'Ødegård Siège', 'Seat_1', 'SeatX1', '50% off', 'a.b'];
       const ids: string[] = [];
       for (const name of names) {
         const id = await createEntity(context, customerId, seat, { name });
@@ -349,7 +353,7 @@ const combos: readonly CommandSpec<unknown>[] = [
       if (made.model.status === 200) ids.push(unnamed);
       const someId = ids[1] ?? ids[0];
       if (someId === undefined) return;
-      const searches = ['   ', ' alpha ', 'ALPHA', 'alpha t', 'gamma  delta', 'gamma delta', 'padded', 'ØDEGÅRD', someId, someId.slice(-5).toUpperCase(), `${someId}x`, 'no such name'];
+      const searches = ['   ', ' alpha ', 'ALPHA', 'alpha t', 'gamma  delta', 'gamma delta', 'padded', 'ØDEGÅRD', 'seat_1', '_', '%', '0% o', 'a.b', '.', someId, someId.slice(-5).toUpperCase(), `${someId}x`, 'no such name'];
       for (const search of searches) {
         await context.send({ operation: 'entities.list', body: { search, ...(args.acrossCustomers ? {} : { customer_id: customerId }), ...(args.limit ? { limit: args.limit } : {}) }, ...(args.acrossCustomers ? {} : { customerId }) });
       }

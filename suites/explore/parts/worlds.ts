@@ -21,17 +21,22 @@ export const worldCommands: readonly CommandSpec<unknown>[] = [
     part: 'licenses',
     weight: 1,
     builds: true,
-    args: fc.record({ customer: index, included: fc.constantFrom(0, 1, 2, 3, 5), bought: fc.constantFrom(undefined, undefined, 0, 3, 6), licenseItem: fc.constantFrom('flag', 'seat'), secondParent: rarely(3), group: fc.boolean() }),
+    reaches: ['two-licenses'],
+    args: fc.record({ customer: index, included: fc.constantFrom(0, 1, 2, 3, 5), bought: fc.constantFrom(undefined, undefined, 0, 3, 6), licenseItem: fc.constantFrom('flag', 'seat'), secondLicense: rarely(3), secondParent: rarely(3), group: fc.boolean() }),
     async run(context, args) {
       const featureId = await createFeature(context, args.licenseItem === 'flag' ? 'boolean' : 'allocated');
       if (featureId === undefined) return;
       if (args.licenseItem === 'flag' && !context.world.features.some((f) => f.type === 'metered' && !f.consumable)) await createFeature(context, 'allocated');
       const licensePlan = await createPlan(context, { items: [{ feature_id: featureId, ...(args.licenseItem === 'seat' ? { included: 1 } : {}) }] });
       if (licensePlan === undefined) return;
-      const parent = await createPlan(context, { ...(args.group ? { group: context.world.groups[0] } : {}), licenses: [{ license_plan_id: licensePlan, included: args.included }] });
+      // Now and then a parent offering two license plans: an entity may hold a seat of each, and one license's seats never count for the other.
+      const otherLicense = args.secondLicense ? await createPlan(context, { items: [{ feature_id: featureId, ...(args.licenseItem === 'seat' ? { included: 1 } : {}) }] }) : undefined;
+      const offered = [licensePlan, ...(otherLicense ? [otherLicense] : [])];
+      const parent = await createPlan(context, { ...(args.group ? { group: context.world.groups[0] } : {}), licenses: offered.map((id) => ({ license_plan_id: id, included: args.included })) });
       if (parent === undefined) return;
+      if (otherLicense) context.reached('two-licenses');
       const customerId = await someCustomer(context, args.customer);
-      const seats = args.bought === undefined ? {} : { license_quantities: [{ license_plan_id: licensePlan, quantity: args.bought }] };
+      const seats = args.bought === undefined ? {} : { license_quantities: offered.map((id) => ({ license_plan_id: id, quantity: args.bought! })) };
       await attach(context, customerId, parent, seats, ['license-quantities']);
       if (!args.secondParent) return;
       const second = await createPlan(context, { add_on: true, licenses: [{ license_plan_id: licensePlan, included: 1 }] });
