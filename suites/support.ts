@@ -137,6 +137,8 @@ export interface LicenseSetup {
   readonly seatFeature: Feature;
   /** A boolean feature the license plan grants. */
   readonly flag: Feature;
+  /** A second license plan the parent offers (createLicensePool's `secondLicense`). */
+  readonly otherLicensePlan?: Plan;
 }
 
 /**
@@ -145,16 +147,19 @@ export interface LicenseSetup {
  * `totalSeats`, the attach buys seats beyond the included ones (`license_quantities`, included seats
  * counted).
  */
-export async function createLicensePool(t: T, seats: number, options: { totalSeats?: number } = {}): Promise<LicenseSetup> {
+export async function createLicensePool(t: T, seats: number, options: { totalSeats?: number; secondLicense?: boolean } = {}): Promise<LicenseSetup> {
   const seatFeature = await createFeature(t, 'allocated');
   const flag = await createFeature(t, 'boolean');
   const licensePlan = await createPlan(t, { items: [{ feature_id: flag.id }] });
-  const parentPlan = await createPlan(t, { group: t.ns.id('grp'), licenses: [{ license_plan_id: licensePlan.id, included: seats }] });
-  requireLicenseLinks(t, parentPlan, [licensePlan.id]);
+  // `secondLicense`: the parent offers a second license plan (its own flag), as many seats.
+  const otherLicensePlan = options.secondLicense ? await createPlan(t, { items: [{ feature_id: (await createFeature(t, 'boolean')).id }] }) : undefined;
+  const offered = [licensePlan, ...(otherLicensePlan ? [otherLicensePlan] : [])];
+  const parentPlan = await createPlan(t, { group: t.ns.id('grp'), licenses: offered.map((plan) => ({ license_plan_id: plan.id, included: seats })) });
+  requireLicenseLinks(t, parentPlan, offered.map((plan) => plan.id));
   const customer = await createCustomer(t);
-  const quantities = options.totalSeats === undefined ? {} : { license_quantities: [{ license_plan_id: licensePlan.id, quantity: options.totalSeats }] };
+  const quantities = options.totalSeats === undefined ? {} : { license_quantities: offered.map((plan) => ({ license_plan_id: plan.id, quantity: options.totalSeats! })) };
   await attach(t, customer.id, parentPlan.id, quantities);
-  return { customerId: customer.id, licensePlan, parentPlan, seatFeature, flag };
+  return { customerId: customer.id, licensePlan, parentPlan, seatFeature, flag, ...(otherLicensePlan ? { otherLicensePlan } : {}) };
 }
 
 /**

@@ -123,4 +123,28 @@ export const entityScopeScenarios = [
       t.check('CHECK-ENTITY-OWN-CUSTOMER', () => expect({ ofA, ofEntity }, "the send_event through B's entity used nothing of A's or of the entity's").toEqual({ ofA: 0, ofEntity: 0 }));
     },
   ),
+  scenario(
+    {
+      id: 'balances.entity-own-plan-keeps-customer-flag',
+      title: "an entity that holds a plan of its own is allowed its customer's boolean feature exactly as a sibling holding none is",
+      rules: ['CHECK-ALLOWED-BOOLEAN-IN-PLAN'],
+    },
+    async (t) => {
+      const [seats, flag, ownFlag] = [await createFeature(t, 'allocated'), await createFeature(t, 'boolean'), await createFeature(t, 'boolean')];
+      const plan = await createPlan(t, { items: [{ feature_id: flag.id }] });
+      const addOn = await createPlan(t, { add_on: true, items: [{ feature_id: ownFlag.id }] });
+      const customerId = await customerHolding(t, [plan]);
+      const [holder, sibling] = [await createEntity(t, customerId, seats.id), await createEntity(t, customerId, seats.id)];
+      await attach(t, customerId, addOn.id, { entity_id: holder.id });
+      const allowedTo = async (featureId: string, entityId?: string) =>
+        t.setup(await t.client.call('balances.check', { customer_id: customerId, feature_id: featureId, required_balance: 1, ...(entityId !== undefined && { entity_id: entityId }) }), ['allowed']).allowed;
+      // Whether an entity inherits its customer's plans for checks is the target's to show through the sibling; its own plan
+      // only adds to what the entity holds, so the holder is answered as the sibling is.
+      const [ofCustomer, ofSibling, ofHolder, ownOfHolder] = [await allowedTo(flag.id), await allowedTo(flag.id, sibling.id), await allowedTo(flag.id, holder.id), await allowedTo(ownFlag.id, holder.id)];
+      t.check('CHECK-ALLOWED-BOOLEAN-IN-PLAN', () => {
+        expect(ofCustomer, "the customer's plan includes the flag").toBe(true);
+        expect(ofHolder, `the entity with a plan of its own (allowed its own flag: ${String(ownOfHolder)}), as its sibling without one (allowed: ${String(ofSibling)})`).toBe(ofSibling);
+      });
+    },
+  ),
 ];

@@ -173,4 +173,28 @@ export const customerDeleteLeftoverScenarios = [
       t.check('CUS-DELETE-CASCADES', () => expect(fresh.balance, 'the plan attached anew starts with its whole balance, the old usage gone with the old customer').toMatchObject({ granted: 10, usage: 0, remaining: 10 }));
     },
   ),
+  scenario(
+    {
+      id: 'deletes.customer-entity-records',
+      title: "after customers.delete, subscriptions.list across customers lists no record the customer's entities held, as it did just before",
+      rules: ['CUS-DELETE-CASCADES'],
+    },
+    async (t) => {
+      const [seat, flag] = [await createFeature(t, 'allocated'), await createFeature(t, 'boolean')];
+      const plan = await createPlan(t, { add_on: true, items: [{ feature_id: flag.id }] });
+      const customer = await createCustomer(t);
+      const entity = await createEntity(t, customer.id, seat.id);
+      // A record of the entity's, not the customer's: a delete that takes only the customer-level records leaves it.
+      await attach(t, customer.id, plan.id, { entity_id: entity.id });
+      const recordsOfPlan = async () => {
+        const { list } = t.expectOk(await t.client.call('subscriptions.list', { plan_id: plan.id, limit: 200 }), 'CUS-DELETE-CASCADES');
+        return (list ?? []).filter((record) => record.customer_id === customer.id).map((record) => record.plan_id);
+      };
+      const before = await recordsOfPlan();
+      t.check('CUS-DELETE-CASCADES', () => expect(before, "before the delete, the entity's record of the plan is listed").toEqual([plan.id]));
+      await deleteCustomer(t, customer.id);
+      const after = await recordsOfPlan();
+      t.check('CUS-DELETE-CASCADES', () => expect(after, "after the delete, no record of the deleted customer's entity is listed").toEqual([]));
+    },
+  ),
 ];

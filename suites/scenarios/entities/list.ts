@@ -252,6 +252,7 @@ export const listScenarios = [
       await search(northName, 'ENT-SEARCH', 'search matches a name', [north.id]);
       await search(south.id, 'ENT-SEARCH', 'search matches an id', [south.id]);
       await search(`${northTag}${southTag}`, 'ENT-SEARCH', 'search matching no id or name lists nothing', []);
+
       // Searching without customer_id is listing across the organisation (after the name search above proved the match).
       const orgWide = await listIds(t, { search: northName }, 'ENT-LIST-ACROSS-ORG');
       t.check('ENT-LIST-ACROSS-ORG', () => {
@@ -264,6 +265,15 @@ export const listScenarios = [
       await search(southTag!.toLowerCase(), 'ENT-SEARCH-WIRE', 'search matches a name whatever the case', [south.id]);
       await search('th wi', 'ENT-SEARCH-WIRE', 'search matches a substring of names', [north.id, south.id]);
       await search(north.id.toUpperCase(), 'ENT-SEARCH-WIRE', 'search matches an id whatever the case', [north.id]);
+
+      // Characters that are wildcards elsewhere (SQL LIKE's `_` and `%`) are text: a name with one matches, a name with another character there does not.
+      const [underscoreTag, percentTag] = [t.ns.id('tag'), t.ns.id('tag')].map((tag) => tag.replace(/_/g, '').toUpperCase());
+      const [underscore, percent] = [`Wing_${underscoreTag}`, `Wing%${percentTag}`];
+      const wild = [await namedEntity(t, customer.id, seat.id, underscore), await namedEntity(t, customer.id, seat.id, percent)];
+      await namedEntity(t, customer.id, seat.id, `WingX${underscoreTag}`);
+      await namedEntity(t, customer.id, seat.id, `WingXY${percentTag}`);
+      await search(underscore, 'ENT-SEARCH', 'search for a name with an underscore matches that name, not one with another character there', [wild[0]!.id]);
+      await search(percent, 'ENT-SEARCH', 'search for a name with a percent sign matches that name, not one with other characters there', [wild[1]!.id]);
     },
   ),
   scenario(

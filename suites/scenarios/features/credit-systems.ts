@@ -154,6 +154,34 @@ export const creditSystemsScenarios = [
   ),
   scenario(
     {
+      id: 'balances.lock-release-in-credits',
+      title: 'a lock paid by a credit system at 3 credits a unit, released, gives back every credit it held',
+      rules: ['FEAT-CREDIT-SCHEMA-WIRE', 'FEAT-CREDIT-SYSTEM', 'CHECK-ALLOWED-SUFFICIENT', 'CHECK-LOCK-RESERVES', 'CHECK-LOCK-RELEASE'],
+    },
+    async (t) => {
+      const feature = await consumableFeature(t);
+      await requireCreditSchema(t, feature.id);
+      // Not 1 credit a unit: there, units given back for credits would look right.
+      const credits = t.setup(await t.client.call('features.create', { feature_id: t.ns.id('featcredits'), name: 'Credits', type: 'credit_system', credit_schema: [{ metered_feature_id: feature.id, credit_cost: 3 }] }), ['id']);
+      const plan = await createPlan(t, { items: [{ feature_id: credits.id, included: 30, reset: MONTHLY }] });
+      const customer = await createCustomer(t);
+      await attach(t, customer.id, plan.id);
+      await requireLockSettings(t, plan, feature.id);
+      const creditsUsed = async () =>
+        t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: credits.id, required_balance: 0 }), ['balance']).balance?.usage;
+      const lockId = t.ns.id('lock');
+      const held = t.expectOk(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id, required_balance: 2, lock: { lock_id: lockId, enabled: true } }), 'CHECK-LOCK-RESERVES');
+      t.check('CHECK-ALLOWED-SUFFICIENT', () => expect(held.allowed, 'the lock of 2 units (6 of the 30 credits)').toBe(true));
+      const locked = await creditsUsed();
+      t.check('CHECK-LOCK-RESERVES', () => expect(locked, 'the lock holds credits').toBeGreaterThan(0));
+      t.check('FEAT-CREDIT-SYSTEM', () => expect(locked, 'the lock holds 2 units at 3 credits').toBe(6));
+      t.setup(await t.client.call('balances.finalize', { lock_id: lockId, action: 'release' }));
+      const released = await creditsUsed();
+      t.check('CHECK-LOCK-RELEASE', () => expect(released, 'the release gives back the 6 credits held').toBe(0));
+    },
+  ),
+  scenario(
+    {
       id: 'features.credit-system-pays-entity-usage',
       title: "a credit system granted to an entity pays for that entity's use of a metered feature at its credit cost, to the last credit, and a sibling entity draws none of it",
       rules: ['FEAT-CREDIT-SYSTEM', 'CHECK-ENTITY-SCOPED', 'BILL-ATTACH-ENTITY', ...SPEND_RULES, ...SPEND_DENIED_RULES],

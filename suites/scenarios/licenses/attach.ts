@@ -96,6 +96,35 @@ export const attachScenarios = [
   ),
   scenario(
     {
+      id: 'licenses.skip-with-two-licenses',
+      title: "an entity holding seats of both license plans a parent offers is skipped by each plan's re-attach, and a release of one leaves the other",
+      rules: ['LIC-ATTACH-SKIP-ASSIGNED', 'LIC-ATTACH-ALL-ASSIGNED-OK', 'STATE-SKIP-NO-EXTRA-LICENSE', 'LIC-POOL-USAGE', 'LIC-POOL-REMAINING', 'LIC-RELEASE-FREES-SEAT', 'LIC-ATTACH-BATCH'],
+    },
+    async (t) => {
+      const first = await createLicensePool(t, 3, { secondLicense: true });
+      const second: LicenseSetup = { ...first, licensePlan: first.otherLicensePlan! };
+      const [a, b] = licenseEntities(t, first, 2) as [AttachItem, AttachItem];
+      // a takes a seat of the first license, then of the second (an entity that exists now); b of the second only.
+      await assignSeats(t, first, [a]);
+      t.expectOk(await attachLicenses(t, second, [withoutFeature(a), b]), 'LIC-ATTACH-BATCH');
+      await expectPool(t, second, 'LIC-ATTACH-BATCH', { usage: 2, remaining: 1 }, 'the second license: a seat each for a and b');
+      await expectPool(t, first, 'LIC-ATTACH-BATCH', { usage: 1, remaining: 2 }, "the first license: a's seat only");
+      // Each license's re-attach skips a: it holds a seat of that license, whatever else it holds.
+      for (const [setup, which] of [[second, 'second'], [first, 'first']] as const) {
+        t.expectOk(await attachLicenses(t, setup, [withoutFeature(a)]), 'LIC-ATTACH-ALL-ASSIGNED-OK');
+        const records = await licenseRecordsOf(t, setup, a.entity_id);
+        t.check('STATE-SKIP-NO-EXTRA-LICENSE', () => expect(records, `after the ${which} license's re-attach, a holds one record of it`).toHaveLength(1));
+      }
+      await expectPool(t, second, 'LIC-ATTACH-SKIP-ASSIGNED', { usage: 2, remaining: 1 }, "the second license's re-attach of a consumed nothing");
+      await expectPool(t, first, 'LIC-ATTACH-SKIP-ASSIGNED', { usage: 1, remaining: 2 }, "the first license's re-attach of a consumed nothing");
+      // Releasing a from the second license frees that seat; a keeps the first.
+      t.expectOk(await releaseLicenses(t, second, [a.entity_id]), 'LIC-RELEASE-FREES-SEAT');
+      await expectPool(t, second, 'LIC-RELEASE-FREES-SEAT', { usage: 1, remaining: 2 }, 'the release frees a seat of the second license');
+      await expectPool(t, first, 'LIC-RELEASE-FREES-SEAT', { usage: 1, remaining: 2 }, 'and none of the first');
+    },
+  ),
+  scenario(
+    {
       id: 'licenses.attach-batch',
       title: 'licenses.attach assigns every entity of a batch, existing or created on the way, and list_assignments shows one active assignment each',
       rules: ['LIC-ATTACH-BATCH', 'LIC-ATTACH-CREATES-ENTITY', 'LIC-ATTACH-SHAPE', 'LIC-ASSIGNMENTS-LIST', 'LIC-ASSIGNMENTS-SHAPE', 'LIC-POOL-USAGE'],

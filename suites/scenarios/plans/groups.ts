@@ -280,4 +280,34 @@ export const groupsScenarios = [
       });
     },
   ),
+  scenario(
+    {
+      id: 'plans.archived-every-version',
+      title: 'a plan archived after a second version: neither version can be attached to a new customer',
+      rules: ['PLAN-ARCHIVED-NOT-ATTACHABLE', ...FLAG_RULES],
+    },
+    async (t) => {
+      await checkFlagsShowPlans(t);
+      const flagged = await createFlaggedPlan(t, { group: t.ns.id('grp') });
+      const { plan } = flagged;
+      const holder = await createCustomer(t);
+      await attach(t, holder.id, plan.id);
+      // A change of configuration while a customer holds the plan: a second version (PLAN-UPDATE-NEW-VERSION's), then the archive.
+      const extra = await createFeature(t, 'boolean');
+      const second = await updatePlan(t, { plan_id: plan.id, items: [{ feature_id: flagged.flagId }, { feature_id: extra.id }] });
+      t.precondition('the change made a second version', () => expect(second.version).toBe(2));
+      const archived = await updatePlan(t, { plan_id: plan.id, archived: true });
+      const [latest, first] = [await readPlan(t, plan.id), await readPlan(t, plan.id, 1)];
+      t.precondition('the update archived the plan', () => expect([archived.archived, latest.archived]).toEqual([true, true]));
+      // The nearest valid requests are the plain scenario's (plans.archived-not-attachable): the same attach before the archive.
+      const [onLatest, onFirst] = [await createCustomer(t), await createCustomer(t)];
+      await t.client.call('billing.attach', { customer_id: onLatest.id, plan_id: plan.id });
+      await t.client.call('billing.attach', { customer_id: onFirst.id, plan_id: plan.id, version: 1 });
+      const held = [await holdsPlans(t, onLatest.id, [flagged]), await holdsPlans(t, onFirst.id, [flagged])];
+      t.check('PLAN-ARCHIVED-NOT-ATTACHABLE', () => {
+        expect(held[0], 'a new customer did not get the archived plan').toEqual([]);
+        expect(held[1], `a new customer did not get its first version (read back archived: ${String(first.archived)})`).toEqual([]);
+      });
+    },
+  ),
 ];
