@@ -30,6 +30,25 @@ async function firstDifference(target: ExploreTarget, prefix: string, calls: rea
   return { ...program, idPrefix: ran.prefix, start: { ...program.start, at: ran.start }, steps: ran.lockstep.steps, at, differences, rule: differences[0]!.rule };
 }
 
+/**
+ * A fault outside the catalogue: requests to `operation` that `sentAs` picks (by their headers) are
+ * served with the key `keyFor` gives (another tenant's, or the organisation's other environment's),
+ * answered as if served with their own: a write that lands elsewhere.
+ */
+function servedElsewhere(rule: Fault['rule'], breaks: string, operation: string, sentAs: (headers: Headers) => boolean, keyFor: (request: Request, fake: { readonly firstKey: string }) => string | undefined): Fault {
+  return {
+    rule,
+    breaks,
+    request: (request, fake) => {
+      const key = keyFor(request, fake);
+      if (!request.url.endsWith(`/${operation}`) || !sentAs(request.headers) || key === undefined) return request;
+      const headers = new Headers(request.headers);
+      headers.set('authorization', `Bearer ${key}`);
+      return new Request(request.url, { method: request.method, headers, body: request.body, duplex: 'half' } as RequestInit);
+    },
+  };
+}
+
 describe('a finding of a bug the catalogue does not know', () => {
   it(`is named by its owners (${BUG}), not by a fault that only mimics its first difference (${MIMIC}); known, by its fault`, { timeout: 120_000 }, async () => {
     const broken = () => inProcessTarget(createFakeApp({ faults: faultsFor([BUG]) }), createNamespace({ prefix: 'conf', seed: 5 }));
@@ -168,16 +187,7 @@ describe('a plan found after its delete', () => {
 
 describe('a write sent in an envelope variant that the target reads otherwise, seen in a later plain call', () => {
   // Not in the catalogue: a feature made with the media type spelt `Application/JSON` lands in another tenant, answered as if made here.
-  const misrouted: Fault = {
-    rule: 'CONV-POST-JSON',
-    breaks: 'features.create with the media type in capitals is made in the tenant of the first key',
-    request: (request, fake) => {
-      if (request.headers.get('content-type') !== 'Application/JSON' || !request.url.endsWith('/features.create')) return request;
-      const headers = new Headers(request.headers);
-      headers.set('authorization', `Bearer ${fake.firstKey}`);
-      return new Request(request.url, { method: request.method, headers, body: request.body, duplex: 'half' } as RequestInit);
-    },
-  };
+  const misrouted = servedElsewhere('CONV-POST-JSON', 'features.create with the media type in capitals is made in the tenant of the first key', 'features.create', (headers) => headers.get('content-type') === 'Application/JSON', (_, fake) => fake.firstKey);
   it("is named by the variant's rule, found by sending those calls plain, not by the read's", { timeout: 120_000 }, async () => {
     const broken = () => inProcessTarget(createFakeApp({ faults: [misrouted] }), createNamespace({ prefix: 'conf', seed: 11 }));
     const prefix = 'conf_case_';
@@ -195,16 +205,7 @@ describe('a write sent in an envelope variant that the target reads otherwise, s
 
 describe('a plain JSON body that the target reads otherwise than one naming its charset', () => {
   // Not in the catalogue: plans.create sent as plain `application/json` (no charset) is made in the tenant of the first key.
-  const plainMisread: Fault = {
-    rule: 'CONV-POST-JSON',
-    breaks: 'plans.create without a charset in its media type is made in the tenant of the first key',
-    request: (request, fake) => {
-      if (request.headers.get('content-type') !== 'application/json' || !request.url.endsWith('/plans.create')) return request;
-      const headers = new Headers(request.headers);
-      headers.set('authorization', `Bearer ${fake.firstKey}`);
-      return new Request(request.url, { method: request.method, headers, body: request.body, duplex: 'half' } as RequestInit);
-    },
-  };
+  const plainMisread = servedElsewhere('CONV-POST-JSON', 'plans.create without a charset in its media type is made in the tenant of the first key', 'plans.create', (headers) => headers.get('content-type') === 'application/json', (_, fake) => fake.firstKey);
   it('is named CONV-POST-JSON, found by sending every call with its charset named', { timeout: 120_000 }, async () => {
     const broken = () => inProcessTarget(createFakeApp({ faults: [plainMisread] }), createNamespace({ prefix: 'conf', seed: 12 }));
     const prefix = 'conf_utf_';
@@ -223,19 +224,12 @@ describe('a plain JSON body that the target reads otherwise than one naming its 
 describe("a write made with the organisation's live key that lands in its sandbox, seen in a later sandbox call", () => {
   /** Not in the catalogue: features.create with an organisation's live key is served by its sandbox (its answer says nothing of where). */
   function sandboxedLiveCreates(): FakeApp {
-    const leak: Fault = {
-      rule: 'AUTH-TENANT-ISOLATION',
-      breaks: "features.create with the live key makes the feature in the organisation's sandbox",
-      request: (request) => {
-        const key = request.headers.get('authorization')?.replace(/^Bearer\s+/i, '') ?? '';
-        const org = app.keys.find((config) => config.key === key)?.org;
-        const sandbox = app.keys.find((config) => config.org === org && config.key.startsWith('am_sk_test_'))?.key;
-        if (!key.startsWith('am_sk_live_') || sandbox === undefined || !request.url.endsWith('/features.create')) return request;
-        const headers = new Headers(request.headers);
-        headers.set('authorization', `Bearer ${sandbox}`);
-        return new Request(request.url, { method: request.method, headers, body: request.body, duplex: 'half' } as RequestInit);
-      },
+    const keyOf = (request: Request) => request.headers.get('authorization')?.replace(/^Bearer\s+/i, '') ?? '';
+    const sandboxOf = (key: string) => {
+      const org = app.keys.find((config) => config.key === key)?.org;
+      return app.keys.find((config) => config.org === org && config.key.startsWith('am_sk_test_'))?.key;
     };
+    const leak = servedElsewhere('AUTH-TENANT-ISOLATION', "features.create with the live key makes the feature in the organisation's sandbox", 'features.create', (headers) => /^Bearer\s+am_sk_live_/i.test(headers.get('authorization') ?? ''), (request) => sandboxOf(keyOf(request)));
     const app = createFakeApp({ faults: [leak] });
     return app;
   }

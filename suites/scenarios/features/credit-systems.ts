@@ -20,6 +20,29 @@ const MARKUPS = {
   model_markups: { 'openai/gpt-4o': { markup: 25 } },
 };
 
+/**
+ * A customer whose plan grants `included` credits of a credit system pricing a consumable feature at
+ * `cost`, and a lock of `units` of that feature, checked allowed and holding `units × cost` credits
+ * (CHECK-ALLOWED-SUFFICIENT, CHECK-LOCK-RESERVES, FEAT-CREDIT-SYSTEM); `creditsUsed` reads the credits' usage.
+ */
+async function lockInCredits(t: T, { cost, included, units }: { cost: number; included: number; units: number }) {
+  const feature = await consumableFeature(t);
+  await requireCreditSchema(t, feature.id);
+  const credits = t.setup(await t.client.call('features.create', { feature_id: t.ns.id('featcredits'), name: 'Credits', type: 'credit_system', credit_schema: [{ metered_feature_id: feature.id, credit_cost: cost }] }), ['id']);
+  const plan = await createPlan(t, { items: [{ feature_id: credits.id, included, reset: MONTHLY }] });
+  const customer = await createCustomer(t);
+  await attach(t, customer.id, plan.id);
+  await requireLockSettings(t, plan, feature.id);
+  const lockId = t.ns.id('lock');
+  const held = t.expectOk(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id, required_balance: units, lock: { lock_id: lockId, enabled: true } }), 'CHECK-LOCK-RESERVES');
+  t.check('CHECK-ALLOWED-SUFFICIENT', () => expect(held.allowed, `the lock of ${units} unit(s) (${units * cost} of the ${included} credits)`).toBe(true));
+  const creditsUsed = async () => t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: credits.id, required_balance: 0 }), ['balance']).balance?.usage;
+  const locked = await creditsUsed();
+  t.check('CHECK-LOCK-RESERVES', () => expect(locked, 'the lock holds credits').toBeGreaterThan(0));
+  t.check('FEAT-CREDIT-SYSTEM', () => expect(locked, `the lock holds ${units} unit(s) at ${cost} credits`).toBe(units * cost));
+  return { lockId, creditsUsed };
+}
+
 export const creditSystemsScenarios = [
   scenario(
     {
@@ -131,21 +154,7 @@ export const creditSystemsScenarios = [
       rules: ['FEAT-CREDIT-SCHEMA-WIRE', 'FEAT-CREDIT-SYSTEM', 'CHECK-ALLOWED-SUFFICIENT', 'CHECK-LOCK-RESERVES', 'CHECK-LOCK-CONFIRM'],
     },
     async (t) => {
-      const feature = await consumableFeature(t);
-      await requireCreditSchema(t, feature.id);
-      const credits = t.setup(await t.client.call('features.create', { feature_id: t.ns.id('featcredits'), name: 'Credits', type: 'credit_system', credit_schema: [{ metered_feature_id: feature.id, credit_cost: 2 }] }), ['id']);
-      const plan = await createPlan(t, { items: [{ feature_id: credits.id, included: 20, reset: MONTHLY }] });
-      const customer = await createCustomer(t);
-      await attach(t, customer.id, plan.id);
-      await requireLockSettings(t, plan, feature.id);
-      const lockId = t.ns.id('lock');
-      const held = t.expectOk(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id, required_balance: 1, lock: { lock_id: lockId, enabled: true } }), 'CHECK-LOCK-RESERVES');
-      t.check('CHECK-ALLOWED-SUFFICIENT', () => expect(held.allowed, 'the lock of 1 unit (2 of the 20 credits)').toBe(true));
-      const creditsUsed = async () =>
-        t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: credits.id, required_balance: 0 }), ['balance']).balance?.usage;
-      const locked = await creditsUsed();
-      t.check('CHECK-LOCK-RESERVES', () => expect(locked, 'the lock holds credits').toBeGreaterThan(0));
-      t.check('FEAT-CREDIT-SYSTEM', () => expect(locked, 'the lock holds 1 unit at 2 credits').toBe(2));
+      const { lockId, creditsUsed } = await lockInCredits(t, { cost: 2, included: 20, units: 1 });
       t.setup(await t.client.call('balances.finalize', { lock_id: lockId, action: 'confirm', override_value: 3 }));
       const confirmed = await creditsUsed();
       t.check('CHECK-LOCK-CONFIRM', () => expect(confirmed, 'the confirm with a larger override_value uses more than the lock held').toBeGreaterThan(2));
@@ -159,22 +168,8 @@ export const creditSystemsScenarios = [
       rules: ['FEAT-CREDIT-SCHEMA-WIRE', 'FEAT-CREDIT-SYSTEM', 'CHECK-ALLOWED-SUFFICIENT', 'CHECK-LOCK-RESERVES', 'CHECK-LOCK-RELEASE'],
     },
     async (t) => {
-      const feature = await consumableFeature(t);
-      await requireCreditSchema(t, feature.id);
       // Not 1 credit a unit: there, units given back for credits would look right.
-      const credits = t.setup(await t.client.call('features.create', { feature_id: t.ns.id('featcredits'), name: 'Credits', type: 'credit_system', credit_schema: [{ metered_feature_id: feature.id, credit_cost: 3 }] }), ['id']);
-      const plan = await createPlan(t, { items: [{ feature_id: credits.id, included: 30, reset: MONTHLY }] });
-      const customer = await createCustomer(t);
-      await attach(t, customer.id, plan.id);
-      await requireLockSettings(t, plan, feature.id);
-      const creditsUsed = async () =>
-        t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: credits.id, required_balance: 0 }), ['balance']).balance?.usage;
-      const lockId = t.ns.id('lock');
-      const held = t.expectOk(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id, required_balance: 2, lock: { lock_id: lockId, enabled: true } }), 'CHECK-LOCK-RESERVES');
-      t.check('CHECK-ALLOWED-SUFFICIENT', () => expect(held.allowed, 'the lock of 2 units (6 of the 30 credits)').toBe(true));
-      const locked = await creditsUsed();
-      t.check('CHECK-LOCK-RESERVES', () => expect(locked, 'the lock holds credits').toBeGreaterThan(0));
-      t.check('FEAT-CREDIT-SYSTEM', () => expect(locked, 'the lock holds 2 units at 3 credits').toBe(6));
+      const { lockId, creditsUsed } = await lockInCredits(t, { cost: 3, included: 30, units: 2 });
       t.setup(await t.client.call('balances.finalize', { lock_id: lockId, action: 'release' }));
       const released = await creditsUsed();
       t.check('CHECK-LOCK-RELEASE', () => expect(released, 'the release gives back the 6 credits held').toBe(0));
