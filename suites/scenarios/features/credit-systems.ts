@@ -39,6 +39,9 @@ async function lockInCredits(t: T, { cost, included, units }: { cost: number; in
   const creditsUsed = async () => t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: credits.id, required_balance: 0 }), ['balance']).balance?.usage;
   const locked = await creditsUsed();
   t.check('CHECK-LOCK-RESERVES', () => expect(locked, 'the lock holds credits').toBeGreaterThan(0));
+  // Credits that make a whole number of units at the cost: how many units the lock holds is CHECK-LOCK-RESERVES' to say; any other sum, the conversion's.
+  const unitsHeld = (locked ?? 0) / cost;
+  if (Number.isInteger(unitsHeld)) t.check('CHECK-LOCK-RESERVES', () => expect(unitsHeld, `the lock holds ${units} unit(s) (${locked} credits at ${cost} each)`).toBe(units));
   t.check('FEAT-CREDIT-SYSTEM', () => expect(locked, `the lock holds ${units} unit(s) at ${cost} credits`).toBe(units * cost));
   return { lockId, creditsUsed };
 }

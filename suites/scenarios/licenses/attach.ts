@@ -109,14 +109,13 @@ export const attachScenarios = [
       t.expectOk(await attachLicenses(t, second, [withoutFeature(a), b]), 'LIC-ATTACH-BATCH');
       await expectPool(t, second, 'LIC-ATTACH-BATCH', { usage: 2, remaining: 1 }, 'the second license: a seat each for a and b');
       await expectPool(t, first, 'LIC-ATTACH-BATCH', { usage: 1, remaining: 2 }, "the first license: a's seat only");
-      // Each license's re-attach skips a: it holds a seat of that license, whatever else it holds.
-      for (const [setup, which] of [[second, 'second'], [first, 'first']] as const) {
+      // Each license's re-attach skips a: it holds a seat of that license, whatever else it holds. The seats first, then the records (as licenses.skip-on-reassign).
+      for (const [setup, which, usage] of [[second, 'second', 2], [first, 'first', 1]] as const) {
         t.expectOk(await attachLicenses(t, setup, [withoutFeature(a)]), 'LIC-ATTACH-ALL-ASSIGNED-OK');
+        await expectPool(t, setup, 'LIC-ATTACH-SKIP-ASSIGNED', { usage, remaining: 3 - usage }, `the ${which} license's re-attach of a consumed nothing`);
         const records = await licenseRecordsOf(t, setup, a.entity_id);
         t.check('STATE-SKIP-NO-EXTRA-LICENSE', () => expect(records, `after the ${which} license's re-attach, a holds one record of it`).toHaveLength(1));
       }
-      await expectPool(t, second, 'LIC-ATTACH-SKIP-ASSIGNED', { usage: 2, remaining: 1 }, "the second license's re-attach of a consumed nothing");
-      await expectPool(t, first, 'LIC-ATTACH-SKIP-ASSIGNED', { usage: 1, remaining: 2 }, "the first license's re-attach of a consumed nothing");
       // Releasing a from the second license frees that seat; a keeps the first.
       t.expectOk(await releaseLicenses(t, second, [a.entity_id]), 'LIC-RELEASE-FREES-SEAT');
       await expectPool(t, second, 'LIC-RELEASE-FREES-SEAT', { usage: 1, remaining: 2 }, 'the release frees a seat of the second license');
