@@ -16,6 +16,16 @@ describe('compareAnswers', () => {
     expect(differences.filter((d) => d.kind !== 'order')).toEqual([]);
   });
 
+  it("charges a refusal in a variant the conventions allow as the plain call's (its code rule), and a refusal of an envelope variant to the variant", () => {
+    const attach = { operation: 'licenses.attach' as const, request: { customer_id: 'c', plan_id: 'seat', entities: [] }, codeRule: 'ERR-DUPLICATE-ENTITY-CODE' as const };
+    const charset = { name: 'charset', rule: 'CONV-POST-JSON', answeredAsPlain: true } as const;
+    const plain = compareAnswers(context({ ...attach, variant: charset }), refused(400, 'invalid_request'), refused(409, 'entity_already_exists'));
+    expect(plain.differences.map((d) => [d.rule, d.kind])).toEqual([['ERR-DUPLICATE-ENTITY-CODE', 'code']]);
+    const noKey = { name: 'no-key', rule: 'AUTH-BEARER-REQUIRED', codeRule: 'AUTH-NO-KEY-CODE' } as const;
+    const envelope = compareAnswers(context({ ...attach, variant: noKey }), refused(401, 'no_secret_key'), refused(404, 'customer_not_found'));
+    expect(envelope.differences.map((d) => [d.rule, d.kind])).toEqual([['AUTH-BEARER-REQUIRED', 'status']]);
+  });
+
   it('pairs rows alike but for the IDs each side chose as the ID map knows them, not by the order of ties', () => {
     const record = (id: string) => ({ id, plan_id: 'pro', auto_enable: false, add_on: false, status: 'active', past_due: false, canceled_at: null, expires_at: null, trial_ends_at: null, started_at: 1, current_period_start: null, current_period_end: null, quantity: 1, scope: 'customer', customer_id: 'c', entity_id: null, created_at: 1 });
     const ids = new IdMap();

@@ -206,8 +206,9 @@ export function compareAnswers(context: CompareContext, model: Answer, target: A
     if ((target.errorBodyIssues?.length ?? 0) > 0) differences.push(difference('ERR-BODY-SHAPE', 'error-body', 'error', model.body, target.body));
     const [m, t] = [codeOf(model.body), codeOf(target.body)];
     if (differences.length === 0 && t !== undefined && context.eitherCode?.includes(t)) return { differences };
-    if (differences.length === 0 && model.status !== target.status && context.variant !== undefined) {
+    if (differences.length === 0 && model.status !== target.status && context.variant !== undefined && !context.variant.answeredAsPlain) {
       // A variant refused with another status (401 against a 404): how the envelope is refused is the variant's question.
+      // Not one the conventions allow: that refusal is the plain call's (the body's), compared as below.
       differences.push(difference(context.variant.statusRule ?? context.variant.rule, 'status', 'status', summary(model), summary(target)));
     } else if (differences.length === 0 && (m !== t || model.status !== target.status)) {
       const rule = [context.variant?.codeRule, context.codeRule, CODE_RULES[m ?? '']].find((r): r is RuleId => r !== undefined && isShould(r)) ?? 'ERR-VALIDATION-CODE';
