@@ -204,9 +204,9 @@ describe('a write sent in an envelope variant that the target reads otherwise, s
 });
 
 describe('a plain JSON body that the target reads otherwise than one naming its charset', () => {
-  // Not in the catalogue: plans.create sent as plain `application/json` (no charset) is made in the tenant of the first key.
-  const plainMisread = servedElsewhere('CONV-POST-JSON', 'plans.create without a charset in its media type is made in the tenant of the first key', 'plans.create', (headers) => headers.get('content-type') === 'application/json', (_, fake) => fake.firstKey);
-  it('is named CONV-POST-JSON, found by sending every call with its charset named', { timeout: 120_000 }, async () => {
+  // Not in the catalogue: features.create sent as plain `application/json` (no charset) is made in the tenant of the first key.
+  const plainMisread = servedElsewhere('CONV-POST-JSON', 'features.create without a charset in its media type is made in the tenant of the first key', 'features.create', (headers) => headers.get('content-type') === 'application/json', (_, fake) => fake.firstKey);
+  it('is named CONV-POST-JSON, found by sending every call before the diverging one with its charset named', { timeout: 120_000 }, async () => {
     const broken = () => inProcessTarget(createFakeApp({ faults: [plainMisread] }), createNamespace({ prefix: 'conf', seed: 12 }));
     const prefix = 'conf_utf_';
     const finding = await firstDifference(broken(), prefix, [
@@ -217,7 +217,7 @@ describe('a plain JSON body that the target reads otherwise than one naming its 
     expect(finding.rule).not.toBe('CONV-POST-JSON');
     const named = await localise(finding, { target: broken() });
     expect(named).toMatchObject({ rule: 'CONV-POST-JSON', how: 'owner' });
-    expect(named.note).toMatch(/^with every call sent with its charset named, plans.create agrees with the model/);
+    expect(named.note).toMatch(/^with every call before it sent with its charset named, plans.create agrees with the model/);
   });
 });
 

@@ -389,7 +389,8 @@ function sentPlain(step: Step): Step {
  * shows in this one (AUTH-TENANT-ISOLATION), or the target read a variant's envelope otherwise than
  * the same call sent plain (the variant's rule: CONV-POST-JSON for a media type, AUTH-BEARER-REQUIRED
  * for the credentials), whichever later read showed it; and, for a program sent plain, with every
- * call naming its charset: agreeing then, the target read a plain JSON body otherwise (CONV-POST-JSON).
+ * call before the diverging one naming its charset: agreeing then, the target read a plain JSON body
+ * otherwise (CONV-POST-JSON).
  * A variant of the diverging call itself is compare.ts's question already.
  */
 async function callerCause(finding: Localisable, target: ExploreTarget, stopped: () => boolean): Promise<{ readonly rule: RuleId; readonly note: string } | undefined> {
@@ -409,14 +410,26 @@ async function callerCause(finding: Localisable, target: ExploreTarget, stopped:
     const rule = VARIANTS[variant].rule;
     trials.push({ steps: program.map((step) => (step !== diverging && step.variant === variant ? sentPlain(step) : step)), rule, note: `with the calls sent in the ${variant} envelope sent plain, ${diverging.operation} agrees with the model: the target read that envelope otherwise than the same call plain, which ${rule} decides` });
   }
-  // The other way round: every call sent with its charset named (`application/json; charset=utf-8`). Where the diverging call then
-  // agrees, the target read a plain JSON body otherwise (as another encoding than UTF-8, say), which CONV-POST-JSON decides.
+  // The other way round: every call before the diverging one sent with its charset named (`application/json; charset=utf-8`). Where
+  // the diverging call, still plain, then agrees, the target read an earlier plain JSON body otherwise (as another encoding than
+  // UTF-8, say), which CONV-POST-JSON decides. The diverging call stays plain: a variant's answer is compared as a variant's (a refusal's
+  // code is the variant's question there), so agreeing in a variant would say nothing.
   if (program.every((step) => step.variant === undefined || step.variant === 'plain')) {
     trials.push({
-      steps: program.map((step) => (step.operation.startsWith('control:') ? step : { ...step, variant: 'charset' })),
+      // A call of another caller keeps its own headers (a variant's would replace its key).
+      steps: program.map((step) => (step === diverging || step.operation.startsWith('control:') || step.caller !== undefined ? step : { ...step, variant: 'charset' })),
       rule: 'CONV-POST-JSON',
-      note: `with every call sent with its charset named, ${diverging.operation} agrees with the model: the target read a plain application/json body otherwise, which CONV-POST-JSON decides`,
+      note: `with every call before it sent with its charset named, ${diverging.operation} agrees with the model: the target read a plain application/json body otherwise, which CONV-POST-JSON decides`,
     });
+  }
+  if (trials.length === 0) return undefined;
+  // The control: the program as it is still differs there, the same way (else agreeing without a cause would say nothing).
+  try {
+    const again = await replaySteps({ ...finding, steps: program }, target, stopped);
+    const at = again.replayed.get(finding.at);
+    if (at === undefined || !again.lockstep.steps[at]!.differences.some((d) => d.key === main.key && d.kind === main.kind)) return undefined;
+  } catch {
+    return undefined;
   }
   for (const trial of trials) {
     if (stopped()) break;
