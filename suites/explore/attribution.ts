@@ -11,14 +11,16 @@
  * documented reads of what the program made, a read of a plan no one made, a listing in other pages
  * and filters) answered as the target answers them. Several explaining it: the owners' rule's fault,
  * then the one touching the fewest operations (the most specific). None: the owners' rule stands
- * (a walk that pages of another size list right excepted: `walkRule`; a difference in an answer only the
+ * (a cause that, taken away, makes the call agree excepted: another environment's calls, an envelope
+ * variant, `callerCause`; a walk that pages of another size list right: `walkRule`; a difference in an answer only the
  * reference shows is named where a documented read of the same state shows it: `documentedShows`),
  * and the finding says which faults only mimic it. A bug nobody foresaw is mostly named by its
  * owners: a fault of another rule that reproduces its first difference is another bug that looks
  * alike (docs/exploration.md gives the figures, measured on faults left out of the catalogue).
  *
  * Replays of faults cost no request to the target; the probes cost one run of the program and its
- * probes there. Both are bounded by `budgetMs` (the calls on the target by half of it at least).
+ * probes there, a cause taken away one run as it is and one per cause. All are bounded by `budgetMs`
+ * (the calls on the target by half of it at least).
  */
 import { createFakeApp, type FakeApp } from '../../fake-server/app.ts';
 import type { Fault } from '../../fake-server/faults/fault.ts';

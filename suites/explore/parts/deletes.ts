@@ -66,11 +66,11 @@ export const deleteCommands: readonly CommandSpec<unknown>[] = [
       const entityId = await createEntity(context, customerId, seat);
       // A plan the customer's entity holds: its record goes with the customer too, from every listing.
       const entityPlan = args.entityPlan && entityId ? await createPlan(context, { add_on: true, items: [{ feature_id: featureId, included: 1 }] }) : undefined;
-      const entityHolds = entityPlan !== undefined && (await attach(context, customerId, entityPlan, { entity_id: entityId }, ['add-on', 'entity']));
+      const heldByEntity = entityPlan !== undefined && (await attach(context, customerId, entityPlan, { entity_id: entityId }, ['add-on', 'entity'])) ? entityPlan : undefined;
       await context.send({ operation: 'balances.track', body: { customer_id: customerId, feature_id: featureId, value: 2 }, customerId });
       const lockId = context.ns.id('lock');
       if (args.lock) await context.send({ operation: 'balances.check', body: { customer_id: customerId, feature_id: featureId, required_balance: 1, lock: { lock_id: lockId, enabled: true } }, customerId, tags: ['lock'] });
-      const entityRecords: Observation[] = entityHolds ? [{ operation: 'subscriptions.list', body: { plan_id: entityPlan, statuses: ALL_STATUSES } }, { operation: 'entities.list', body: { plans: [{ id: entityPlan }] } }] : [];
+      const entityRecords: Observation[] = heldByEntity ? [{ operation: 'subscriptions.list', body: { plan_id: heldByEntity, statuses: ALL_STATUSES } }, { operation: 'entities.list', body: { plans: [{ id: heldByEntity }] } }] : [];
       const { model } = await context.send({ operation: 'customers.delete', body: { customer_id: customerId }, customerId, observe: [...customerReads(customerId, featureId, planId, entityId), ...entityRecords] });
       if (model.status !== 200) return;
       forgetCustomer(context, customerId);
@@ -82,7 +82,7 @@ export const deleteCommands: readonly CommandSpec<unknown>[] = [
       if (autoEnable !== undefined) context.reached('auto-enable');
       // A plan whose only customer was deleted can be deleted (PLAN-DELETE), unless the customer made again holds it.
       if (args.deletePlan) {
-        for (const id of [planId, ...(entityHolds ? [entityPlan] : [])]) {
+        for (const id of [planId, ...(heldByEntity ? [heldByEntity] : [])]) {
           const deleted = await context.send({ operation: 'plans.delete', body: { plan_id: id, all_versions: true }, observe: { operation: 'plans.get', body: { plan_id: id } } });
           if (deleted.model.status === 200) context.world.plans = context.world.plans.filter((p) => p.id !== id);
         }
