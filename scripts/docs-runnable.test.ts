@@ -31,7 +31,8 @@ const DOCS_FAULT = 'PLAN-NAME-MIN-LENGTH';
 async function scratchClone(): Promise<string> {
   const clone = mkdtempSync(join(tmpdir(), 'docs-clone-'));
   const { stdout } = await run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
-  for (const path of stdout.split('\0').filter(Boolean)) {
+  // node_modules comes as a link below; a clone whose node_modules is itself a link lists it as a file.
+  for (const path of stdout.split('\0').filter((path) => path !== '' && path !== 'node_modules')) {
     mkdirSync(dirname(join(clone, path)), { recursive: true });
     try {
       copyFileSync(join(ROOT, path), join(clone, path));

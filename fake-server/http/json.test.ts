@@ -1,3 +1,8 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../spec/common.ts';
 import { errorResponse, MAX_JSON_DEPTH, nestingDepth, parseJsonBody, readJsonBody } from './json.ts';
@@ -36,6 +41,23 @@ describe('readJsonBody [CONV-POST-JSON]', () => {
     expect(declared.bodyUsed, 'nothing was read').toBe(false);
     expect(await readJsonBody(post(streamed(3, 400)), 1024)).toMatchObject({ ok: false, code: 'payload_too_large' });
     expect(await readJsonBody(post(streamed(2, 400)), 1024)).toEqual({ ok: true, value: {} });
+  });
+
+  it('reads a body in a process whose stack-trace hook throws (vitest 4.1 with its module cache, where the fake is started in a global setup)', () => {
+    // A process of its own: Node formats the stack of its "Reader released" error once per process, at the first read.
+    const script = join(mkdtempSync(join(tmpdir(), 'json-body-')), 'read.mjs');
+    writeFileSync(
+      script,
+      [
+        "Error.prepareStackTrace = () => { throw new TypeError('code.charCodeAt is not a function'); };",
+        `const { readJsonBody } = await import(${JSON.stringify(new URL('./json.ts', import.meta.url).href)});`,
+        "const post = (body) => new Request('http://fake/v1/plans.get', { method: 'POST', body });",
+        "console.log(JSON.stringify([await readJsonBody(post('{\"plan_id\":\"pro\"}'), 1024), await readJsonBody(post('{}'), 1)]));",
+      ].join('\n'),
+    );
+    const ran = spawnSync(process.execPath, ['--import', 'tsx', script], { cwd: fileURLToPath(new URL('../../', import.meta.url)), encoding: 'utf8' });
+    rmSync(dirname(script), { recursive: true, force: true });
+    expect(JSON.parse(ran.stdout || 'null'), ran.stderr).toEqual([{ ok: true, value: { plan_id: 'pro' } }, expect.objectContaining({ ok: false, code: 'payload_too_large' })]);
   });
 });
 

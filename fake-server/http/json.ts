@@ -100,10 +100,17 @@ export async function readBodyText(request: Request, limit: number): Promise<Bod
   let size = 0;
   try {
     if (request.body !== null) {
-      for await (const chunk of request.body) {
-        size += chunk.byteLength;
-        if (size > limit) return tooLarge(limit);
-        chunks.push(chunk);
+      // A reader read to its end and never released: releasing it (as `for await` does) makes Node
+      // format the stack of its "Reader released" error, and a host's stack-trace hook may throw there
+      // (vitest 4.1's module runner with its module cache, in a global setup that starts the fake).
+      const reader = request.body.getReader();
+      for (let read = await reader.read(); !read.done; read = await reader.read()) {
+        size += read.value.byteLength;
+        if (size > limit) {
+          void reader.cancel().catch(() => undefined);
+          return tooLarge(limit);
+        }
+        chunks.push(read.value);
       }
     }
   } catch {
