@@ -17,7 +17,7 @@ import type { Plan, PlansCreateRequest } from '../spec/plans.ts';
 import type { RuleId } from '../spec/rules/catalogue.ts';
 import type { FakeServer } from '../fake-server/index.ts';
 import { testSeed } from '../fixtures/random.ts';
-import { LEDGER, PROBES } from './target-setup.ts';
+import { LEDGER, PROBES, PUBLISHED_CLIENT_CALLER } from './target-setup.ts';
 import { createTarget, loadConfig, SetupNotServed, defineScenario, type Scenario, type ScenarioContext, type ScenarioDef, type Target } from './framework/index.ts';
 
 export type Ops = typeof operations;
@@ -51,12 +51,13 @@ export function inProcessTarget(fake: Pick<FakeServer, 'url' | 'apiKey' | 'other
     retry: false,
     ...LEDGER,
     probes: PROBES,
+    mixedCaller: PUBLISHED_CLIENT_CALLER,
   });
 }
 
 /** The target of a scenario file (cleanup through LEDGER, capabilities probed through PROBES). */
 export function conformanceTarget(): Promise<ConformanceTarget> {
-  return createTarget({ operations, errorBody: ErrorBody, ...LEDGER, probes: PROBES });
+  return createTarget({ operations, errorBody: ErrorBody, ...LEDGER, probes: PROBES, mixedCaller: PUBLISHED_CLIENT_CALLER });
 }
 
 // ── Builders ─────────────────────────────────────────────────────────────────

@@ -9,7 +9,9 @@ import { operations } from '../spec/operations.ts';
 import { field, idOf, type CleanupPlan, type Creates } from './framework/cleanup.ts';
 import type { Client } from './framework/client.ts';
 import type { LedgerEntry } from './framework/ledger.ts';
-import type { CreateTargetOptions } from './framework/target.ts';
+import type { CreateTargetOptions, MixedCaller } from './framework/target.ts';
+import { clientAnsweredAsDocumented, PUBLISHED_CLIENT_AGENT } from '../spec/reference/differences.ts';
+import type { OperationName } from '../spec/operations.ts';
 import type { PrepareOptions, ProbeContext } from './framework/prepare.ts';
 
 type Ops = typeof operations;
@@ -124,6 +126,17 @@ export const LEDGER = {
 type Probes = NonNullable<CreateTargetOptions<Ops, typeof ErrorBody>['probes']>;
 
 /** How the suite tries the capabilities it cannot take a profile's word for. */
+/**
+ * The published client (autumn-js, known by its User-Agent) sends every other call of every
+ * scenario where the document decides the whole answer whoever asks (not a body its mode takes
+ * otherwise, nor a listing it reads otherwise): interface.md does not tell callers apart, so a
+ * target answering the client otherwise fails the rule the scenario checks.
+ */
+export const PUBLISHED_CLIENT_CALLER: MixedCaller = {
+  headers: { 'user-agent': PUBLISHED_CLIENT_AGENT },
+  sends: (operation, body) => Object.hasOwn(operations, operation) && clientAnsweredAsDocumented(operation as OperationName, body),
+};
+
 export const PROBES: Probes = {
   'paid-attach': async ({ client, ns }) => {
     const planId = ns.id('probepaid');

@@ -3,7 +3,7 @@
  * 2.4.0). The exchange test requires every mismatch it finds to be listed here, and every entry
  * here to be found, so nothing stays unexplained and nothing stale stays listed.
  */
-import type { OperationName } from '../operations.ts';
+import { type OperationName, operations } from '../operations.ts';
 import type { SchemaMismatch } from './exchanges.ts';
 
 export interface KnownDifference {
@@ -274,3 +274,23 @@ export const KNOWN_CLIENT_DIFFERENCES: readonly KnownClientDifference[] = [
       'The client lets `updates[].plan_id` be omitted (the reference then picks a plan, observed-behaviour §3.6); interface.md says each update has `plan_id`. The fake refuses an update without it.',
   },
 ];
+
+/** The User-Agent the published client (autumn-js 1.3.13) sends outside browsers; the fake's `auto` mode knows the client by it. */
+export const PUBLISHED_CLIENT_AGENT = 'speakeasy-sdk/typescript 0.10.18 2.882.0 2.4.0 @useautumn/sdk';
+
+const CLIENT_TAKES_OTHERWISE = new Set<OperationName>(KNOWN_CLIENT_DIFFERENCES.filter((known) => known.kind === 'request').map((known) => known.operation));
+const CLIENT_ANSWERED_OTHERWISE = new Set<OperationName>(KNOWN_CLIENT_DIFFERENCES.filter((known) => known.kind === 'response').map((known) => known.operation));
+
+/**
+ * Whether the published client may send this request and be taken as the document says: the
+ * client's mode takes it as the document does. Where that mode takes what the document refuses
+ * (an entity without a name, a release without its plan), the document decides nothing for it.
+ */
+export function clientTakesAsDocumented(operation: OperationName, body: unknown): boolean {
+  return !CLIENT_TAKES_OTHERWISE.has(operation) || operations[operation].request.safeParse(body).success;
+}
+
+/** Whether the document decides the whole answer to this request when the published client sends it: taken as documented, and no answer the client reads otherwise. */
+export function clientAnsweredAsDocumented(operation: OperationName, body: unknown): boolean {
+  return !CLIENT_ANSWERED_OTHERWISE.has(operation) && clientTakesAsDocumented(operation, body);
+}

@@ -17,7 +17,8 @@ import { IdMap } from './ids.ts';
 import { Divergence, Lockstep, type CallSpec } from './lockstep.ts';
 import { WorldState } from './world.ts';
 import { replaySteps } from './replay.ts';
-import { appSide, PUBLISHED_CLIENT_AGENT, type Headers, type PairedCall, type Side } from './sides.ts';
+import { PUBLISHED_CLIENT_AGENT } from '../../spec/reference/differences.ts';
+import { appSide, type Headers, type PairedCall, type Side } from './sides.ts';
 import { inProcessTarget } from './targets.ts';
 
 const NOW = Date.UTC(2030, 5, 15, 12);

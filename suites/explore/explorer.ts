@@ -43,7 +43,8 @@ import { LEEWAY } from './leeway.ts';
 import { ownedOnly } from './owned.ts';
 import { idPrefixOf, replaySteps, ReplayStopped } from './replay.ts';
 import { reachersOf, Steering, swarmArbitrary } from './steering.ts';
-import { clientTakesAsDocumented, PUBLISHED_CLIENT } from './sides.ts';
+import { clientTakesAsDocumented } from '../../spec/reference/differences.ts';
+import { PUBLISHED_CLIENT } from './sides.ts';
 import { modelFor, type ExploreTarget, type ProgramTarget } from './targets.ts';
 
 /** Every command of the generators, by part. */

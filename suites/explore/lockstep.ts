@@ -19,7 +19,8 @@ import { IdMap } from './ids.ts';
 import { leewayFor } from './leeway.ts';
 import { isShould, type Writer } from './ownership.ts';
 import type { WorldState } from './world.ts';
-import { bearer, PUBLISHED_CLIENT_AGENT, type Caller, type Headers, type Side, type SideAnswer } from './sides.ts';
+import { PUBLISHED_CLIENT_AGENT } from '../../spec/reference/differences.ts';
+import { bearer, type Caller, type Headers, type Side, type SideAnswer } from './sides.ts';
 
 /** One call of a program as it was made: what each side was sent and answered, and what differed. */
 export interface Step {

@@ -18,7 +18,8 @@ import { Lockstep, type CallSpec, type Step } from './lockstep.ts';
 import { WorldState } from './world.ts';
 import { liveRecords, selectRecord } from './parts/control.ts';
 import { ownedOnly } from './owned.ts';
-import { PUBLISHED_CLIENT_AGENT, type Caller } from './sides.ts';
+import { PUBLISHED_CLIENT_AGENT } from '../../spec/reference/differences.ts';
+import type { Caller } from './sides.ts';
 import { modelFor, type ExploreTarget } from './targets.ts';
 
 export interface ReplayOutcome {

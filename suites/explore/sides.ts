@@ -10,7 +10,6 @@ import { operations, type OperationName } from '../../spec/operations.ts';
 import type { FakeApp } from '../../fake-server/app.ts';
 import { answerInProcess } from '../../fake-server/http/in-process.ts';
 import type { Servable } from '../../fake-server/http/node-adapter.ts';
-import { KNOWN_CLIENT_DIFFERENCES } from '../../spec/reference/differences.ts';
 import type { Client, RequestOptions } from '../framework/client.ts';
 import { ControlPlaneError, type ControlClient } from '../framework/control-client.ts';
 import type { Exchange } from '../framework/evidence.ts';
@@ -40,7 +39,6 @@ export interface PairedCall {
   readonly headers?: Headers;
 }
 
-/** The published client's User-Agent (autumn-js 1.3.13 outside browsers), sent to the target only: the model answers as the document says, whoever asks. */
 export const PUBLISHED_CLIENT_AGENT = 'speakeasy-sdk/typescript 0.10.18 2.882.0 2.4.0 @useautumn/sdk';
 
 /**
@@ -56,18 +54,6 @@ export interface Caller {
 
 /** The published client as a caller. */
 export const PUBLISHED_CLIENT: Caller = { agent: 'published-client' };
-
-/** Operations whose requests the published client's mode takes otherwise than the document does (spec/reference/differences.ts, kind `request`). */
-const CLIENT_TAKES_OTHERWISE = new Set<OperationName>(KNOWN_CLIENT_DIFFERENCES.filter((known) => known.kind === 'request').map((known) => known.operation));
-
-/**
- * Whether the published client may send this request and be answered as the document says: the
- * client's mode takes it as the document does. Where that mode takes what the document refuses
- * (an entity without a name, a release without its plan), the document decides nothing for it.
- */
-export function clientTakesAsDocumented(operation: OperationName, body: unknown): boolean {
-  return !CLIENT_TAKES_OTHERWISE.has(operation) || operations[operation].request.safeParse(body).success;
-}
 
 /** The key sent as a bearer token, as a header override (an envelope variant may change the scheme's case). */
 export function bearer(key: string, scheme = 'Bearer'): Headers {

@@ -105,6 +105,30 @@ describe('runScenario', () => {
     expect(t.ledger.entries()).toEqual([{ entry: { kind: 'thing', id: made }, scenario: 'PASS-1' }]);
   });
 
+  it("sends every other call as the target's mixed caller where it may, the same calls at the same seed, and leaves a call that names its own User-Agent", async () => {
+    const config = loadConfig({ env: { BASE_URL: server.url, API_KEY: TEST_KEY, CONFORMANCE_SEED: '77', CONFORMANCE_TIMEOUT_MS: '5000' }, cwd: dir });
+    const t = await createTarget({ operations: testOperations, errorBody: TestErrorBody, config, retry: false, mixedCaller: { headers: { 'user-agent': 'other-client/1' }, sends: (_operation, body) => (body as { thing_id?: string }).thing_id !== 'plain' } });
+    targets.push(t);
+    const agents = async () => {
+      const outcome = await runScenario(
+        scenario({ id: 'MIXED-1', title: 'reads as two callers', rules: ['THING-GET-SHAPE'] }, async (ctx) => {
+          for (const id of ['a', 'b', 'plain', 'plain', 'c', 'd']) await ctx.client.call('things.get', { thing_id: id });
+          await ctx.client.call('things.get', { thing_id: 'e' }, { headers: { 'User-Agent': 'own/1' } });
+          await ctx.client.call('things.get', { thing_id: 'f' }, { headers: { 'User-Agent': 'own/1' } });
+        }),
+        t,
+      );
+      return outcome.evidence.map((e) => e.request.headers['user-agent'] ?? 'plain');
+    };
+    const seen = await agents();
+    const mixed = seen.slice(0, 6).flatMap((agent, index) => (agent === 'other-client/1' ? [index] : []));
+    // Every other call of the first six, less the two it may not send; the last two as they asked.
+    expect([[0, 4], [1, 5]]).toContainEqual(mixed);
+    expect(seen.slice(2, 4)).toEqual(['plain', 'plain']);
+    expect(seen.slice(6)).toEqual(['own/1', 'own/1']);
+    expect(await agents(), 'the same calls at the same seed').toEqual(seen);
+  });
+
   it('reports an assertion failure as fail, with the error and the evidence', async () => {
     const t = await target(server.url);
     const outcome = await runScenario(

@@ -11,6 +11,7 @@
  *   meta-test can check that a scenario fails against a deliberately broken fake; `runScenarios`
  *   runs several as a conformance run schedules them (schedule.ts).
  */
+import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, it, TestRunner, type TestContext } from 'vitest';
 import type { z } from 'zod';
@@ -45,7 +46,7 @@ import type { Namespace } from './namespace.ts';
 import { longestRunMs } from './guard.ts';
 import { TargetWait, watchOwnTime } from './pace.ts';
 import { inRunOrder, RunPlan, runsAlone, Scheduler, type BesideJob } from './schedule.ts';
-import { recordCreated, type Target, type TargetInfo } from './target.ts';
+import { recordCreated, type MixedCaller, type Target, type TargetInfo } from './target.ts';
 
 export interface ScenarioDef<R extends string = string> {
   /** Unique across the suite; letters, digits, `.`, `_`, `-`. Also scopes the scenario's IDs. */
@@ -419,9 +420,18 @@ const wireNamesRead = new WeakMap<object, Set<string>>();
  * The scenario's view of the client: request fields interface.md does not show are sent under the
  * profile's wire names, and a 200 that left out required fields is watched for reads of them (checks.ts).
  */
-function scenarioClient<Ops extends OperationTable, E extends z.ZodType>(client: Client<Ops, E>, checks: RuleChecks, names: Readonly<Partial<Record<WireNameKey, string>>>): Client<Ops, E> {
-  const call: Client<Ops, E>['call'] = async (name, body, options) => {
-    const result = await client.call(name, renameRequestFields(name, body, names) as typeof body, options);
+function scenarioClient<Ops extends OperationTable, E extends z.ZodType>(
+  client: Client<Ops, E>,
+  checks: RuleChecks,
+  names: Readonly<Partial<Record<WireNameKey, string>>>,
+  mixed: { readonly caller: MixedCaller; readonly phase: number } | undefined,
+): Client<Ops, E> {
+  let sent = 0;
+  const call: Client<Ops, E>['call'] = async (name, body, options = {}) => {
+    const renamed = renameRequestFields(name, body, names) as typeof body;
+    // Every other call as the mixed caller (the phase from the seed and the scenario), unless the call names its own caller.
+    const asMixed = mixed !== undefined && sent++ % 2 === mixed.phase && !Object.keys(options.headers ?? {}).some((header) => header.toLowerCase() === 'user-agent') && mixed.caller.sends(name, renamed);
+    const result = await client.call(name, renamed, asMixed ? { ...options, headers: { ...mixed.caller.headers, ...options.headers } } : options);
     return result.ok ? { ...result, body: checks.watched(result.body, result.exchange) } : result;
   };
   return new Proxy(client, {
@@ -431,6 +441,11 @@ function scenarioClient<Ops extends OperationTable, E extends z.ZodType>(client:
       return typeof value === 'function' ? value.bind(inner) : value;
     },
   });
+}
+
+/** Which of a scenario's calls go as the mixed caller, the odd or the even ones: fixed by the seed, so a re-run sends the same. */
+function mixedPhase(seed: number, scenarioId: string): number {
+  return createHash('sha256').update(`${seed}:${scenarioId}`).digest()[0]! & 1;
 }
 
 /** A 5xx or a 429 that outlived the retry budget says nothing about the rule: ERROR. */
@@ -461,7 +476,7 @@ function context<Ops extends OperationTable, E extends z.ZodType, R extends stri
   const client = target.client.with({ evidence: log, signal, waits, readOnly: !scenario.mutates, onSuccess, beforeSend: (operation, request) => checks.refuseRequestBuiltFromMissingField(operation, request) });
   return {
     scenario: { id: scenario.id, title: scenario.title, rules: scenario.rules },
-    client: scenarioClient(client, checks, wireNames),
+    client: scenarioClient(client, checks, wireNames, target.mixedCaller && { caller: target.mixedCaller, phase: mixedPhase(target.info.seed, scenario.id) }),
     get control(): ControlClient {
       if (!declared.has('control-plane')) throw new Error(`scenario ${scenario.id} uses the control plane but declares it in neither needs nor uses`);
       if (!target.control) throw new Error(`scenario ${scenario.id}: the control plane is not available here; check t.has('control-plane') first`);

@@ -12,6 +12,7 @@ import { createClient, type Client, type OperationTable } from './client.ts';
 import { ConfigError, concurrencyNow, ENV_VARS, loadConfig, mostConcurrency, type ConformanceConfig } from './config.ts';
 import { ControlClient } from './control-client.ts';
 import { EvidenceLog } from './evidence.ts';
+import type { HeaderOverrides } from './http.ts';
 import { transportLimits } from './guard.ts';
 import { Journal } from './journal.ts';
 import { Ledger, type CleanupReport } from './ledger.ts';
@@ -43,6 +44,8 @@ export interface Target<Ops extends OperationTable, E extends z.ZodType> {
   readonly otherTenantApiKey: string | undefined;
   /** The run's own key, for raw calls that send it in other forms (redacted in the evidence). */
   readonly apiKey: string;
+  /** Another caller some of every scenario's calls are sent as (scenario.ts). */
+  readonly mixedCaller: MixedCaller | undefined;
   readonly capabilities: CapabilitySet;
   /**
    * How many scenarios run at once now: the configured number; the default one doubled once the
@@ -88,6 +91,20 @@ export interface CreateTargetOptions<Ops extends OperationTable, E extends z.Zod
   readonly retry?: Partial<RetryPolicy> | false;
   /** Where requests go instead of sockets (an in-process fake; see http.ts). */
   readonly dispatcher?: Dispatcher;
+  /** Another caller some of every scenario's calls are sent as (support.ts: the published client). */
+  readonly mixedCaller?: MixedCaller;
+}
+
+/**
+ * A caller other than the run's plain one, told apart by headers only (the published client by its
+ * User-Agent). Where the document does not tell callers apart, every other call of a scenario goes
+ * as this caller, unchanged otherwise, so a target that answers it differently fails the rule the
+ * scenario checks with that call, or the rule a later plain read shows.
+ */
+export interface MixedCaller {
+  readonly headers: HeaderOverrides;
+  /** Whether this request's whole answer is the document's when this caller sends it. */
+  sends(operation: string, body: unknown): boolean;
 }
 
 export async function createTarget<Ops extends OperationTable, E extends z.ZodType>(
@@ -148,6 +165,7 @@ export async function createTarget<Ops extends OperationTable, E extends z.ZodTy
     control: capabilities.has('control-plane') ? new ControlClient(client.transport) : undefined,
     otherTenantApiKey,
     apiKey,
+    mixedCaller: options.mixedCaller,
     capabilities,
     concurrency: () => concurrencyNow(config, limiter.latencyMs),
     ns,

@@ -7,6 +7,7 @@
 import { Client as UndiciClient } from 'undici';
 import { expect } from 'vitest';
 import { operations } from '../../../spec/operations.ts';
+import { PUBLISHED_CLIENT_AGENT } from '../../../spec/reference/differences.ts';
 import { SetupNotServed } from '../../framework/index.ts';
 import { attach, createCustomer, createEntity, createFeature, createLicensePool, createPlan, licenseEntities, scenario } from '../../support.ts';
 import { expectPool } from '../licenses/support.ts';
@@ -14,8 +15,7 @@ import { expectEmbeddedFieldsOnly } from '../entities/support.ts';
 import { balanceNow, spend, SPEND_RULES } from '../balances/support.ts';
 import { parsedJson } from './support.ts';
 
-/** The User-Agent autumn-js 1.3.13 sends outside browsers. */
-const PUBLISHED_CLIENT = { 'user-agent': 'speakeasy-sdk/typescript 0.10.18 2.882.0 2.4.0 @useautumn/sdk' } as const;
+const PUBLISHED_CLIENT = { 'user-agent': PUBLISHED_CLIENT_AGENT } as const;
 
 export const callersScenarios = [
   scenario(
