@@ -23,7 +23,7 @@ import { cliInvocation, targetedCommand } from '../report/commands.ts';
 import { verdictOf } from '../report/view.ts';
 import { shownPath, writeAtomically, writeReportFiles } from '../report/write.ts';
 import { LEDGER, PROBES } from '../support.ts';
-import { COMMANDS, explore, FOCUS_WEIGHT, FOCUSES } from './explorer.ts';
+import { COMMANDS, DEFAULT_MAX_FINDINGS, explore, FOCUS_WEIGHT, FOCUSES } from './explorer.ts';
 import { explorationMeta, explorationRecord, FINDING_FORMAT, summaryLines, writeFindings, type FindingFile, type FindingTarget } from './findings.ts';
 import { parityExitCode, parityLines, parityReport, writeParity } from './parity.ts';
 import { replayFinding } from './replay.ts';
@@ -140,7 +140,10 @@ export async function exploreCommand(given: ExploreCommandOptions): Promise<numb
       ...(options.parity ? { parity: true } : {}),
       log: (line) => console.log(line),
     });
-    if (result.programs < runs && result.error === undefined && timeBudget === deadlineBudget) {
+    const maxFindings = options.maxFindings ?? DEFAULT_MAX_FINDINGS;
+    if (result.programs < runs && result.findings.length >= maxFindings) {
+      console.log(`explore: stopped after ${result.programs} of ${runs} programs: ${maxFindings} finding(s), as many as --max-findings allows`);
+    } else if (result.programs < runs && result.error === undefined && timeBudget === deadlineBudget) {
       console.log(`explore: stopped after ${result.programs} of ${runs} programs: the run's deadline (CONFORMANCE_RUN_TIMEOUT_MS, ${config.runTimeoutMs / 1000} s) leaves no room for more`);
     }
     const secrets = exploreTarget.secrets();

@@ -131,6 +131,9 @@ export interface Finding {
   readonly shrinkRuns: number;
 }
 
+/** Findings after which an exploration stops, unless told otherwise. */
+export const DEFAULT_MAX_FINDINGS = 10;
+
 export interface ExploreResult {
   readonly seed: number;
   readonly programs: number;
@@ -479,7 +482,7 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
   const arbitrary = programArbitrary(commands, options.maxSteps, steering);
   const deadline = options.timeBudgetMs === undefined ? Number.POSITIVE_INFINITY : started + options.timeBudgetMs;
   const shrinkBudget = options.shrinkRuns ?? 200;
-  const maxFindings = options.maxFindings ?? 10;
+  const maxFindings = options.maxFindings ?? DEFAULT_MAX_FINDINGS;
   const findings: Finding[] = [];
   const found = new Set<string>();
   const unserved = new Set<OperationName>();

@@ -57,8 +57,10 @@ describe('commands the suite prints, run as printed against the target given by 
   });
 
   it("each replay: line of an exploration's finding reproduces it (exit 1), and --replay <file> alone goes where it was found", { timeout: 20 * 60_000 }, async () => {
-    const explored = await shell(`node suites/cli.mjs explore --runs 60 --max-steps 25 --max-findings 1 --seed 7 --report-dir ${join(dir, 'explore')}`, { BASE_URL: fake.url, API_KEY: fake.apiKey });
+    const explored = await shell(`node suites/cli.mjs explore --runs 60 --max-steps 25 --max-findings 1 --shrink-runs 20 --seed 7 --report-dir ${join(dir, 'explore')}`, { BASE_URL: fake.url, API_KEY: fake.apiKey });
     expect(explored.status, explored.output.slice(-3000)).toBe(1);
+    // It stopped at its one finding, and says so (not the run's deadline).
+    expect(explored.output).toMatch(/^explore: stopped after 1 of 60 programs: 1 finding\(s\), as many as --max-findings allows$/m);
     const replays = [...explored.output.matchAll(/^ {2}replay: (.*)$/gm)].map((m) => m[1]!);
     expect(replays).toHaveLength(1);
     expect(replays[0]).toMatch(new RegExp(`^API_KEY=… node suites/cli.mjs explore --base-url ${fake.url} --api-version 2\\.4\\.0 --profile default --replay \\S+finding-1\\.json$`));
