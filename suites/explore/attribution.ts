@@ -29,7 +29,7 @@ import { ruleById, type RuleId } from '../../spec/rules/catalogue.ts';
 import { createNamespace } from '../framework/namespace.ts';
 import type { Difference } from './compare.ts';
 import { operations, type OperationName } from '../../spec/operations.ts';
-import { ControlRefused, type Step } from './lockstep.ts';
+import { ControlRefused, KnownStop, type Step } from './lockstep.ts';
 import { ALLOWED_VARIANTS, VARIANTS, type VariantName } from './command.ts';
 import type { ExploreTarget } from './targets.ts';
 import { answerShape, nodesOf } from './fields.ts';
@@ -126,7 +126,8 @@ async function replayedDifferences(finding: Localisable, app: FakeApp, salt: str
   try {
     replay = await replaySteps({ ...finding, steps }, inProcessTarget(app, createNamespace({ prefix: 'conf', seed: 1, salt }), finding.apiVersion));
   } catch (cause) {
-    if (cause instanceof ControlRefused) return undefined;
+    // The control plane refused, or the program ended at a known difference of the reference before the diverging call.
+    if (cause instanceof ControlRefused || cause instanceof KnownStop) return undefined;
     throw cause;
   }
   const at = replay.replayed.get(finding.at);

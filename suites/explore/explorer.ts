@@ -628,8 +628,8 @@ export async function minimize(finding: Finding, target: ExploreTarget, budget: 
     try {
       replay = await replaySteps({ steps: candidate, idPrefix: current.idPrefix, start: current.start, apiVersion: target.apiVersion }, target, stopped);
     } catch (cause) {
-      if (cause instanceof ControlRefused) return false;
-      if (cause instanceof ReplayStopped) return false;
+      // Refused, stopped, or ended at a known difference of the reference before the diverging call: not the same finding.
+      if (cause instanceof ControlRefused || cause instanceof ReplayStopped || cause instanceof KnownStop) return false;
       throw cause;
     }
     const at = replay.replayed.get(candidate.at(-1)!.index);

@@ -72,7 +72,9 @@ export const LEEWAY: readonly Leeway[] = [
     why: 'a paid plan is attached at once or only after a checkout (payment_url): billing.attach is not documented, and the reference asks for a checkout until the customer has a payment method on file',
     source: 'observed-behaviour.md §4 (billing.attach) and §8.5',
     operation: 'billing.attach',
-    applies: ({ model, target }) => ok(model) && ok(target) && field(model, 'payment_url') == null && typeof field(target, 'payment_url') === 'string',
+    // A free plan is attached at once (BILL-ATTACH-FREE): only a plan some version of which has a price may ask for a checkout.
+    applies: ({ request, model, target, world }) =>
+      ok(model) && ok(target) && field(model, 'payment_url') == null && typeof field(target, 'payment_url') === 'string' && !world.plans.some((plan) => plan.id === request['plan_id'] && !plan.paid),
   },
   {
     id: 'REATTACH-REFUSED',

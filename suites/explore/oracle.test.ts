@@ -19,6 +19,7 @@ import { explorationMeta } from './findings.ts';
 import { LEEWAY } from './leeway.ts';
 import { Divergence, Lockstep } from './lockstep.ts';
 import { WorldState } from './world.ts';
+import { exploreFault } from './sweep.ts';
 import { appSide, type Side } from './sides.ts';
 import { sharedTenantTarget } from './targets.ts';
 
@@ -93,8 +94,21 @@ describe('the oracle on a shared tenant', () => {
     await expect(ending.call({ command: 'test', operation: 'subscriptions.list', body: { plan_id: 'mine', limit: 1 } })).rejects.toBeInstanceOf(Divergence);
   });
 
-  it('answers a checkout it did not expect with a known stop, never a finding', async () => {
-    expect(LEEWAY.find((l) => l.id === 'PAID-ATTACH-CHECKOUT')?.applies({ operation: 'billing.attach', request: {}, model: { status: 200, body: { payment_url: null } }, target: { status: 200, body: { payment_url: 'https://pay.invalid' } }, world: undefined as never })).toBe(true);
+  it('answers a checkout it did not expect for a paid plan with a known stop, never a finding, and compares one for a free plan (BILL-ATTACH-FREE)', () => {
+    const world = new WorldState(0);
+    const plan = { version: 1, addOn: false, group: null, archived: false, oneOff: false, trial: false, autoEnable: false, items: [], licenses: [] };
+    world.plans = [
+      { ...plan, id: 'pro', paid: true },
+      { ...plan, id: 'free', paid: false },
+    ];
+    const checkout = LEEWAY.find((l) => l.id === 'PAID-ATTACH-CHECKOUT')!;
+    const attach = (planId: string) => checkout.applies({ operation: 'billing.attach', request: { customer_id: 'c', plan_id: planId }, model: { status: 200, body: { payment_url: null } }, target: { status: 200, body: { payment_url: 'https://pay.invalid' } }, world });
+    expect([attach('pro'), attach('unknown'), attach('free')]).toEqual([true, true, false]);
+  });
+
+  it('finds a checkout for a free plan under its own rule, though replays that shrink it meet checkouts the reference may ask for', { timeout: 120_000 }, async () => {
+    // Before: the finding's minimisation replayed a program whose plan it no longer knew as free, met the known stop, and the exploration ended in an internal error.
+    expect(await exploreFault('BILL-ATTACH-FREE', { runs: 100, maxSteps: 30, seed: 424242 })).toMatchObject({ found: true, rule: 'BILL-ATTACH-FREE' });
   });
 
   it("leaves open a customer-level check of a feature only the seats of the customer's pool grant (the reference sums the entities' grants), and only that", () => {
