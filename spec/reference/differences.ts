@@ -15,6 +15,8 @@ export interface KnownDifference {
   readonly path: string;
   /** The exchange files that show it. */
   readonly exchanges: readonly string[];
+  /** Request differences: only requests holding these values (a field the document requires only alongside another). */
+  readonly requestHolds?: Readonly<Record<string, unknown>>;
   readonly explanation: string;
 }
 
@@ -151,6 +153,7 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     direction: 'request',
     path: 'plan_ids',
     exchanges: ['122-referral_programs.update-redeem-on-checkout-without-plan-ids.json'],
+    requestHolds: { redeem_on: 'checkout' },
     explanation:
       'interface.md: `plan_ids` is "required when `redeem_on` is `checkout`". The reference accepted a switch to checkout without plan_ids because the stored program held `[""]`, an artefact of creating it with `plan_ids: null` (exchange 116).',
   },

@@ -111,6 +111,15 @@ describe('compareAnswers', () => {
     expect(compareAnswers(context({ operation: 'plans.get', request: { plan_id: 'p' } }), ok(plan), ok(old)).differences).toEqual([]);
   });
 
+  it("takes a refusal the reference's known difference explains as known only where that difference holds (plan_ids left out of a switch to checkout)", () => {
+    const update = (request: Record<string, unknown>) => context({ operation: 'referral_programs.update', request });
+    const known = (request: Record<string, unknown>, target: Answer) => compareAnswers(update(request), refused(400, 'invalid_inputs'), target).known?.id;
+    expect(known({ referral_program_id: 'r', redeem_on: 'checkout' }, ok({ id: 'r' }))).toBe('DIFF-REFERRAL-CHECKOUT-WITHOUT-PLAN-IDS');
+    // No plan_ids either, but no switch to checkout: a bound the reference keeps too, compared.
+    expect(known({ referral_program_id: 'r', max_redemptions: 0 }, ok({ id: 'r' }))).toBeUndefined();
+    expect(compareAnswers(update({ referral_program_id: 'r', max_redemptions: 0 }), refused(400, 'invalid_inputs'), refused(404, 'reward_program_not_found')).differences).not.toEqual([]);
+  });
+
   it("compares a reference-only answer's documented fields for its SHOULD rule only", () => {
     const customer = (granted: number) => ({ id: 'c', name: null, email: null, created_at: 1, fingerprint: null, stripe_id: null, env: 'sandbox', metadata: {}, send_email_receipts: false, billing_controls: {}, subscriptions: [], purchases: [], licenses: [pool({ granted })], balances: {}, flags: {} });
     const differences = compareAnswers(context({ operation: 'customers.get', request: { customer_id: 'c' } }), ok(customer(3)), ok(customer(4))).differences;

@@ -167,7 +167,8 @@ function knownRefusal(context: CompareContext, model: Answer, target: Answer): K
     const rule = ruleById.get(known.rule);
     if (!(rule?.operations as readonly string[] | undefined)?.includes(context.operation)) return false;
     // Path '' names the whole body: a request holding a null anywhere; otherwise a request without a value there (`*`: in some item).
-    const applies = known.path === '' ? holdsNull(context.request) : lacksValueAt(context.request, known.path.split('.'));
+    const lacks = known.path === '' ? holdsNull(context.request) : lacksValueAt(context.request, known.path.split('.'));
+    const applies = lacks && Object.entries(known.requestHolds ?? {}).every(([field, value]) => context.request[field] === value);
     // The reference refuses (or takes) what the model does not, or refuses it for its own reason before the model's.
     return applies && (isSuccess(model.status) !== isSuccess(target.status) || (!isSuccess(model.status) && (model.status !== target.status || codeOf(model.body) !== codeOf(target.body))));
   });

@@ -95,7 +95,7 @@ export const referralCommands: readonly CommandSpec<unknown>[] = [
     part: 'referrals',
     weight: 2,
     refusal: true,
-    args: fc.record({ program: index, how: fc.constantFrom('max-zero', 'max-high', 'plans-empty', 'plans-twice', 'redeem-on', 'received-by', 'checkout-without-plans', 'reward-empty', 'program-empty', 'unknown-program', 'unknown-key') }),
+    args: fc.record({ program: index, how: fc.constantFrom('max-zero', 'max-high', 'plans-empty', 'plans-twice', 'redeem-on', 'received-by', 'checkout-without-plans', 'reward-empty', 'program-empty', 'program-missing', 'unknown-program', 'unknown-key') }),
     async run(context, { program, how }) {
       // Refusals of the request's own bounds come before the program is looked up: any program ID does.
       const id = pick(context.world.programs, program)?.id ?? context.ns.id('refprog');
@@ -110,6 +110,7 @@ export const referralCommands: readonly CommandSpec<unknown>[] = [
         'checkout-without-plans': { referral_program_id: id, redeem_on: 'checkout' },
         'reward-empty': { referral_program_id: id, reward_id: '' },
         'program-empty': { referral_program_id: '' },
+        'program-missing': { received_by: 'all' },
         'unknown-program': { referral_program_id: context.ns.id('noprog'), received_by: 'all' },
         'unknown-key': { referral_program_id: id, reward: 'x' },
       };
@@ -123,6 +124,7 @@ export const referralCommands: readonly CommandSpec<unknown>[] = [
         'checkout-without-plans': 'REF-UPDATE-CHECKOUT-NEEDS-PLANS',
         'reward-empty': 'REF-REWARD-ID-MIN-LENGTH',
         'program-empty': 'REF-PROGRAM-ID-MIN-LENGTH',
+        'program-missing': 'REF-UPDATE-REQUIRED-ID',
         'unknown-program': 'REF-UNKNOWN-PROGRAM',
         'unknown-key': 'ERR-OUT-OF-BOUNDS-REFERENCE',
       } as const;
