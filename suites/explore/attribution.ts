@@ -104,9 +104,16 @@ export function mayChange(fault: Fault, steps: readonly Pick<Step, 'operation' |
  * numbers its records from where its own calls left the counters, so the same bug shows other IDs.
  */
 const described = (d: Difference, from: string, to: string) => {
-  const values = COUNTED_KINDS.has(d.kind) ? [counted(d.model), counted(d.target)] : [d.model, d.target];
+  const values = COUNTED_KINDS.has(d.kind) ? [counted(d.model), counted(d.target)] : [generatedIdsLeftOut(d.model, from), generatedIdsLeftOut(d.target, from)];
   return JSON.stringify([d.key, d.kind, d.path.replaceAll(/\[\d+\]/g, '[]'), ...values]).replaceAll(from, to);
 };
+
+/** A value with the IDs the server made left out (an `id` not of the program's prefix): each side makes its own, so the same bug shows other ones (a check's flag record). */
+function generatedIdsLeftOut(value: unknown, prefix: string): unknown {
+  if (Array.isArray(value)) return value.map((item) => generatedIdsLeftOut(item, prefix));
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, key === 'id' && typeof inner === 'string' && !inner.includes(prefix) ? '…' : generatedIdsLeftOut(inner, prefix)]));
+}
 
 const COUNTED_KINDS: ReadonlySet<Difference['kind']> = new Set(['membership', 'order', 'id']);
 
@@ -163,7 +170,7 @@ async function reproduces(finding: Localisable, fault: Fault): Promise<Candidate
  * The documented reads that show what a program made: each customer's records, entities and pools, its
  * balance of each feature, each plan. `customerFirst`: that customer's reads before the others'.
  */
-function documentedReads(steps: readonly Pick<Step, 'operation' | 'request' | 'resolve'>[], customerFirst?: unknown): { operation: OperationName; body: Record<string, unknown> }[] {
+function documentedReads(steps: readonly Pick<Step, 'operation' | 'request' | 'resolve' | 'model'>[], customerFirst?: unknown): { operation: OperationName; body: Record<string, unknown> }[] {
   const ids = (field: string, operations?: readonly string[]) => [
     ...new Set(steps.flatMap((step) => (step.resolve || (operations && !operations.includes(step.operation)) ? [] : [(step.request as Record<string, unknown> | null)?.[field]]).filter((id): id is string => typeof id === 'string'))),
   ];
@@ -173,8 +180,21 @@ function documentedReads(steps: readonly Pick<Step, 'operation' | 'request' | 'r
     ...customers.flatMap((customer_id) => (['subscriptions.list', 'purchases.list', 'entities.list', 'licenses.list'] as const).map((operation) => ({ operation, body: { customer_id } }))),
     ...customers.flatMap((customer_id) => features.map((feature_id) => ({ operation: 'balances.check' as const, body: { customer_id, feature_id, required_balance: 0 } }))),
     ...ids('plan_id', ['plans.create', 'plans.update']).map((plan_id) => ({ operation: 'plans.get' as const, body: { plan_id } })),
+    // Each version an update left behind, read by its number: what a change reached of the older ones.
+    ...olderVersions(steps).map(([plan_id, version]) => ({ operation: 'plans.get' as const, body: { plan_id, version } })),
   ];
   return reads.slice(0, MAX_READS);
+}
+
+/** The plans' versions the model made that a later update left behind, as [plan ID, version]. */
+function olderVersions(steps: readonly Pick<Step, 'operation' | 'request' | 'resolve' | 'model'>[]): [string, number][] {
+  const made = steps.flatMap((step) => {
+    const body = step.model.body as { id?: unknown; version?: unknown } | null;
+    return !step.resolve && (step.operation === 'plans.create' || step.operation === 'plans.update') && step.model.status === 200 && typeof body?.id === 'string' && typeof body.version === 'number' ? [[body.id, body.version] as [string, number]] : [];
+  });
+  const latest = new Map<string, number>();
+  for (const [plan, version] of made) latest.set(plan, Math.max(version, latest.get(plan) ?? 0));
+  return [...new Map(made.filter(([plan, version]) => version < latest.get(plan)!).map((pair) => [pair.join(' '), pair])).values()];
 }
 
 /** Documented reads tried after a program, at most. */
@@ -280,7 +300,7 @@ function listingProbes(step: Pick<Step, 'operation' | 'request'>): Probe[] {
  * fault that only mimics the target's first difference (refusing every request that carries a
  * header, where the target cannot read a JSON body) answers some of them otherwise than the target.
  */
-function probesOf(finding: Localisable, program: readonly Pick<Step, 'operation' | 'request' | 'resolve'>[]): { resent: Probe[]; others: Probe[] } {
+function probesOf(finding: Localisable, program: readonly Pick<Step, 'operation' | 'request' | 'resolve' | 'model'>[]): { resent: Probe[]; others: Probe[] } {
   const diverging = finding.steps.find((step) => step.index === finding.at);
   // A read of a plan no one made: whether the target reads a request's body at all.
   const others = [{ operation: 'plans.get' as const, body: { plan_id: `${finding.idPrefix}plan_probe_unknown` } }, ...documentedReads(program).slice(0, PROBE_READS)];
@@ -486,7 +506,9 @@ export async function localise(
   }
   const main = finding.differences[0]!;
   // A MUST rule only where the difference is in what interface.md shows (a reference-only answer fails SHOULD rules only).
-  const documented = main.documented || shownByDocument(finding.steps.find((step) => step.index === finding.at)?.operation ?? '', main.key);
+  // A key refused (401) on one side: "every endpoint requires" the bearer key, so the document decides it for an operation only the reference has too.
+  const refusedKey = main.kind === 'status' && [main.model, main.target].some((side) => typeof side === 'string' && side.startsWith('401'));
+  const documented = main.documented || refusedKey || shownByDocument(finding.steps.find((step) => step.index === finding.at)?.operation ?? '', main.key);
   const allowed = found.filter((c) => documented || ruleById.get(c.fault.rule)?.level !== 'MUST');
   const rank = (c: Candidate) => [c.mismatches, c.fault.rule === finding.rule ? 0 : 1, c.touches] as const;
   const byRank = (list: readonly Candidate[]) => [...list].sort((a, b) => compareTuples(rank(a), rank(b)));
