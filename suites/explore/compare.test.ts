@@ -105,6 +105,22 @@ describe('compareAnswers', () => {
     expect(compareAnswers(ctx, page('model_1'), page('target_10')).differences.map((d) => [d.rule, d.kind])).toEqual([['LIST-SUBSCRIPTIONS-RECURRING', 'id']]);
   });
 
+  it('pairs records alike but for their IDs as the ID map knows them, whichever order each side lists them in, and a first guess gives way', () => {
+    const record = (id: string, status: string) => ({ id, plan_id: 'p', auto_enable: false, add_on: false, status, past_due: false, canceled_at: null, expires_at: null, trial_ends_at: null, started_at: 1, current_period_start: null, current_period_end: null, quantity: 1, scope: 'customer', customer_id: 'c', entity_id: null, created_at: 1 });
+    const page = (...rows: object[]) => ok({ list: rows, has_more: false, next_cursor: null });
+    const compare = (ids: IdMap, model: Answer, target: Answer) => compareAnswers(context({ operation: 'subscriptions.list', request: { customer_id: 'c' }, ids }), model, target).differences;
+    // Told apart (one active) first, then alike (both expired), the target listing them the other way round.
+    const apart = new IdMap();
+    expect(compare(apart, page(record('m_a', 'active'), record('m_b', 'expired')), page(record('t_b', 'expired'), record('t_a', 'active')))).toEqual([]);
+    expect(compare(apart, page(record('m_b', 'expired'), record('m_a', 'expired')), page(record('t_a', 'expired'), record('t_b', 'expired')))).toEqual([]);
+    // Alike first (a guess), then told apart the other way round than guessed.
+    const guessed = new IdMap();
+    expect(compare(guessed, page(record('m_a', 'active'), record('m_b', 'active')), page(record('t_b', 'active'), record('t_a', 'active')))).toEqual([]);
+    expect(compare(guessed, page(record('m_a', 'active'), record('m_b', 'expired')), page(record('t_a', 'active'), record('t_b', 'expired')))).toEqual([]);
+    // Told apart twice, the other way round: a record that changed IDs.
+    expect(compare(apart, page(record('m_a', 'active'), record('m_b', 'expired')), page(record('t_b', 'active'), record('t_a', 'expired'))).map((d) => d.kind)).toContain('id');
+  });
+
   it('passes over a field the known differences of the 2.3.0 reference list', () => {
     const plan = { id: 'p', name: 'P', description: null, group: null, version: 1, version_slug: 'v1', active: true, add_on: false, auto_enable: false, price: null, items: [], created_at: 1, env: 'sandbox', archived: false, base_variant_id: null, config: { ignore_past_due: false }, billing_controls: {}, metadata: {} };
     const { version_slug: _slug, active: _active, ...old } = plan;

@@ -299,6 +299,8 @@ function dotted(path: string): string {
 
 class Walk {
   readonly #context: CompareContext;
+  /** Inside a row paired with one of several alike (matchElements): the IDs learnt there are a guess. */
+  #guessing = false;
   readonly #documentedOp: boolean;
   readonly #issues: readonly string[];
 
@@ -366,7 +368,7 @@ class Walk {
   #leaf(node: FieldNode, owner: FieldOwner, m: unknown, t: unknown, path: string, mParent: Obj | undefined, tParent: Obj | undefined, out: Difference[]): void {
     if (owner.targetId) {
       if (typeof m !== 'string' || typeof t !== 'string') return void out.push(this.#difference(this.#shapeOr(owner, path), 'shape', node, path, m, t));
-      if (this.#context.ids.learn(t, m) === 'conflict') out.push(this.#difference(owner.rule, 'id', node, path, m, t));
+      if (this.#context.ids.learn(t, m, this.#guessing) === 'conflict') out.push(this.#difference(owner.rule, 'id', node, path, m, t));
       return;
     }
     if (same(m, t, node.timestamp ? this.#context.timeToleranceMs : 0)) return;
@@ -388,7 +390,13 @@ class Walk {
       const filtered = path === 'list' ? filterRule(this.#context.operation, this.#context.request, pairs.extra) : undefined;
       out.push(this.#difference(filtered ?? this.#rule(node, owner, m, t, mParent, tParent, false), 'membership', node, path, { count: m.length, missingInTarget: describe(pairs.missing) }, { count: t.length, extraInTarget: describe(pairs.extra) }));
     }
-    for (const [i, j] of pairs.matched) this.node(element, m[i], t[j], `${path}[${j}]`, mParent, tParent, out);
+    for (const [i, j] of pairs.matched) {
+      // A row paired with one of several alike: the IDs it pairs are a guess until a later answer tells the rows apart.
+      const outer = this.#guessing;
+      this.#guessing = outer || pairs.guessed.has(i);
+      this.node(element, m[i], t[j], `${path}[${j}]`, mParent, tParent, out);
+      this.#guessing = outer;
+    }
     // The same rows in another order: only a SHOULD rule of the reference's ordering can say so, and only
     // under one frozen clock (the reference orders by creation time, which two running clocks do not share).
     if (owner?.order !== undefined && this.#context.timeToleranceMs === 0 && pairs.missing.length === 0 && pairs.extra.length === 0) {
@@ -521,10 +529,12 @@ function namesEachRow(node: FieldNode, list: readonly unknown[]): boolean {
  * their timestamps: a millisecond apart on each side, they would pair one row with another's twin
  * (an add-on attached to several entities, each row the same but for its ID and start).
  */
-function matchElements(node: FieldNode, m: readonly unknown[], t: readonly unknown[], ids?: IdMap, timeToleranceMs = 0): { matched: [number, number][]; missing: unknown[]; extra: unknown[] } {
+function matchElements(node: FieldNode, m: readonly unknown[], t: readonly unknown[], ids?: IdMap, timeToleranceMs = 0): { matched: [number, number][]; guessed: ReadonlySet<number>; missing: unknown[]; extra: unknown[] } {
   const freeM = new Set(m.keys());
   const freeT = new Set(t.keys());
   const matched: [number, number][] = [];
+  /** Model rows paired with one of several target rows alike that the ID map did not tell apart. */
+  const guessed = new Set<number>();
   // Rows alike but for the IDs each side chose (two records of one plan, one customer): the pair the ID map already knows, not the order of ties.
   const chosen = targetIdFields(node);
   const pairedBefore = (i: number, j: number) =>
@@ -532,8 +542,21 @@ function matchElements(node: FieldNode, m: readonly unknown[], t: readonly unkno
       const id = (m[i] as Obj | undefined)?.[field];
       return typeof id === 'string' && ids!.targetOf(id) === (t[j] as Obj | undefined)?.[field];
     });
-  /** Which of the candidates (target rows alike) to pair model row `i` with: the one the ID map pairs it with, else the first. */
-  const known = (i: number, candidates: number[]): number => (ids === undefined || chosen.length === 0 || candidates.length < 2 ? 0 : Math.max(0, candidates.findIndex((j) => pairedBefore(i, j))));
+  const pairedElsewhere = (i: number, j: number) =>
+    chosen.some((field) => {
+      const id = (t[j] as Obj | undefined)?.[field];
+      const model = typeof id === 'string' ? ids!.modelOf(id) : undefined;
+      return model !== undefined && model !== (m[i] as Obj | undefined)?.[field];
+    });
+  /** Which of the candidates (target rows alike, `alike` of them at first) to pair model row `i` with: the one the ID map pairs it with, else the first, a guess. */
+  const known = (i: number, candidates: number[], alike: number): number => {
+    if (ids === undefined || chosen.length === 0 || alike < 2) return 0;
+    const paired = candidates.findIndex((j) => pairedBefore(i, j));
+    if (paired !== -1) return paired;
+    guessed.add(i);
+    // Not one the ID map pairs with another model row (two expired records of one plan, told apart when one was active).
+    return Math.max(0, candidates.findIndex((j) => !pairedElsewhere(i, j)));
+  };
   const pass = (key: (value: unknown) => string) => {
     // Each element's key once (listings of hundreds of rows): the free target elements by key, lowest index first.
     const byKey = new Map<string, number[]>();
@@ -543,9 +566,11 @@ function matchElements(node: FieldNode, m: readonly unknown[], t: readonly unkno
       if (same) same.push(j);
       else byKey.set(k, [j]);
     }
+    const alike = new Map([...byKey].map(([k, js]) => [k, js.length]));
     for (const i of [...freeM]) {
-      const candidates = byKey.get(key(m[i]));
-      const j = candidates?.splice(known(i, candidates), 1)[0];
+      const k = key(m[i]);
+      const candidates = byKey.get(k);
+      const j = candidates?.splice(known(i, candidates, alike.get(k) ?? 0), 1)[0];
       if (j === undefined) continue;
       matched.push([i, j]);
       freeM.delete(i);
@@ -566,5 +591,5 @@ function matchElements(node: FieldNode, m: readonly unknown[], t: readonly unkno
       freeT.delete(j);
     }
   }
-  return { matched, missing: [...freeM].map((i) => m[i]), extra: [...freeT].map((j) => t[j]) };
+  return { matched, guessed, missing: [...freeM].map((i) => m[i]), extra: [...freeT].map((j) => t[j]) };
 }
