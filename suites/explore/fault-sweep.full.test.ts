@@ -2,7 +2,7 @@
  * Every fault of the fake explored with the budget of unfound-faults.json (exploration alone, each
  * in a fake of its own, in this process): the list must say exactly which are not found and which
  * are found under another rule than their own (`explore --can-fail` is the same sweep from the
- * command line). An hour or more: `npm run test:full` runs it, `npm test` the sampled
+ * command line). About 20 minutes on one core: `npm run test:full` runs it, `npm test` the sampled
  * unfound-faults.test.ts.
  */
 import { describe, expect, it } from 'vitest';
