@@ -32,3 +32,16 @@ describe('exploration against the fake itself', () => {
     expect(belowShare(result.coverage, result.programs)).toEqual([]);
   });
 });
+
+describe('exploration against the fake in each client-compatibility mode', () => {
+  // autumn-js: every call answered as the published client expects (fields it requires, bodies it
+  // may send that the document refuses): known differences, never a finding. none: the document only.
+  it.each(['autumn-js', 'none'] as const)('--client-compat %s: no finding in 40 programs', { timeout: 300_000 }, async (mode) => {
+    const seed = testSeed();
+    const target = inProcessTarget(createFakeApp({ clientCompat: mode }), createNamespace({ prefix: 'conf', seed }));
+    const result = await explore(target, { seed, runs: 40, maxSteps: 25, maxFindings: 1, shrinkRuns: 20 });
+    const first = result.findings[0];
+    expect(first && `${first.rule} at ${first.differences[0]?.path} (seed ${seed})`).toBeUndefined();
+    expect(result.programs).toBe(40);
+  });
+});
