@@ -282,6 +282,7 @@ export const KNOWN_CLIENT_DIFFERENCES: readonly KnownClientDifference[] = [
 export const PUBLISHED_CLIENT_AGENT = 'speakeasy-sdk/typescript 0.10.18 2.882.0 2.4.0 @useautumn/sdk';
 
 const CLIENT_TAKES_OTHERWISE = new Set<OperationName>(KNOWN_CLIENT_DIFFERENCES.filter((known) => known.kind === 'request').map((known) => known.operation));
+const CLIENT_ANSWERED_OTHERWISE = new Set<OperationName>(KNOWN_CLIENT_DIFFERENCES.filter((known) => known.kind === 'response').map((known) => known.operation));
 
 /**
  * Whether the published client may send this request and be taken as the document says: the
@@ -292,7 +293,7 @@ export function clientTakesAsDocumented(operation: OperationName, body: unknown)
   return !CLIENT_TAKES_OTHERWISE.has(operation) || operations[operation].request.safeParse(body).success;
 }
 
-/** The rules whose checks the published client's answer to this operation may fail as the reference's does (kind `response`: fields the client requires that the document leaves out). */
-export function clientAnswerRules(operation: OperationName): readonly string[] {
-  return KNOWN_CLIENT_DIFFERENCES.filter((known) => known.kind === 'response' && known.operation === operation).map((known) => known.rule);
+/** Whether the document decides the whole answer to this request when the published client sends it: taken as documented, and no answer the client reads otherwise. */
+export function clientAnsweredAsDocumented(operation: OperationName, body: unknown): boolean {
+  return !CLIENT_ANSWERED_OTHERWISE.has(operation) && clientTakesAsDocumented(operation, body);
 }

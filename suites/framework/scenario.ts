@@ -424,13 +424,13 @@ function scenarioClient<Ops extends OperationTable, E extends z.ZodType>(
   client: Client<Ops, E>,
   checks: RuleChecks,
   names: Readonly<Partial<Record<WireNameKey, string>>>,
-  mixed: { readonly caller: MixedCaller; readonly phase: number; readonly rules: readonly string[] } | undefined,
+  mixed: { readonly caller: MixedCaller; readonly phase: number } | undefined,
 ): Client<Ops, E> {
   let sent = 0;
   const call: Client<Ops, E>['call'] = async (name, body, options = {}) => {
     const renamed = renameRequestFields(name, body, names) as typeof body;
     // Every other call as the mixed caller (the phase from the seed and the scenario), unless the call names its own caller.
-    const asMixed = mixed !== undefined && sent++ % 2 === mixed.phase && !Object.keys(options.headers ?? {}).some((header) => header.toLowerCase() === 'user-agent') && mixed.caller.sends(name, renamed, mixed.rules);
+    const asMixed = mixed !== undefined && sent++ % 2 === mixed.phase && !Object.keys(options.headers ?? {}).some((header) => header.toLowerCase() === 'user-agent') && mixed.caller.sends(name, renamed);
     const result = await client.call(name, renamed, asMixed ? { ...options, headers: { ...mixed.caller.headers, ...options.headers } } : options);
     return result.ok ? { ...result, body: checks.watched(result.body, result.exchange) } : result;
   };
@@ -476,7 +476,7 @@ function context<Ops extends OperationTable, E extends z.ZodType, R extends stri
   const client = target.client.with({ evidence: log, signal, waits, readOnly: !scenario.mutates, onSuccess, beforeSend: (operation, request) => checks.refuseRequestBuiltFromMissingField(operation, request) });
   return {
     scenario: { id: scenario.id, title: scenario.title, rules: scenario.rules },
-    client: scenarioClient(client, checks, wireNames, target.mixedCaller && { caller: target.mixedCaller, phase: mixedPhase(target.info.seed, scenario.id), rules: scenario.rules }),
+    client: scenarioClient(client, checks, wireNames, target.mixedCaller && { caller: target.mixedCaller, phase: mixedPhase(target.info.seed, scenario.id) }),
     get control(): ControlClient {
       if (!declared.has('control-plane')) throw new Error(`scenario ${scenario.id} uses the control plane but declares it in neither needs nor uses`);
       if (!target.control) throw new Error(`scenario ${scenario.id}: the control plane is not available here; check t.has('control-plane') first`);

@@ -103,8 +103,8 @@ export interface CreateTargetOptions<Ops extends OperationTable, E extends z.Zod
  */
 export interface MixedCaller {
   readonly headers: HeaderOverrides;
-  /** Whether this request may go as this caller in a scenario checking `rules`: its answer is then the document's, as far as those rules look. */
-  sends(operation: string, body: unknown, rules: readonly string[]): boolean;
+  /** Whether this request's whole answer is the document's when this caller sends it. */
+  sends(operation: string, body: unknown): boolean;
 }
 
 export async function createTarget<Ops extends OperationTable, E extends z.ZodType>(
