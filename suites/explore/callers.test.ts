@@ -216,9 +216,10 @@ describe('a program in the live environment', () => {
     const seed = 31;
     const target = () => inProcessTarget(createFakeApp({ faults: [liveOnly] }), createNamespace({ prefix: 'conf', seed }));
     const result = await explore(target(), { seed, runs: 60, maxSteps: 20, maxFindings: 1, shrinkRuns: 0, minimize: false, localise: false });
-    expect(result.coverage['live-program']).toBeGreaterThan(0);
     const finding = result.findings[0];
-    expect(finding?.start.environment).toBe('live');
+    // A program in the live environment, or the live calls of a sandbox program (callers.environments): either way, a call in live.
+    const diverging = finding?.steps.find((step) => step.index === finding.at);
+    expect(finding?.start.environment === 'live' || diverging?.caller?.environment === 'live').toBe(true);
     expect(finding?.differences.some((d) => d.path.endsWith('name'))).toBe(true);
     const replay = await replaySteps({ ...finding!, apiVersion: '2.4.0' }, target());
     expect(replay.lockstep.steps[replay.replayed.get(finding!.at)!]!.differences.map((d) => d.key)).toEqual(finding!.differences.map((d) => d.key));

@@ -38,8 +38,9 @@ export const callerCommands: readonly CommandSpec<unknown>[] = [
     async run(context, args) {
       context.world.live = true;
       // The same IDs in both environments: two features, two plans, two customers, each environment's own.
+      // Named apart, so that a read answered from the other environment's shows it.
       const featureId = await createFeature(context, 'consumable');
-      if (featureId === undefined || (await createFeature(context, 'consumable', { id: featureId, caller: LIVE })) === undefined) return;
+      if (featureId === undefined || (await createFeature(context, 'consumable', { id: featureId, name: 'Live units', caller: LIVE })) === undefined) return;
       const item = (included: number) => ({ items: [{ feature_id: featureId, included, reset: { interval: 'month' } }] });
       const planId = await createPlan(context, item(args.included[0]));
       if (planId === undefined || (await createPlan(context, item(args.included[1]), { id: planId, caller: LIVE })) === undefined) return;
@@ -48,12 +49,20 @@ export const callerCommands: readonly CommandSpec<unknown>[] = [
       await attach(context, customerId, planId);
       await attach(context, customerId, planId, {}, [], LIVE);
       await context.send({ operation: 'balances.track', body: { customer_id: customerId, feature_id: featureId, value: 1 }, customerId, caller: LIVE });
+      // An entity of the same ID in both, named apart.
+      const seats = await createFeature(context, 'allocated');
+      const entityId = seats === undefined ? undefined : await createEntity(context, customerId, seats, { name: 'Sandbox seat' });
+      if (seats !== undefined && entityId !== undefined && (await createFeature(context, 'allocated', { id: seats, caller: LIVE })) !== undefined) {
+        await createEntity(context, customerId, seats, { id: entityId, name: 'Live seat', caller: LIVE });
+      }
       const both = (read: SendSpec): SendSpec[] => [read, { ...read, caller: LIVE }];
       const reads = [
         ...both(balanceRead(customerId, featureId)),
         ...both({ operation: 'customers.get', body: { customer_id: customerId }, customerId }),
         ...both({ operation: 'plans.get', body: { plan_id: planId } }),
+        ...both({ operation: 'features.get', body: { feature_id: featureId } }),
         ...both({ operation: 'subscriptions.list', body: { customer_id: customerId, statuses: ['active', 'expired'] }, customerId }),
+        ...both({ operation: 'entities.list', body: { customer_id: customerId }, customerId }),
       ];
       await readAll(context, reads);
       context.reached('both-environments');
