@@ -15,7 +15,6 @@ import { explore } from './explorer.ts';
 import type { Step } from './lockstep.ts';
 import { replaySteps } from './replay.ts';
 import { inProcessTarget, type ExploreTarget } from './targets.ts';
-import { exploreFault } from './sweep.ts';
 
 /** The target cannot read a JSON body; another fault (every request carrying the version header refused) answers its first difference alike. */
 const BUG = 'CONV-POST-JSON';
@@ -247,14 +246,5 @@ describe("a write made with the organisation's live key that lands in its sandbo
     const named = await localise(finding, { target: broken() });
     expect(named).toMatchObject({ rule: bug, how: 'owner' });
     expect(named.note).toMatch(/^without the 1 call\(s\) made for another environment or tenant, features.get agrees with the model/);
-  });
-});
-
-describe('faults of the catalogue whose own replay differs from the target only in what each side makes or shows of itself', () => {
-  // Found in the full sweep of 2026-12-06: a flag's record ID made by each side; a 401 on an operation
-  // only the reference has, where the document decides it for every endpoint; metadata an update left
-  // behind in an older version, which only a read of that version by its number shows.
-  it.each(['BILL-ATTACH-ENTITY', 'AUTH-BEARER-REQUIRED', 'PLAN-METADATA-SHARED'])('%s is named as itself', { timeout: 120_000 }, async (fault) => {
-    expect(await exploreFault(fault, { runs: 100, maxSteps: 30, seed: 424242 })).toMatchObject({ found: true, rule: fault });
   });
 });
