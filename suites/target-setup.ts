@@ -5,13 +5,12 @@
  */
 import { ErrorBody } from '../spec/common.ts';
 import { learnIds } from './learn-ids.ts';
-import { operations } from '../spec/operations.ts';
+import { type OperationName, operations } from '../spec/operations.ts';
 import { field, idOf, type CleanupPlan, type Creates } from './framework/cleanup.ts';
 import type { Client } from './framework/client.ts';
 import type { LedgerEntry } from './framework/ledger.ts';
 import type { CreateTargetOptions, MixedCaller } from './framework/target.ts';
 import { clientAnsweredAsDocumented, PUBLISHED_CLIENT_AGENT } from '../spec/reference/differences.ts';
-import type { OperationName } from '../spec/operations.ts';
 import type { PrepareOptions, ProbeContext } from './framework/prepare.ts';
 
 type Ops = typeof operations;
