@@ -81,6 +81,10 @@ export default defineConfig({
           // loading zod, the spec and the fake again. A file that changes what others share (the
           // environment, a module's state) puts it back before it ends.
           isolate: false,
+          // The conformance runs the tests start explore 3 s alone once their scenarios are done, not
+          // a vendor's 10 s or more (suites/explore/exploration.test.ts): tens of runs would each pay
+          // the difference. suites/meta/child-env.ts passes it to the runs' processes.
+          env: { CONFORMANCE_EXPLORE_SECONDS: process.env['CONFORMANCE_EXPLORE_SECONDS'] ?? '3' },
           // After the conformance project (test:full): projects of one group must share a worker
           // count, and the run's deadline (CONFORMANCE_RUN_TIMEOUT_MS) starts at its global setup, so
           // the scenarios go first rather than after however long the unit files take.

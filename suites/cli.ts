@@ -500,8 +500,8 @@ function program(exit: (code: number) => void): Command {
     .option('--reuse-namespace [name]', 'reuse mode for nightly runs: the same IDs every run of this name (default nightly), whatever the seed; what earlier runs left (their journal says) is removed first')
     .addOption(new Option('--fail-on <level>', 'the lowest rule level whose failures fail the run (default must; config failOn)').choices(['must', 'should']))
     .option('--concurrency <n>', `scenarios run at once; those that need the target to themselves run alone (default ${DEFAULT_CONCURRENCY}, twice that once the target answers in ${FAR_TARGET_MS} ms or more; at most ${MAX_CONCURRENCY}; 1: one after another)`, concurrencyOption)
-    .option('--explore-runs <n>', 'random programs the exploration beside the scenarios runs at most, in the time they take (default 500; 0: no exploration)', wholeNumberOption)
-    .option('--explore-seconds <s>', 'how long the exploration goes on alone once the scenarios are done (default 10)', wholeNumberOption)
+    .option('--explore-runs <n>', 'random programs the exploration beside the scenarios runs at most, in the time they take (default 1000; 0: no exploration)', wholeNumberOption)
+    .option('--explore-seconds <s>', 'how long the exploration goes on alone once the scenarios are done (default: until 90 s since they started, at least 10)', wholeNumberOption)
     .addHelpText(
       'after',
       '\nExit codes: 0 PASSED, every applicable MUST rule was verified and holds; 1 FAILED, a MUST rule (with --fail-on should, or a SHOULD rule) fails or a baseline entry is stale; ' +

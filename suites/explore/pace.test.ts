@@ -43,7 +43,7 @@ describe('the time an exploration has alone', () => {
       let end!: () => void;
       const work = new Promise<void>((resolve, reject) => (end = ends === 'resolves' ? resolve : () => reject(new Error('failed'))));
       let stopped = false;
-      const stopping = aloneAfter(work, 150).then(() => (stopped = true));
+      const stopping = aloneAfter(work, { leastMs: 150 }).then(() => (stopped = true));
       await new Promise((resolve) => setTimeout(resolve, 300));
       // However long the other work takes, the exploration's time alone has not begun.
       expect(stopped, ends).toBe(false);
@@ -52,5 +52,18 @@ describe('the time an exploration has alone', () => {
       await stopping;
       expect(performance.now() - endedAt, ends).toBeGreaterThanOrEqual(140);
     }
+  });
+
+  it('fills the exploration up to the time asked since it began, when the other work ends early; at least the least time when it ends late', async () => {
+    const startedAt = performance.now();
+    const stopping = aloneAfter(Promise.resolve(), { leastMs: 50, fillMs: 400 }, startedAt);
+    await stopping;
+    expect(performance.now() - startedAt).toBeGreaterThanOrEqual(390);
+    const lateStart = performance.now() - 1_000;
+    const before = performance.now();
+    await aloneAfter(Promise.resolve(), { leastMs: 150, fillMs: 400 }, lateStart);
+    const waited = performance.now() - before;
+    expect(waited).toBeGreaterThanOrEqual(140);
+    expect(waited).toBeLessThan(390);
   });
 });

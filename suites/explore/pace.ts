@@ -29,13 +29,16 @@ export function leftoverPacer(until: Promise<unknown>): () => Promise<void> {
 }
 
 /**
- * When exploration beside other work should stop: `aloneMs` after that work is done (settled either
- * way). Beside it the exploration yields and runs few programs; alone it runs at full speed.
+ * When exploration beside other work should stop: `alone.leastMs` after that work is done (settled
+ * either way), or later, when the exploration has gone on `alone.fillMs` in all since `startedAt`
+ * (performance.now()). Beside the work it yields and runs few programs; alone it runs at full speed,
+ * so a quick target gets the time a slow one spends on the work.
  */
-export async function aloneAfter(until: Promise<unknown>, aloneMs: number): Promise<void> {
+export async function aloneAfter(until: Promise<unknown>, alone: { readonly leastMs: number; readonly fillMs?: number }, startedAt = performance.now()): Promise<void> {
   await until.then(
     () => undefined,
     () => undefined,
   );
-  await sleep(aloneMs, undefined, { ref: false });
+  const filling = alone.fillMs === undefined ? 0 : alone.fillMs - (performance.now() - startedAt);
+  await sleep(Math.max(alone.leastMs, filling), undefined, { ref: false });
 }
