@@ -12,9 +12,11 @@ import { loadConfig } from './framework/config.ts';
 import { preflight } from './framework/preflight.ts';
 import { prepareRun } from './framework/prepare.ts';
 import { setupRun } from './framework/run.ts';
+import { tolerateStackTraceHook } from './framework/stack-traces.ts';
 import { PREPARE } from './target-setup.ts';
 
 export default async (project: TestProject) => {
+  tolerateStackTraceHook();
   const checked = await preflight(loadConfig());
   if (!checked.ok) throw new Error(checked.message);
   return setupRun(project, { startFake: () => createFakeServer(), prepare: (run, config, workDir) => prepareRun(config, run, workDir, PREPARE) });
