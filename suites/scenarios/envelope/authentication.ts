@@ -5,27 +5,37 @@
  */
 import { expect } from 'vitest';
 import { seededFaker } from '../../../fixtures/factories.ts';
+import { MIN_SECRET_RUN } from '../../framework/evidence.ts';
 import { type HeaderOverrides, isRouteNotServed } from '../../framework/index.ts';
 import { createCustomer, createFeature, createPlan, scenario, type T } from '../../support.ts';
 import { codeOf, type DocumentedCall, documentedCalls, expectRefusal, rawCall, referralProgramCall } from './support.ts';
 
 type AuthRule = 'AUTH-BEARER-REQUIRED' | 'AUTH-SECRET-KEY';
 
+/** A request's credentials: the Authorization header's value (null leaves it out) and any other headers sent with it. */
+interface Credentials {
+  readonly authorization: string | null;
+  readonly others?: HeaderOverrides;
+  /** How the report shows it: never the key itself. */
+  readonly shown: string;
+}
+
 /**
- * Sends each call's valid request with each of `authorizations` (header values; null leaves the
- * header out): each must be refused with a 4xx, checked as `rule`. Then the same request with the
- * run's key must be accepted (the positive control), which also shows that the refused creates
- * created nothing (they name the same fresh IDs). An operation the target does not serve refuses
- * every request, with the key too: it says nothing about the key and is left out. So is one whose
- * request the target refuses with the key as well (its refusals say nothing about the key): the
- * rule is then partly verified, the next operation asked all the same.
+ * Sends each call's valid request with each of `credentials`: each must be refused with a 4xx,
+ * checked as `rule`. Then the same request with the run's key must be accepted (the positive
+ * control), which also shows that the refused creates created nothing (they name the same fresh
+ * IDs). An operation the target does not serve refuses every request, with the key too: it says
+ * nothing about the key and is left out. So is one whose request the target refuses with the key as
+ * well (its refusals say nothing about the key): the rule is then partly verified, the next
+ * operation asked all the same. `perCall` credentials beyond the common ones are spread over the
+ * calls by turns, a few each, so that every one meets reads and writes without multiplying the calls.
  */
-async function refusedWithout(t: T<AuthRule>, rule: AuthRule, authorizations: readonly (string | null)[], calls: readonly DocumentedCall[]): Promise<void> {
-  const shown = (authorization: string | null) => (authorization === null ? '(none)' : authorization.startsWith('Bearer ') ? 'Bearer <not a key of the service>' : authorization.replace(/ .*/, ' …'));
-  for (const { operation, body } of calls) {
-    for (const authorization of authorizations) {
-      const result = await rawCall(t, operation, body, { authorization });
-      t.check(rule, () => expectRefusal(result, `${operation} with Authorization ${shown(authorization)}`));
+async function refusedWithout(t: T<AuthRule>, rule: AuthRule, common: readonly Credentials[], calls: readonly DocumentedCall[], perCall: readonly Credentials[] = []): Promise<void> {
+  for (const [index, { operation, body }] of calls.entries()) {
+    const turn = perCall.length === 0 ? [] : [perCall[index % perCall.length]!, perCall[(index + 1) % perCall.length]!];
+    for (const { authorization, others, shown } of [...common, ...new Set(turn)]) {
+      const result = await rawCall(t, operation, body, { ...others, authorization });
+      t.check(rule, () => expectRefusal(result, `${operation} with ${shown}`));
     }
     const control = await t.client.call(operation, body as never);
     if (!control.ok && isRouteNotServed(control.status, control.body)) continue;
@@ -37,19 +47,66 @@ async function refusedWithout(t: T<AuthRule>, rule: AuthRule, authorizations: re
   }
 }
 
-const WITHOUT_BEARER_KEY = (t: T) => [null, 'Basic dXNlcjpwYXNzd29yZA==', 'Bearer', t.apiKey];
+const WITHOUT_BEARER_KEY = (t: T): Credentials[] => [
+  { authorization: null, shown: 'no Authorization header' },
+  { authorization: 'Basic dXNlcjpwYXNzd29yZA==', shown: 'Authorization Basic …' },
+  { authorization: 'Bearer', shown: 'Authorization "Bearer" without a token' },
+  { authorization: t.apiKey, shown: 'Authorization <the key> without "Bearer "' },
+];
 
-const NOT_A_SECRET_KEY = (t: T) => [`Bearer am_sk_test_${seededFaker(t.seed, 'envelope.secret-key').string.alphanumeric(42)}`, 'Bearer not-a-secret-key'];
+/**
+ * The caller's key where the document does not take it: every endpoint requires it in
+ * `Authorization: Bearer`, so a request carrying it only elsewhere (headers some services read, the
+ * scheme of another kind of token) has no bearer key.
+ */
+const KEY_ELSEWHERE = (t: T): Credentials[] => [
+  { authorization: null, others: { 'x-api-key': t.apiKey }, shown: 'the key in X-API-Key and no Authorization header' },
+  { authorization: null, others: { 'api-key': t.apiKey }, shown: 'the key in Api-Key and no Authorization header' },
+  { authorization: `Token ${t.apiKey}`, shown: 'Authorization Token <the key>' },
+  { authorization: 'Bearer', others: { 'x-api-key': t.apiKey }, shown: 'Authorization "Bearer" without a token and the key in X-API-Key' },
+];
+
+const NOT_A_SECRET_KEY = (t: T): Credentials[] => [
+  { authorization: `Bearer am_sk_test_${seededFaker(t.seed, 'envelope.secret-key').string.alphanumeric(42)}`, shown: 'Bearer <a well-formed key the service does not know>' },
+  { authorization: 'Bearer not-a-secret-key', shown: 'Bearer not-a-secret-key' },
+];
+
+/**
+ * Tokens one step from the caller's key, none of them that key: the token is the caller's secret key,
+ * so each is refused. The key with a character changed, with the case of a letter changed, with a
+ * character more, its prefix alone, and its publishable twin where the key has the reference's
+ * `am_sk_` form (the reference's publishable keys differ in that prefix only). Changes fall in the
+ * key's middle, so that what is left of it on either side is a run the reports redact (evidence.ts):
+ * no report shows more of the key than its public prefix.
+ */
+function nearKeys(t: T): Credentials[] {
+  const key = t.apiKey;
+  const near: [string, string][] = [
+    [`${key}0`, 'the key with a character more'],
+    [key.slice(0, key.lastIndexOf('_') + 1), "the key's prefix alone"],
+  ];
+  const redactedAround = (at: number) => at >= MIN_SECRET_RUN && key.length - at - 1 >= MIN_SECRET_RUN;
+  const middle = Math.floor(key.length / 2);
+  if (redactedAround(middle)) near.push([`${key.slice(0, middle)}${key[middle] === 'x' ? 'y' : 'x'}${key.slice(middle + 1)}`, 'the key with a character changed']);
+  const letter = [...key].findIndex((c, at) => at >= middle && redactedAround(at) && c.toLowerCase() !== c.toUpperCase());
+  if (letter >= 0) {
+    const c = key[letter]!;
+    near.push([`${key.slice(0, letter)}${c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase()}${key.slice(letter + 1)}`, 'the key with a letter in another case']);
+  }
+  if (key.startsWith('am_sk_')) near.push([`am_pk_${key.slice('am_sk_'.length)}`, 'the publishable twin of the key (am_pk_ for am_sk_)']);
+  return near.filter(([token]) => token !== key && token !== '').map(([token, shown]) => ({ authorization: `Bearer ${token}`, shown: `Bearer <${shown}>` }));
+}
 
 export const authenticationScenarios = [
   scenario(
     {
       id: 'envelope.bearer-required',
-      title: 'every documented operation but referral_programs.update refuses a request without an Authorization: Bearer key (none, Basic, the key without "Bearer "), and accepts it with one',
+      title:
+        'every documented operation but referral_programs.update refuses a request without an Authorization: Bearer key (none, Basic, the key without "Bearer ", the key only in another header or under another scheme), and accepts it with one',
       rules: ['AUTH-BEARER-REQUIRED'],
     },
     async (t) => {
-      await refusedWithout(t, 'AUTH-BEARER-REQUIRED', WITHOUT_BEARER_KEY(t), (await documentedCalls(t)).calls);
+      await refusedWithout(t, 'AUTH-BEARER-REQUIRED', WITHOUT_BEARER_KEY(t), (await documentedCalls(t)).calls, KEY_ELSEWHERE(t));
     },
   ),
   scenario(
@@ -75,11 +132,12 @@ export const authenticationScenarios = [
   scenario(
     {
       id: 'envelope.secret-key',
-      title: "every documented operation but referral_programs.update refuses a bearer token that is not a secret key of the service, and accepts the caller's key",
+      title:
+        "every documented operation but referral_programs.update refuses a bearer token that is not the caller's secret key (unknown, malformed, one step from the key: a character changed or more, a letter in another case, its prefix, its publishable twin), and accepts the caller's key",
       rules: ['AUTH-SECRET-KEY'],
     },
     async (t) => {
-      await refusedWithout(t, 'AUTH-SECRET-KEY', NOT_A_SECRET_KEY(t), (await documentedCalls(t)).calls);
+      await refusedWithout(t, 'AUTH-SECRET-KEY', NOT_A_SECRET_KEY(t), (await documentedCalls(t)).calls, nearKeys(t));
     },
   ),
   scenario(
@@ -91,8 +149,8 @@ export const authenticationScenarios = [
     },
     async (t) => {
       const call = await referralProgramCall(t);
-      await refusedWithout(t, 'AUTH-BEARER-REQUIRED', WITHOUT_BEARER_KEY(t), [call]);
-      await refusedWithout(t, 'AUTH-SECRET-KEY', NOT_A_SECRET_KEY(t), [call]);
+      await refusedWithout(t, 'AUTH-BEARER-REQUIRED', WITHOUT_BEARER_KEY(t), [call], KEY_ELSEWHERE(t));
+      await refusedWithout(t, 'AUTH-SECRET-KEY', NOT_A_SECRET_KEY(t), [call], nearKeys(t));
     },
   ),
   scenario(
