@@ -7,7 +7,7 @@ import { expect } from 'vitest';
 import { seededFaker } from '../../../fixtures/factories.ts';
 import { MIN_SECRET_RUN } from '../../framework/evidence.ts';
 import { type HeaderOverrides, isRouteNotServed } from '../../framework/index.ts';
-import { createCustomer, createFeature, createPlan, scenario, type T } from '../../support.ts';
+import { createCustomer, createEntity, createFeature, createPlan, scenario, type T } from '../../support.ts';
 import { codeOf, type DocumentedCall, documentedCalls, expectRefusal, rawCall, referralProgramCall } from './support.ts';
 
 type AuthRule = 'AUTH-BEARER-REQUIRED' | 'AUTH-SECRET-KEY';
@@ -175,28 +175,36 @@ export const authenticationScenarios = [
   scenario(
     {
       id: 'envelope.tenant-isolation',
-      title: "another tenant's key sees none of this tenant's features, plans and customers",
+      title:
+        "another tenant's key sees none of this tenant's features, plans, customers and entities, by every read that names them (a plan's version too, a customer's balance), also right after this tenant read them",
       rules: ['AUTH-TENANT-ISOLATION'],
       needs: ['other-tenant'],
     },
     async (t) => {
-      const feature = await createFeature(t, 'boolean');
+      const [seat, feature] = [await createFeature(t, 'allocated'), await createFeature(t, 'boolean')];
       const plan = await createPlan(t, { items: [{ feature_id: feature.id }] });
       const customer = await createCustomer(t);
+      const entity = await createEntity(t, customer.id, seat.id);
       const asOther = { authorization: `Bearer ${t.otherTenantKey}` };
+      // Each read of this tenant's object, and the same read of an ID nothing names: what "not found" looks like to the other tenant.
+      const unknown = { feature_id: t.ns.id('feat'), plan_id: t.ns.id('plan'), customer_id: t.ns.id('cus'), entity_id: t.ns.id('ent') };
       const reads = [
-        ['features.get', { feature_id: feature.id }],
-        ['plans.get', { plan_id: plan.id }],
-        ['customers.get', { customer_id: customer.id }],
+        ['features.get', { feature_id: feature.id }, { feature_id: unknown.feature_id }],
+        ['plans.get', { plan_id: plan.id }, { plan_id: unknown.plan_id }],
+        // A read by version is answered from what a service may keep per plan and version: kept per tenant too.
+        ['plans.get', { plan_id: plan.id, version: 1 }, { plan_id: unknown.plan_id, version: 1 }],
+        ['customers.get', { customer_id: customer.id }, { customer_id: unknown.customer_id }],
+        ['entities.get', { customer_id: customer.id, entity_id: entity.id }, { customer_id: unknown.customer_id, entity_id: unknown.entity_id }],
+        ['balances.check', { customer_id: customer.id, feature_id: feature.id, required_balance: 0 }, { customer_id: unknown.customer_id, feature_id: unknown.feature_id, required_balance: 0 }],
       ] as const;
-      const unknownIds = { 'features.get': { feature_id: t.ns.id('feat') }, 'plans.get': { plan_id: t.ns.id('plan') }, 'customers.get': { customer_id: t.ns.id('cus') } };
-      for (const [operation, body] of reads) {
+      for (const [operation, body, unknownBody] of reads) {
+        // Read by this tenant first: a service that keeps answers must keep them per tenant.
         t.setup(await t.client.call(operation, body as never));
         // "Not found" is how the read answers an ID that names nothing (CUS-GET-UNKNOWN, ERR-…-NOT-FOUND prove it).
-        const unknown = await rawCall(t, operation, unknownIds[operation], asOther);
-        t.precondition(`${operation} of an unknown ID with another tenant's key reads as not found (404)`, () => expect(unknown.status).toBe(404));
+        const notFound = await rawCall(t, operation, unknownBody, asOther);
+        t.precondition(`${operation} of an unknown ID with another tenant's key reads as not found (404)`, () => expect(notFound.status).toBe(404));
         const result = await rawCall(t, operation, body, asOther);
-        t.check('AUTH-TENANT-ISOLATION', () => expect(result.status, `${operation} of this tenant's object with another tenant's key reads as not found: ${result.text.slice(0, 200)}`).toBe(404));
+        t.check('AUTH-TENANT-ISOLATION', () => expect(result.status, `${operation} ${JSON.stringify(body)} of this tenant's object with another tenant's key reads as not found: ${result.text.slice(0, 200)}`).toBe(404));
       }
       for (const [operation, id] of [['features.list', feature.id], ['plans.list', plan.id]] as const) {
         const result = await rawCall(t, operation, {}, asOther);
