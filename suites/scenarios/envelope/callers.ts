@@ -17,6 +17,13 @@ import { parsedJson } from './support.ts';
 
 const PUBLISHED_CLIENT = { 'user-agent': PUBLISHED_CLIENT_AGENT } as const;
 
+/** User-Agents of callers that are not the published client: a browser, curl, another language's HTTP library. */
+const OTHER_CALLERS = [
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36',
+  'curl/8.5.0',
+  'python-requests/2.32.3',
+] as const;
+
 export const callersScenarios = [
   scenario(
     {
@@ -50,7 +57,8 @@ export const callersScenarios = [
   scenario(
     {
       id: 'envelope.published-client-listing',
-      title: "entities.list read plainly before and after the same read by the published client embeds the documented subscription fields only, both times",
+      title:
+        "entities.list embeds the documented subscription fields only, read plainly before and after the same read by the published client, and read by other callers (a browser, curl, another language's HTTP library)",
       rules: ['ENT-EMBEDDED-SUBSCRIPTION-FIELDS'],
     },
     async (t) => {
@@ -69,6 +77,17 @@ export const callersScenarios = [
       const plainAfter = await listing();
       t.expectOk(plainAfter, 'ENT-EMBEDDED-SUBSCRIPTION-FIELDS');
       expectEmbeddedFieldsOnly(t, plainAfter.exchange);
+      // Any other caller is a plain one: a service that answers callers it takes for the published client otherwise must not take others for it.
+      for (const userAgent of OTHER_CALLERS) {
+        const answered = await listing({ 'user-agent': userAgent });
+        // A deployment behind a filter of bots may turn some callers away before the service sees them: that says nothing of the listing.
+        if (!answered.ok) {
+          t.notVerified('ENT-EMBEDDED-SUBSCRIPTION-FIELDS', `entities.list with User-Agent ${userAgent} was refused (${answered.status}), so what it embeds for that caller is unknown`);
+          continue;
+        }
+        t.expectOk(answered, 'ENT-EMBEDDED-SUBSCRIPTION-FIELDS');
+        expectEmbeddedFieldsOnly(t, answered.exchange);
+      }
     },
   ),
   scenario(
