@@ -125,6 +125,38 @@ export const createScenarios = [
   ),
   scenario(
     {
+      id: 'features.display-round-trip-large',
+      title:
+        'display names of non-ASCII text, short and over 100 KB of three- and four-byte characters (a body that reaches the service in many pieces), read back by features.create and features.get exactly as sent',
+      rules: ['FEAT-DISPLAY-ROUND-TRIP', 'FEAT-GET'],
+    },
+    async (t) => {
+      // A multi-byte character split between two pieces of a body must still decode as itself; a piece is 16 to 64 KB on most stacks.
+      const large = '€🚀ü'.repeat(12_000);
+      const body: CreateBody = { feature_id: t.ns.id('featintl'), name: 'Zähler – 計数 🚀', type: 'boolean', display: { singular: 'Zähler ✓ 計', plural: large } };
+      const result = await t.client.call('features.create', body);
+      // The document sets no bound on a display name's length; a service may refuse a body this large, which says nothing of how it reads text.
+      if (!result.ok && result.status >= 400 && result.status < 500) {
+        t.notVerified('FEAT-DISPLAY-ROUND-TRIP', `features.create of a ${Buffer.byteLength(JSON.stringify(body))}-byte body was refused (${result.status}), so its text was not read back`);
+        return;
+      }
+      const created = t.expectOk(result, 'FEAT-DISPLAY-ROUND-TRIP');
+      // Where the text read back first differs from what was sent (-1: nowhere), in UTF-16 code units.
+      const differsAt = (read: string | undefined) => {
+        const text = read ?? '';
+        for (let i = 0; i < Math.max(text.length, large.length); i++) if (text.charCodeAt(i) !== large.charCodeAt(i)) return i;
+        return -1;
+      };
+      t.check('FEAT-DISPLAY-ROUND-TRIP', () => {
+        expect(created.display?.singular, 'features.create answers the short non-ASCII name as sent').toBe(body.display!.singular);
+        expect({ length: created.display?.plural.length, firstDifference: differsAt(created.display?.plural) }, 'features.create answers the large name as sent').toEqual({ length: large.length, firstDifference: -1 });
+      });
+      const got = await readFeature(t, body.feature_id);
+      t.check('FEAT-GET', () => expect({ name: got.name, length: got.display?.plural.length, firstDifference: differsAt(got.display?.plural) }, 'features.get reads them as created').toEqual({ name: body.name, length: large.length, firstDifference: -1 }));
+    },
+  ),
+  scenario(
+    {
       id: 'features.create-validation',
       title: 'features.create refuses a body without name or type, or with a type outside the enum, and creates nothing; every enum value is accepted',
       rules: ['FEAT-CREATE-REQUIRED-FIELDS', 'FEAT-TYPE-ENUM'],
