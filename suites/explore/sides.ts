@@ -39,8 +39,6 @@ export interface PairedCall {
   readonly headers?: Headers;
 }
 
-export const PUBLISHED_CLIENT_AGENT = 'speakeasy-sdk/typescript 0.10.18 2.882.0 2.4.0 @useautumn/sdk';
-
 /**
  * Who sends a call, where it is not the program's own plain caller: the other environment of the
  * same organisation (its live key, where the program has a tenant of its own), or the published
