@@ -1,12 +1,12 @@
 /**
  * Scenarios of locks: units held by a check with lock settings, kept or given back by
- * balances.finalize (with override_value, across grant sources), and given back when the lock
- * expires.
+ * balances.finalize (with override_value, across grant sources), given back when the lock
+ * expires, and not held for ever when an entity is deleted.
  */
 import { expect } from 'vitest';
 import type { z } from 'zod';
-import { attach, createCustomer, createFeature, createPlan, MONTHLY, type Ops, scenario } from '../../support.ts';
-import { ask, balanceNow, consumable, expectBalance, requireLockSettings } from './support.ts';
+import { attach, createCustomer, createEntity, createFeature, createPlan, MONTHLY, type Ops, requireNotRead, scenario } from '../../support.ts';
+import { ask, balanceNow, consumable, customerHolding, expectBalance, requireLockSettings } from './support.ts';
 
 export const locksScenarios = [
   scenario(
@@ -123,6 +123,59 @@ export const locksScenarios = [
       expectBalance(t, 'CHECK-LOCK-WIRE', await balanceNow(t, customerId, feature.id), { granted: 10, usage: 4 }, 'halfway to expires_at, the lock still holds 4');
       await t.control.call('clock.advance', { ms: 31_000 });
       expectBalance(t, 'CHECK-LOCK-WIRE', await balanceNow(t, customerId, feature.id), { granted: 10, usage: 0 }, 'past expires_at, the 4 are back');
+    },
+  ),
+  scenario(
+    {
+      id: 'balances.lock-beside-entity-delete',
+      title:
+        "units held by a lock are not used for ever once an entity is deleted: a lock taken through the deleted entity, and a customer's lock beside a deleted entity, once released (or answered gone) leave the customer's units available again",
+      rules: ['CHECK-LOCK-RELEASE', 'CHECK-LOCK-WIRE', 'BAL-FINALIZE-WIRE', 'CHECK-BALANCE-ARITHMETIC'],
+    },
+    async (t) => {
+      const { feature, mainPlan, customerId: throughEntity } = await consumable(t, 10);
+      await requireLockSettings(t, mainPlan, feature.id);
+      const seats = await createFeature(t, 'allocated');
+      const beside = await customerHolding(t, [mainPlan]);
+      const release = (lockId: string) => t.client.call('balances.finalize', { lock_id: lockId, action: 'release' });
+      const hold = async (customerId: string, required: number, entityId?: string) => {
+        const lockId = t.ns.id('lock');
+        await ask(t, 'CHECK-LOCK-WIRE', { customer_id: customerId, feature_id: feature.id, required_balance: required, lock: { lock_id: lockId, enabled: true }, ...(entityId !== undefined && { entity_id: entityId }) });
+        // Premise, through the setup read customers.get: the lock holds units of the customer's own grant (how many a lock holds is
+        // CHECK-LOCK-RESERVES', proven in balances.check-lock; whether a check through an entity draws on its customer's grant is the target's to show).
+        const held = t.setup(await t.client.call('customers.get', { customer_id: customerId }), ['balances']);
+        t.precondition(`the lock of ${required}${entityId === undefined ? '' : ` taken through entity ${entityId}`} holds ${required} of ${customerId}'s units`, () =>
+          expect(held.balances[feature.id]?.usage).toBe(required),
+        );
+        return lockId;
+      };
+      /** Deletes the entity (setup), and makes sure it is gone. */
+      const deleteEntity = async (customerId: string, entityId: string) => {
+        t.setup(await t.client.call('entities.delete', { customer_id: customerId, entity_id: entityId }));
+        requireNotRead(t, `entity ${entityId}`, await t.client.call('entities.get', { customer_id: customerId, entity_id: entityId }));
+      };
+      /** After its holder's entity is gone the lock may be released (200) or answered gone (a 4xx): either is the target's; a 5xx is a server fault. */
+      const releaseAfterDelete = async (lockId: string) => {
+        const answer = await release(lockId);
+        if (!answer.ok) t.expectError(answer, { rule: 'BAL-FINALIZE-WIRE' });
+      };
+
+      // The control: with nothing deleted, a release is taken and gives the units back.
+      const control = await hold(beside, 2);
+      t.expectOk(await release(control), 'BAL-FINALIZE-WIRE');
+      expectBalance(t, 'CHECK-LOCK-RELEASE', await balanceNow(t, beside, feature.id), { granted: 10, usage: 0 }, 'with nothing deleted, release gives the 2 held back');
+
+      const entity = await createEntity(t, throughEntity, seats.id);
+      const entitysLock = await hold(throughEntity, 4, entity.id);
+      await deleteEntity(throughEntity, entity.id);
+      await releaseAfterDelete(entitysLock);
+      expectBalance(t, 'CHECK-LOCK-RELEASE', await balanceNow(t, throughEntity, feature.id), { granted: 10, usage: 0 }, 'the 4 held through the deleted entity are available again');
+
+      const sibling = await createEntity(t, beside, seats.id);
+      const customersLock = await hold(beside, 3);
+      await deleteEntity(beside, sibling.id);
+      await releaseAfterDelete(customersLock);
+      expectBalance(t, 'CHECK-LOCK-RELEASE', await balanceNow(t, beside, feature.id), { granted: 10, usage: 0 }, "the customer's 3 held beside the deleted entity are available again");
     },
   ),
 ];
