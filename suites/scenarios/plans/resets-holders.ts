@@ -1,13 +1,14 @@
 /**
  * Scenarios of resets across holders and the calendar: one clock move past a reset instant that
- * many customers and entities share, two grants of one feature with different intervals held by an
- * entity, and monthly resets from the 31st into a shorter month.
+ * many customers and entities share, customers attached at staggered instants whose resets fall
+ * one after another beside a lock and a deleted customer, two grants of one feature with different
+ * intervals held by an entity, and monthly resets from the 31st into a shorter month.
  */
 import { expect } from 'vitest';
 import { inBatches } from '../../framework/index.ts';
-import { attach, createCustomer, createEntity, createFeature, createPlan, type Ops, readBalance, scenario, SETUP_WIDTH, type T, withFrozenClock } from '../../support.ts';
+import { attach, createCustomer, createEntity, createFeature, createPlan, type Ops, readBalance, requireNotRead, scenario, SETUP_WIDTH, type T, withFrozenClock } from '../../support.ts';
 import type { z } from 'zod';
-import { usageAndRemaining } from '../balances/support.ts';
+import { ask, requireLockSettings, usageAndRemaining } from '../balances/support.ts';
 import type { ListBody } from '../entities/support.ts';
 import { advancePast, DAY_MS, monthly, track } from './support.ts';
 
@@ -102,6 +103,91 @@ export const resetHoldersScenarios = [
           ).toEqual([]);
           expect([...seatsAfter.values()].filter((balance) => !(balance.next_reset_at! > due)), 'each with its next reset ahead').toEqual([]);
         });
+      });
+    },
+  ),
+  scenario(
+    {
+      id: 'plans.staggered-resets-beside-lock-and-delete',
+      title:
+        'customers of one monthly plan attached days apart, one using units, one holding a lock, one deleted: each resets at its own next_reset_at, back at its included units, whatever the others hold or whether they are still there',
+      rules: ['PLAN-CONSUMABLE-RESET', 'BAL-TRACK-DEDUCTS', 'CHECK-LOCK-RESERVES', 'CHECK-LOCK-WIRE'],
+      needs: ['control-plane'],
+    },
+    async (t) => {
+      const messages = await createFeature(t, 'consumable');
+      const plan = await createPlan(t, { add_on: true, items: [monthly(messages.id, 10)] });
+      await requireLockSettings(t, plan, messages.id);
+      await withFrozenClock(t, async () => {
+        // Attached 2 days and 5 hours apart, so that their resets fall one after another; the deleted one in the middle of them.
+        let first = true;
+        const attachNext = async (role: string) => {
+          if (!first) await t.control.call('clock.advance', { ms: 2 * DAY_MS + 5 * 3_600_000 });
+          first = false;
+          const { now } = await t.control.call('clock.get', {});
+          const customer = await createCustomer(t);
+          await attach(t, customer.id, plan.id);
+          return { role, id: customer.id, attachedAt: now };
+        };
+        const tracker = await attachNext('tracks 3');
+        const locker = await attachNext('holds a lock of 4');
+        const deleted = await attachNext('is deleted');
+        const bigTracker = await attachNext('tracks 6');
+        const idle = await attachNext('uses nothing');
+        await track(t, tracker.id, messages.id, 3);
+        await ask(t, 'CHECK-LOCK-WIRE', { customer_id: locker.id, feature_id: messages.id, required_balance: 4, lock: { lock_id: t.ns.id('lock'), enabled: true } });
+        await track(t, deleted.id, messages.id, 5);
+        await track(t, bigTracker.id, messages.id, 6);
+
+        const kept = [tracker, locker, bigTracker, idle];
+        const readAll = async () => {
+          const read = [];
+          for (const holder of kept) read.push(await readBalance(t, holder.id, messages.id));
+          return read;
+        };
+        const before = await readAll();
+        // Usage only: what remaining shows beside it is CHECK-BALANCE-ARITHMETIC's, proven elsewhere.
+        t.check('CHECK-LOCK-RESERVES', () => expect(before[1]?.usage, "the lock of 4 holds 4 of its customer's 10").toBe(4));
+        t.check('BAL-TRACK-DEDUCTS', () =>
+          expect([before[0], before[2], before[3]].map((balance) => balance?.usage), 'the customers tracking 3 and 6 show them used, the one using nothing none').toEqual([3, 6, 0]),
+        );
+        t.check('PLAN-CONSUMABLE-RESET', () => {
+          for (const [i, holder] of kept.entries()) {
+            const next = before[i]?.next_reset_at;
+            expect(typeof next, `the customer that ${holder.role} has a next reset, seen ${JSON.stringify(next)}`).toBe('number');
+            expect(next! - holder.attachedAt, `the customer that ${holder.role} next resets a month (28 to 31 days) after its own attach`).toBeGreaterThanOrEqual(28 * DAY_MS);
+            expect(next! - holder.attachedAt).toBeLessThanOrEqual(31 * DAY_MS);
+          }
+        });
+
+        t.setup(await t.client.call('customers.delete', { customer_id: deleted.id }));
+        requireNotRead(t, `customer ${deleted.id}`, await t.client.call('customers.get', { customer_id: deleted.id }));
+
+        /**
+         * What each kept customer shows at `at`: back at 10 once its own reset is due, else as before.
+         * Whether a reset also ends a hold still outstanding interface.md does not say: the customer
+         * holding the lock uses nothing again, or still exactly its 4.
+         */
+        const expectAt = async (at: number, when: string) => {
+          const after = await readAll();
+          t.check('PLAN-CONSUMABLE-RESET', () => {
+            for (const [i, holder] of kept.entries()) {
+              const due = before[i]!.next_reset_at! <= at;
+              const seen = after[i]?.usage;
+              const what = `${when}, the customer that ${holder.role} (next reset ${new Date(before[i]!.next_reset_at!).toISOString()}, ${due ? 'due' : 'not yet due'})`;
+              if (!due) expect(seen, `${what} is as before`).toBe(before[i]!.usage);
+              else if (holder === locker) expect([0, 4], `${what} uses nothing, or still holds its 4, seen ${String(seen)}`).toContain(seen);
+              else expect(seen, `${what} is back at its 10 units, none used`).toBe(0);
+              if (due) expect(after[i]?.next_reset_at, `${what} next resets a month later`).toBeGreaterThan(before[i]!.next_reset_at!);
+            }
+          });
+        };
+        // First past the second of the four resets, then past every one.
+        const resets = before.map((balance) => balance!.next_reset_at!).sort((a, b) => a - b);
+        await advancePast(t, resets[1]!);
+        await expectAt(resets[1]! + 1_000, 'past the second reset');
+        await advancePast(t, resets[3]!);
+        await expectAt(resets[3]! + 1_000, 'past every reset');
       });
     },
   ),
