@@ -16,7 +16,8 @@ import { groupsScenarios } from './groups.ts';
 import { pricesScenarios } from './prices.ts';
 import { resetsScenarios } from './resets.ts';
 import { resetHoldersScenarios } from './resets-holders.ts';
+import { resetsCalendarScenarios } from './resets-calendar.ts';
 import { trialsScenarios } from './trials.ts';
 import { planDeleteScenarios, planVersionDeleteScenarios } from './delete.ts';
 
-export const plansScenarios = [...createScenarios, ...versionsScenarios, ...licenseLinksScenarios, ...groupsScenarios, ...pricesScenarios, ...resetsScenarios, ...resetHoldersScenarios, ...trialsScenarios, ...planDeleteScenarios, ...planVersionDeleteScenarios];
+export const plansScenarios = [...createScenarios, ...versionsScenarios, ...licenseLinksScenarios, ...groupsScenarios, ...pricesScenarios, ...resetsScenarios, ...resetHoldersScenarios, ...resetsCalendarScenarios, ...trialsScenarios, ...planDeleteScenarios, ...planVersionDeleteScenarios];
