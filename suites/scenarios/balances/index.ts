@@ -12,5 +12,6 @@ import { locksScenarios } from './locks.ts';
 import { entityScopeScenarios } from './entity-scope.ts';
 import { trackScenarios } from './track.ts';
 import { modelScenarios } from './model.ts';
+import { repeatedWritesScenarios } from './repeated-writes.ts';
 
-export const balancesScenarios = [...checkScenarios, ...eventsScenarios, ...locksScenarios, ...entityScopeScenarios, ...trackScenarios, ...modelScenarios];
+export const balancesScenarios = [...checkScenarios, ...eventsScenarios, ...locksScenarios, ...entityScopeScenarios, ...trackScenarios, ...modelScenarios, ...repeatedWritesScenarios];
