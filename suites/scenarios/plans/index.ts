@@ -11,6 +11,7 @@
  */
 import { createScenarios } from './create.ts';
 import { versionsScenarios } from './versions.ts';
+import { versionChangesScenarios } from './version-changes.ts';
 import { licenseLinksScenarios } from './license-links.ts';
 import { groupsScenarios } from './groups.ts';
 import { pricesScenarios } from './prices.ts';
@@ -20,4 +21,4 @@ import { resetsCalendarScenarios } from './resets-calendar.ts';
 import { trialsScenarios } from './trials.ts';
 import { planDeleteScenarios, planVersionDeleteScenarios } from './delete.ts';
 
-export const plansScenarios = [...createScenarios, ...versionsScenarios, ...licenseLinksScenarios, ...groupsScenarios, ...pricesScenarios, ...resetsScenarios, ...resetHoldersScenarios, ...resetsCalendarScenarios, ...trialsScenarios, ...planDeleteScenarios, ...planVersionDeleteScenarios];
+export const plansScenarios = [...createScenarios, ...versionsScenarios, ...versionChangesScenarios, ...licenseLinksScenarios, ...groupsScenarios, ...pricesScenarios, ...resetsScenarios, ...resetHoldersScenarios, ...resetsCalendarScenarios, ...trialsScenarios, ...planDeleteScenarios, ...planVersionDeleteScenarios];
