@@ -1,12 +1,12 @@
 /**
  * Scenarios of credit systems: credits drawn per unit at each feature's credit cost (also through locks,
- * from whichever of two systems suffices, and by an entity holding the credits), the schemas refused,
- * and AI credit system markups.
+ * from whichever of two systems suffices, and by an entity holding the credits), credit systems
+ * created after their feature was checked, the schemas refused, and AI credit system markups.
  */
 import { expect } from 'vitest';
 import type { Feature } from '../../../spec/features.ts';
 import { attach, createCustomer, createEntity, createFeature, createPlan, MONTHLY, readBalance, scenario, type T } from '../../support.ts';
-import { requireLockSettings, spend, SPEND_DENIED_RULES, SPEND_RULES, usageAndRemaining } from '../balances/support.ts';
+import { balanceNow, requireLockSettings, spend, SPEND_DENIED_RULES, SPEND_RULES, usageAndRemaining } from '../balances/support.ts';
 import { consumableFeature, create, expectRefusedAndAbsent, readFeature, requireCreditSchema } from './support.ts';
 
 /** Whether balances.check allows `required` units (a read here; the caller's check inspects it). */
@@ -148,6 +148,59 @@ export const creditSystemsScenarios = [
       await attach(t, customer.id, plan.id);
       const result = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id, required_balance: 2 }), ['allowed']);
       t.check('FEAT-CREDIT-SYSTEM-CHOICE', () => expect(result.allowed, '2 units cost 4 of the 3 dear credits, or 2 of the 10 cheap ones').toBe(true));
+    },
+  ),
+  scenario(
+    {
+      id: 'features.credit-systems-created-after-checks',
+      title:
+        "a credit system created after its metered feature was checked, and granted after that, shows in the feature's later checks (in the balances map, and paying for it at its credit cost); so does a second one created after those checks",
+      rules: ['CHECK-BALANCES-MAP', 'CHECK-BALANCES-LINKED-CREDIT-SYSTEM', 'FEAT-CREDIT-SYSTEM', 'FEAT-CREDIT-SYSTEM-CHOICE'],
+    },
+    async (t) => {
+      // The schema's wire name is probed on a feature of its own: the probe's credit system would otherwise be one more, and the first, pricing the feature.
+      await requireCreditSchema(t, (await consumableFeature(t)).id);
+      const feature = await consumableFeature(t);
+      // Yearly resets, so that another scenario moving the shared clock by a month does not refill the credits midway.
+      const yearly = { interval: 'year' } as const;
+      const customer = await createCustomer(t);
+      // An own balance of 0 units: every unit checked later is paid in credits, however a target would share a check between the two.
+      await attach(t, customer.id, (await createPlan(t, { group: t.ns.id('grp'), items: [{ feature_id: feature.id, included: 0, reset: yearly }] })).id);
+      // The feature is checked before any credit system the customer holds prices it: a target keeping what it found then would miss them later.
+      t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id, required_balance: 1 }));
+
+      /** A credit system pricing the feature at `cost`, granted to the customer with `included` credits by an add-on plan. */
+      const grantCredits = async (cost: number, included: number) => {
+        const body = { feature_id: t.ns.id('featcredits'), name: 'Credits', type: 'credit_system' as const, credit_schema: [{ metered_feature_id: feature.id, credit_cost: cost }] };
+        const credits = t.setup(await t.client.call('features.create', body), ['id']);
+        await attach(t, customer.id, (await createPlan(t, { add_on: true, items: [{ feature_id: credits.id, included, reset: yearly }] })).id);
+        return credits;
+      };
+      /** A check of the feature whose balances map carries it and each credit system, as a check of each shows it. */
+      const expectMapCovers = async (label: string, creditIds: readonly string[]) => {
+        const direct = new Map<string, unknown>();
+        for (const id of [feature.id, ...creditIds]) direct.set(id, await balanceNow(t, customer.id, id));
+        const answer = t.expectOk(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id, required_balance: 0 }), 'CHECK-BALANCES-MAP');
+        t.check('CHECK-BALANCES-MAP', () => expect(answer.balances?.[feature.id], `${label}: the balances map carries the checked feature, as its own check shows it`).toEqual(direct.get(feature.id)));
+        t.check('CHECK-BALANCES-LINKED-CREDIT-SYSTEM', () => {
+          for (const id of creditIds) expect(answer.balances?.[id], `${label}: the balances map carries credit system ${id}, as a check of it shows it`).toEqual(direct.get(id));
+        });
+      };
+
+      const credits = await grantCredits(2, 20);
+      const used = t.expectOk(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id, required_balance: 5, send_event: true }), 'FEAT-CREDIT-SYSTEM');
+      const drawn = await balanceNow(t, customer.id, credits.id);
+      t.check('FEAT-CREDIT-SYSTEM', () => {
+        expect(used.allowed, '5 units at 2 credits fit in the 20 credits of the credit system created after the first check').toBe(true);
+        expect(usageAndRemaining(drawn), '5 units drew 10 credits').toEqual({ usage: 10, remaining: 10 });
+      });
+      await expectMapCovers('with a credit system created after the first check', [credits.id]);
+
+      const second = await grantCredits(1, 10);
+      // 10 of the first system's credits are left: 8 units cost 16 of them, or 8 of the second's 10.
+      const choice = t.setup(await t.client.call('balances.check', { customer_id: customer.id, feature_id: feature.id, required_balance: 8 }), ['allowed']);
+      t.check('FEAT-CREDIT-SYSTEM-CHOICE', () => expect(choice.allowed, 'the second credit system, created after the checks before, pays for 8 units').toBe(true));
+      await expectMapCovers('with a second credit system created after the checks before', [credits.id, second.id]);
     },
   ),
   scenario(
