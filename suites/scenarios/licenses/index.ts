@@ -7,5 +7,6 @@ import { releaseScenarios } from './release.ts';
 import { modelScenarios } from './model.ts';
 import { poolsScenarios } from './pools.ts';
 import { parentPlansScenarios } from './parent-plans.ts';
+import { past100Scenarios } from './past-100.ts';
 
-export const licensesScenarios = [...attachScenarios, ...releaseScenarios, ...modelScenarios, ...poolsScenarios, ...parentPlansScenarios];
+export const licensesScenarios = [...attachScenarios, ...releaseScenarios, ...modelScenarios, ...poolsScenarios, ...parentPlansScenarios, ...past100Scenarios];

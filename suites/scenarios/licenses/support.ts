@@ -77,10 +77,11 @@ export async function holders(t: T, setup: LicenseSetup): Promise<string[]> {
 /**
  * The entities of `customerId` holding an active record of `licensePlanId`, sorted, as entities.list
  * (documented) shows them; only that customer's, whatever else the listing holds (its customer filter
- * is ENT-CUSTOMER-FILTER's, not the license rules').
+ * is ENT-CUSTOMER-FILTER's, not the license rules'). One page of the largest limit the document
+ * allows, so a pool of a few hundred seats fits on it, also beside other customers' entities.
  */
 export async function licenseHolders(t: T, customerId: string, licensePlanId: string): Promise<string[]> {
-  const { list } = t.setup(await t.client.call('entities.list', { customer_id: customerId, limit: 200 }), ['list']);
+  const { list } = t.setup(await t.client.call('entities.list', { customer_id: customerId, limit: 5000 }), ['list']);
   return list
     .filter((entity) => entity.customer_id === customerId)
     .filter((entity) => (entity.subscriptions ?? []).some((subscription) => subscription.plan_id === licensePlanId && subscription.status === 'active'))

@@ -1,0 +1,87 @@
+/**
+ * Scenarios of a pool past 100 seats: what a target looks up of "already assigned" (on attach and on
+ * release) and what it lists of the assignments must reach past a first page of 100 rows, whichever
+ * way it reads them.
+ */
+import { expect } from 'vitest';
+import { createLicensePool, type LicenseSetup, scenario, type T } from '../../support.ts';
+import { type AttachItem, attachLicenses, expectPool, holders, releaseLicenses, sorted } from './support.ts';
+
+/** Seats of the pool, and entities assigned in the first batch: well past 100, with room left for a batch that a lookup stopping at 100 would assign twice. */
+const SEATS = 220;
+const ASSIGNED = 150;
+/** How many entities are taken from each end of the assigned set. */
+const AT_EACH_END = 20;
+const NEW_IN_MIXED_BATCH = 10;
+
+/**
+ * `count` new entities for licenses.attach, their IDs ascending in the order they are listed (one
+ * prefix, fixed-width digits, so every collation orders them alike): the assigned set's first and
+ * last are then its oldest and newest, and its lowest and highest IDs too.
+ */
+function seatsInOrder(t: T, setup: LicenseSetup, count: number): AttachItem[] {
+  const base = t.ns.id('seat');
+  return Array.from({ length: count }, (_, n) => {
+    const entityId = `${base}_${String(n).padStart(3, '0')}`;
+    t.ledger.record({ kind: 'entity', id: entityId, customer_id: setup.customerId });
+    return { entity_id: entityId, name: `Seat ${entityId}`, feature_id: setup.seatFeature.id };
+  });
+}
+
+/** The item without feature_id: how the reference's own calls name an entity that already exists. */
+function withoutFeature(item: AttachItem): AttachItem {
+  return { entity_id: item.entity_id, name: item.name };
+}
+
+export const past100Scenarios = [
+  scenario(
+    {
+      id: 'licenses.past-100-assigned',
+      title: `a pool of ${SEATS} seats with ${ASSIGNED} entities assigned by one batch: entities from both ends of the assigned set (past the first 100, whichever way a target reads its rows) are skipped by a re-attach, alone and mixed with new ones, and a release of them frees their seats; licenses.list_assignments lists every assignment once`,
+      rules: [
+        'LIC-ATTACH-BATCH',
+        'LIC-ATTACH-SKIP-ASSIGNED',
+        'LIC-ATTACH-ALL-ASSIGNED-OK',
+        'LIC-ATTACH-MIXED-BATCH',
+        'LIC-POOL-USAGE',
+        'LIC-POOL-REMAINING',
+        'LIC-RELEASE-FREES-SEAT',
+        'LIC-ASSIGNMENTS-LIST',
+      ],
+    },
+    async (t) => {
+      const setup = await createLicensePool(t, SEATS);
+      const first = seatsInOrder(t, setup, ASSIGNED);
+      // interface.md does not show a maximum batch size: a target refusing this many at once blocks the scenario, it fails nothing.
+      t.setup(await attachLicenses(t, setup, first));
+      const held = await holders(t, setup);
+      t.check('LIC-ATTACH-BATCH', () => expect(held, `the ${ASSIGNED} entities of one batch all hold the license`).toEqual(sorted(first.map((item) => item.entity_id))));
+      let usage = ASSIGNED;
+      await expectPool(t, setup, 'LIC-ATTACH-BATCH', { usage, remaining: SEATS - usage }, `one batch of ${ASSIGNED} new entities takes ${ASSIGNED} seats`);
+
+      // Read oldest first, the last entities lie past the first 100 rows; read newest first, the first ones do.
+      const ends = [...first.slice(0, AT_EACH_END), ...first.slice(-AT_EACH_END)].map(withoutFeature);
+      t.expectOk(await attachLicenses(t, setup, ends), 'LIC-ATTACH-ALL-ASSIGNED-OK');
+      await expectPool(t, setup, 'LIC-ATTACH-SKIP-ASSIGNED', { usage, remaining: SEATS - usage }, `the ${ends.length} entities from both ends of the assigned set hold the license already: they take no seat`);
+
+      const fresh = seatsInOrder(t, setup, NEW_IN_MIXED_BATCH);
+      t.expectOk(await attachLicenses(t, setup, [...ends.slice(0, AT_EACH_END), ...fresh, ...ends.slice(AT_EACH_END)]), 'LIC-ATTACH-MIXED-BATCH');
+      const afterMixed = await holders(t, setup);
+      t.check('LIC-ATTACH-MIXED-BATCH', () => expect(afterMixed, 'the new entities of a mixed batch are assigned').toEqual(expect.arrayContaining(fresh.map((item) => item.entity_id))));
+      // The new entities are assigned (above): any seat beyond theirs went to an entity that held one already.
+      usage += NEW_IN_MIXED_BATCH;
+      await expectPool(t, setup, 'LIC-ATTACH-SKIP-ASSIGNED', { usage, remaining: SEATS - usage }, `a batch of ${ends.length} assigned and ${NEW_IN_MIXED_BATCH} new entities takes ${NEW_IN_MIXED_BATCH} seats`);
+
+      const released = ends.map((item) => item.entity_id);
+      t.expectOk(await releaseLicenses(t, setup, released), 'LIC-RELEASE-FREES-SEAT');
+      usage -= released.length;
+      await expectPool(t, setup, 'LIC-RELEASE-FREES-SEAT', { usage, remaining: SEATS - usage }, `a release of the ${released.length} entities from both ends frees their seats`);
+
+      const { list } = t.expectOk(await t.client.call('licenses.list_assignments', { customer_id: setup.customerId, plan_id: setup.licensePlan.id }), 'LIC-ASSIGNMENTS-LIST');
+      const stillAssigned = [...first, ...fresh].map((item) => item.entity_id).filter((id) => !released.includes(id));
+      t.check('LIC-ASSIGNMENTS-LIST', () =>
+        expect((list ?? []).map((assignment) => assignment.entity_id).sort(), `one active assignment for each of the ${stillAssigned.length} entities still assigned, none for the released ones`).toEqual(sorted(stillAssigned)),
+      );
+    },
+  ),
+];
