@@ -1,9 +1,10 @@
 /**
  * Scenarios of entities.list across the organisation and by customer: walks (also across deletes
- * between two page calls), order (newest first, ties by id), limits and cursors (past 200 entities),
- * and search.
+ * between two page calls), order (newest first, ties by id, also among hundreds of one instant
+ * created in shuffled order), limits and cursors (past 200 entities), and search.
  */
 import { expect } from 'vitest';
+import { seededFaker } from '../../../fixtures/factories.ts';
 import { inBatches } from '../../framework/index.ts';
 import { createCustomer, createEntity, createFeature, createLicensePool, licenseEntities, requireNotRead, scenario, SETUP_WIDTH, type T, withFrozenClock } from '../../support.ts';
 import { checkAs, type ListBody, type ListedEntity, listIds, listPage, namedEntity, requireSearch } from './support.ts';
@@ -335,6 +336,36 @@ export const listScenarios = [
       });
       const walked = await walk(t, { customer_id: setup.customerId }, { limit: 200, maxPages: 3 });
       t.check('ENT-CURSOR-WALK', () => expect(walked.map((entity) => entity.id).sort(), `a walk with limit 200 lists the ${count} entities`).toEqual(all));
+    },
+  ),
+  scenario(
+    {
+      id: 'entities.list-shuffled-ids',
+      title: 'entities.list of 300 entities one licenses.attach made at one instant, their IDs in shuffled order: a walk with limit 50 lists each once, by id descending',
+      rules: ['ENT-CURSOR-WALK', 'ENT-LIST-ORDER', 'ENT-CUSTOMER-FILTER'],
+      // The fake's clock, frozen, gives the entities one created_at: their order is then the ids' alone.
+      uses: ['control-plane'],
+    },
+    async (t) => {
+      const count = 300;
+      const limit = 50;
+      const setup = await createLicensePool(t, count);
+      // One prefix and fixed-width digits, so every collation orders the IDs alike; sent in a seeded shuffle, so
+      // an index ordered by id takes most of them far from its end.
+      const base = t.ns.id('ent');
+      const ids = Array.from({ length: count }, (_, n) => `${base}_${String(n).padStart(3, '0')}`);
+      const items = seededFaker(t.seed, t.scenario.id)
+        .helpers.shuffle(ids)
+        .map((entityId) => ({ entity_id: entityId, name: `Entity ${entityId}`, feature_id: setup.seatFeature.id }));
+      // One batch makes them all: licenses.attach creates the entities it names with a feature_id (LIC-ATTACH-CREATES-ENTITY).
+      const create = async () => t.setup(await t.client.call('licenses.attach', { customer_id: setup.customerId, plan_id: setup.licensePlan.id, entities: items }));
+      await (t.has('control-plane') ? withFrozenClock(t, create) : create());
+      const { list: pools } = t.setup(await t.client.call('licenses.list', { customer_id: setup.customerId }), ['list']);
+      t.precondition(`licenses.attach created and assigned the ${count} entities`, () => expect(pools.find((p) => p.license_plan_id === setup.licensePlan.id)?.usage).toBe(count));
+
+      const walked = await walk(t, { customer_id: setup.customerId }, { limit, maxPages: count / limit + 1 });
+      t.check('ENT-CURSOR-WALK', () => expect(walked.map((entity) => entity.id).sort(), `a walk with limit ${limit} lists each of the ${count} entities`).toEqual([...ids].sort()));
+      t.check('ENT-LIST-ORDER', () => expect(walked.map((entity) => entity.id), 'the walk lists them newest first, those of one instant by id descending').toEqual(newestFirstIds(walked)));
     },
   ),
 ];
