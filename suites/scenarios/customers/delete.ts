@@ -2,11 +2,13 @@
  * Conformance scenarios of customers.delete (a setup operation of the reference the interface does
  * not document, which a run's cleanup uses). It removes the customer it names and no other, with
  * what it holds: afterwards no documented read shows its entities, balances or pools, and a customer
- * created again under the ID starts new.
+ * created again under the ID reads, in every read of a customer, like one never seen.
  * Deletes that only build state are setup, with a precondition that they took effect, so a target
  * that keeps what it says it deleted blocks these checks, never fails them.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { expect } from 'vitest';
+import { inBatches, isRouteNotServed } from '../../framework/index.ts';
 import {
   type Deletion,
   type T,
@@ -22,6 +24,7 @@ import {
   newCustomerBody,
   requireNotRead,
   scenario,
+  SETUP_WIDTH,
 } from '../../support.ts';
 
 function deletions(t: T) {
@@ -64,7 +67,7 @@ async function customerHoldingEverything(t: T) {
   const own = await createEntity(t, setup.customerId, setup.seatFeature.id);
   const [seat] = licenseEntities(t, setup, 1);
   t.setup(await t.client.call('licenses.attach', { customer_id: setup.customerId, plan_id: setup.licensePlan.id, entities: [seat!] }));
-  return { ...setup, messages, flag, plan, entityIds: [own.id, seat!.entity_id] };
+  return { ...setup, licenseFlag: setup.flag, messages, flag, plan, entityIds: [own.id, seat!.entity_id] };
 }
 
 /** The entities entities.list shows of one customer (only that customer's, whatever else the listing holds: its filter is ENT-CUSTOMER-FILTER's). */
@@ -77,6 +80,67 @@ async function listedEntitiesOf(t: T<'CUS-DELETE-CASCADES'>, body: { customer_id
 async function expectListedBeforeDelete(t: T<'CUS-DELETE-CASCADES'>, held: { readonly customerId: string; readonly entityIds: readonly string[] }): Promise<void> {
   const before = await listedEntitiesOf(t, { customer_id: held.customerId }, held.customerId);
   t.check('CUS-DELETE-CASCADES', () => expect(before.sort(), "before the delete, entities.list lists the customer's entities").toEqual([...held.entityIds].sort()));
+}
+
+type Answer = Parameters<T['expectOk']>[0];
+
+/** A read of a customer: what it is, how it is made for a customer, and (listings) the part of its answer about that customer. */
+interface CustomerRead {
+  readonly what: string;
+  readonly read: (customerId: string) => Promise<Answer>;
+  readonly own?: (body: unknown, customerId: string) => unknown;
+}
+
+/** Fields whose values the server makes for each record it creates: IDs and times, which tell two customers apart whatever they hold. */
+const MADE_IDS = new Set(['id', 'stripe_id']);
+const MADE_TIMES = new Set(['created_at', 'started_at', 'ended_at', 'canceled_at', 'expires_at', 'trial_ends_at', 'current_period_start', 'current_period_end', 'next_reset_at', 'resets_at']);
+
+/**
+ * A JSON value as it compares between two customers: the customer's own id, the IDs and times the
+ * server makes masked (a time stays told from null), arrays as multisets (order is the listings' own rules').
+ */
+function masked(value: unknown, customerId: string): unknown {
+  if (typeof value === 'string') return value === customerId ? '<customer>' : value;
+  if (Array.isArray(value)) return value.map((item) => masked(item, customerId)).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, field]) => [
+      key,
+      MADE_IDS.has(key) && typeof field === 'string' ? '<id>' : MADE_TIMES.has(key) && typeof field === 'number' ? '<time>' : masked(field, customerId),
+    ]),
+  );
+}
+
+/** An answer as it compares between two customers: a refusal by its status and code, a 200 by its (masked) body. */
+function answerOf(read: CustomerRead, result: Answer, customerId: string): unknown {
+  if (!result.ok) return { status: result.status, code: (result.body as { code?: unknown } | null)?.code };
+  return { status: result.status, body: masked(read.own ? read.own(result.body, customerId) : result.body, customerId) };
+}
+
+interface ReadPair {
+  readonly what: string;
+  readonly again: unknown;
+  readonly fresh: unknown;
+  /** False when the target does not serve the read at all: then the two answers compare nothing. */
+  readonly served: boolean;
+}
+
+/** Makes one read of both customers at once. */
+async function readBoth(read: CustomerRead, againId: string, freshId: string): Promise<ReadPair> {
+  const [again, fresh] = await Promise.all([read.read(againId), read.read(freshId)]);
+  return { what: read.what, again: answerOf(read, again, againId), fresh: answerOf(read, fresh, freshId), served: fresh.ok || !isRouteNotServed(fresh.status, fresh.body) };
+}
+
+/** Each read of the customer created again answers as the same read of the customer never seen (each checked as soon as made, so its evidence is its own two calls). */
+async function expectSameReads(t: T<'CUS-DELETE-CASCADES'>, reads: readonly CustomerRead[], againId: string, freshId: string, when: string): Promise<void> {
+  for (const read of reads) {
+    const { what, again, fresh, served } = await readBoth(read, againId, freshId);
+    if (!served) {
+      t.notVerified('CUS-DELETE-CASCADES', `${what} (${when}): the target does not serve it`);
+      continue;
+    }
+    t.check('CUS-DELETE-CASCADES', () => expect(again, `${when}, ${what} of the customer created again answers as of a customer never seen`).toEqual(fresh));
+  }
 }
 
 /** Deletes a customer (setup: CUS-DELETE proves the delete) and requires that customers.get no longer finds it. */
@@ -141,36 +205,92 @@ export const customerDeleteLeftoverScenarios = [
     {
       id: 'deletes.customer-created-again',
       title:
-        'a customer created again under the ID of a deleted one is new: none of the old plans, balances, usage, entities or license pools, its old entity IDs free again, and a plan attached anew starts unused',
+        'a customer created again under the ID of a deleted one (which held plans, a used and locked balance, an entity with a plan of its own, a seat of a license pool and, where paid plans attach, a purchase) reads like a customer never seen, created beside it: every read of a customer answers the same, also once both are given the same plans; its old entity IDs are free again',
       rules: ['CUS-DELETE-CASCADES', 'CUS-GET-OR-CREATE-NEW'],
+      uses: ['paid-attach'],
     },
     async (t) => {
       const held = await customerHoldingEverything(t);
       const customerId = held.customerId;
+      const [own, seat] = held.entityIds as [string, string];
+      // What else a customer can hold: a plan of an entity's own, units held by a lock, and (where paid plans attach at once) a one-off purchase.
+      await attach(t, customerId, held.plan.id, { entity_id: own });
+      t.setup(await t.client.call('balances.check', { customer_id: customerId, feature_id: held.messages.id, required_balance: 2, lock: { lock_id: t.ns.id('lock'), enabled: true } }));
+      const credits = t.has('paid-attach') ? await createFeature(t, 'allocated') : undefined;
+      if (credits !== undefined) {
+        const pack = await createPlan(t, { add_on: true, price: { amount: 10, interval: 'one_off' }, items: [{ feature_id: credits.id, included: 50 }] });
+        await attach(t, customerId, pack.id);
+      }
+      // The customer never seen, beside it: the same name and email, so that only what the server makes tells them apart.
+      const who = newCustomerBody(t);
+      const fresh = t.setup(await t.client.call('customers.get_or_create', who), ['id']);
+
+      const scenarioPlans = [held.plan.id, held.parentPlan.id, held.licensePlan.id];
+      const features = [held.messages.id, held.flag.id, held.seatFeature.id, held.licenseFlag.id, ...(credits ? [credits.id] : [])];
+      const ofCustomer = (rows: readonly { customer_id: string }[] | undefined, id: string) => (rows ?? []).filter((row) => row.customer_id === id);
+      const allStatuses = ['active', 'scheduled', 'past_due', 'expired'] as const;
+      // Every read interface.md (and the reference) has of a customer; listings keep only the rows about it, whatever else they hold (their filters are other rules').
+      const customerReads: CustomerRead[] = [
+        { what: 'customers.get', read: (id) => t.client.call('customers.get', { customer_id: id }) },
+        ...features.map((featureId): CustomerRead => ({ what: `balances.check of ${featureId}`, read: (id) => t.client.call('balances.check', { customer_id: id, feature_id: featureId }) })),
+        {
+          what: "licenses.list (this scenario's pools)",
+          read: (id) => t.client.call('licenses.list', { customer_id: id }),
+          own: (body) => (body as { list?: { parent_plan_id: string; license_plan_id: string }[] }).list?.filter((pool) => scenarioPlans.includes(pool.parent_plan_id) || scenarioPlans.includes(pool.license_plan_id)),
+        },
+        { what: 'licenses.list_assignments', read: (id) => t.client.call('licenses.list_assignments', { customer_id: id }) },
+        {
+          what: 'subscriptions.list of every status',
+          read: (id) => t.client.call('subscriptions.list', { customer_id: id, statuses: [...allStatuses], limit: 200 }),
+          own: (body, id) => ofCustomer((body as { list?: { customer_id: string }[] }).list, id),
+        },
+        {
+          what: 'purchases.list of every status',
+          read: (id) => t.client.call('purchases.list', { customer_id: id, statuses: [...allStatuses], limit: 200 }),
+          own: (body, id) => ofCustomer((body as { list?: { customer_id: string }[] }).list, id),
+        },
+        { what: `billing.preview_multi_update cancelling ${held.plan.id}`, read: (id) => t.client.call('billing.preview_multi_update', { customer_id: id, updates: [{ plan_id: held.plan.id, cancel_action: 'cancel_immediately' }] }) },
+      ];
+      // Reads naming an entity of the deleted customer: of the customer created again as of the one never seen, none finds it.
+      const entityReads = held.entityIds.flatMap((entityId): CustomerRead[] => [
+        { what: `entities.get of ${entityId}`, read: (id) => t.client.call('entities.get', { customer_id: id, entity_id: entityId }) },
+        { what: `balances.check of ${held.licenseFlag.id} for ${entityId}`, read: (id) => t.client.call('balances.check', { customer_id: id, feature_id: held.licenseFlag.id, entity_id: entityId }) },
+        { what: `licenses.list with entity ${entityId}`, read: (id) => t.client.call('licenses.list', { customer_id: id, entity_id: entityId }) },
+      ]);
+      const entitiesListRead: CustomerRead = {
+        what: 'entities.list',
+        read: (id) => t.client.call('entities.list', { customer_id: id, limit: 5000 }),
+        own: (body, id) => ofCustomer((body as { list?: { customer_id: string }[] }).list, id),
+      };
+
+      // Every read once before the delete (a target that keeps answers until the data changes must see the delete), and
+      // the control of the comparison: while the customer holds what it holds, these reads tell it from one never seen.
+      const before = await inBatches([...customerReads, ...entityReads], SETUP_WIDTH / 2, (read) => readBoth(read, customerId, fresh.id));
+      const tellApart = ['customers.get', 'licenses.list_assignments', 'subscriptions.list of every status', ...(credits ? ['purchases.list of every status'] : []), `entities.get of ${own}`, `entities.get of ${seat}`];
+      const alike = before.filter((pair) => pair.served && tellApart.includes(pair.what) && isDeepStrictEqual(pair.again, pair.fresh)).map((pair) => pair.what);
+      t.precondition('before the delete, the reads that show what the customer holds tell it from a customer never seen', () => expect(alike, 'reads alike').toEqual([]));
       await expectListedBeforeDelete(t, held);
       await deleteCustomer(t, customerId);
 
-      const again = t.expectOk(await t.client.call('customers.get_or_create', newCustomerBody(t, { customer_id: customerId })), 'CUS-GET-OR-CREATE-NEW');
+      const again = t.expectOk(await t.client.call('customers.get_or_create', { ...who, customer_id: customerId }), 'CUS-GET-OR-CREATE-NEW');
       t.check('CUS-GET-OR-CREATE-NEW', () => expect(again.id, 'customers.get_or_create creates the customer under the ID sent').toBe(customerId));
-      const readBalance = async (featureId: string) => t.expectOk(await t.client.call('balances.check', { customer_id: customerId, feature_id: featureId, required_balance: 0 }), 'CUS-DELETE-CASCADES');
-      const [messages, flag] = [await readBalance(held.messages.id), await readBalance(held.flag.id)];
-      const pools = t.expectOk(await t.client.call('licenses.list', { customer_id: customerId }), 'CUS-DELETE-CASCADES');
-      const entities = await listedEntitiesOf(t, { customer_id: customerId }, customerId);
-      t.check('CUS-DELETE-CASCADES', () => {
-        expect((again.subscriptions ?? []).map((s) => s.plan_id), 'the new customer holds none of the old plans').not.toEqual(expect.arrayContaining([held.plan.id]));
-        expect((again.subscriptions ?? []).map((s) => s.plan_id)).not.toContain(held.parentPlan.id);
-        expect(messages.balance ?? null, 'nor their balances').toBeNull();
-        expect(flag.allowed, 'nor their flags').toBe(false);
-        expect(pools.list ?? [], 'nor their license pools').toEqual([]);
-        expect(entities, 'nor the old entities').toEqual([]);
-      });
-      // The old entity IDs name nothing now: creating one again is accepted.
-      const recreated = await t.client.call('entities.create', { customer_id: customerId, entity_id: held.entityIds[0]!, feature_id: held.seatFeature.id, name: 'Again' });
-      t.check('CUS-DELETE-CASCADES', () => expect(recreated.status, `entities.create of ${held.entityIds[0]}, an entity of the deleted customer, is accepted: ${JSON.stringify(recreated.body).slice(0, 200)}`).toBe(200));
+      t.check('CUS-DELETE-CASCADES', () =>
+        expect(masked(again, customerId), 'customers.get_or_create answers the customer created again as it answered the customer never seen').toEqual(masked(fresh, fresh.id)),
+      );
+      await expectSameReads(t, [...customerReads, entitiesListRead, ...entityReads], customerId, fresh.id, 'created again');
 
-      await attach(t, customerId, held.plan.id);
-      const fresh = await readBalance(held.messages.id);
-      t.check('CUS-DELETE-CASCADES', () => expect(fresh.balance, 'the plan attached anew starts with its whole balance, the old usage gone with the old customer').toMatchObject({ granted: 10, usage: 0, remaining: 10 }));
+      // Given the same plans, the two still read alike: no usage, lock or seat of the old customer comes back with them.
+      await Promise.all(
+        [customerId, fresh.id].map(async (id) => {
+          await attach(t, id, held.parentPlan.id);
+          await attach(t, id, held.plan.id);
+        }),
+      );
+      await expectSameReads(t, [...customerReads, entitiesListRead], customerId, fresh.id, 'given the same plans');
+
+      // The old entity IDs name nothing now: creating one again is accepted.
+      const recreated = await t.client.call('entities.create', { customer_id: customerId, entity_id: own, feature_id: held.seatFeature.id, name: 'Again' });
+      t.check('CUS-DELETE-CASCADES', () => expect(recreated.status, `entities.create of ${own}, an entity of the deleted customer, is accepted: ${JSON.stringify(recreated.body).slice(0, 200)}`).toBe(200));
     },
   ),
   scenario(
