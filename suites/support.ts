@@ -4,7 +4,7 @@
  * setup endpoints under the run's namespace (recording what can be undone in the ledger).
  */
 import fc from 'fast-check';
-import type { Dispatcher } from 'undici';
+import { Client as UndiciClient, type Dispatcher } from 'undici';
 import { expect } from 'vitest';
 import type { z } from 'zod';
 import { hashSeed, person, seededFaker } from '../fixtures/factories.ts';
@@ -309,4 +309,18 @@ export async function createReward(t: T, featureId: string): Promise<string> {
 /** A referral program of that reward, redeemed at customer creation by the referrer. */
 export async function createReferralProgram(t: T, rewardId: string): Promise<string> {
   return t.setup(await t.client.call('referral_programs.create', { id: t.ns.id('refprog'), reward_id: rewardId, redeem_on: 'customer_creation', received_by: 'referrer' }), ['id']).id;
+}
+
+/**
+ * One keep-alive connection to the target (the one the scenario's last call went to), and how many
+ * times it connected: requests sent with it as their `dispatcher` share a socket. A target reached
+ * in this process (a host under .invalid, RFC 2606) has no socket to share: the scenario is skipped.
+ */
+export function oneConnection(t: T): { readonly dispatcher: UndiciClient; readonly connects: () => number } {
+  const url = new URL(t.evidence.at(-1)!.request.url);
+  if (url.hostname.endsWith('.invalid')) throw new SetupNotServed(`the target at ${url.origin} is reached in-process, without a connection requests could share`);
+  const dispatcher = new UndiciClient(url.origin, { keepAliveTimeout: 30_000 });
+  let connects = 0;
+  dispatcher.on('connect', () => connects++);
+  return { dispatcher, connects: () => connects };
 }

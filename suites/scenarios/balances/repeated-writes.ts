@@ -3,23 +3,8 @@
  * idempotency for balances.track or a send_event check (the reference's only comes with an
  * Idempotency-Key header, which these requests do not carry), so each one counts.
  */
-import { Client as UndiciClient } from 'undici';
-import { SetupNotServed } from '../../framework/index.ts';
-import { scenario, type T } from '../../support.ts';
+import { oneConnection, scenario } from '../../support.ts';
 import { balanceNow, consumable, expectBalance, SPEND_RULES, spend } from './support.ts';
-
-/**
- * One keep-alive connection to the target, and how many times it connected. A target reached in
- * this process (a host under .invalid, RFC 2606) has no socket to share: the scenario is skipped.
- */
-function oneConnection(t: T): { readonly dispatcher: UndiciClient; readonly connects: () => number } {
-  const url = new URL(t.evidence.at(-1)!.request.url);
-  if (url.hostname.endsWith('.invalid')) throw new SetupNotServed(`the target at ${url.origin} is reached in-process, without a connection requests could share`);
-  const dispatcher = new UndiciClient(url.origin, { keepAliveTimeout: 30_000 });
-  let connects = 0;
-  dispatcher.on('connect', () => connects++);
-  return { dispatcher, connects: () => connects };
-}
 
 export const repeatedWritesScenarios = [
   scenario(

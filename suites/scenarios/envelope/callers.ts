@@ -9,11 +9,11 @@ import { expect } from 'vitest';
 import { operations } from '../../../spec/operations.ts';
 import { PUBLISHED_CLIENT_AGENT } from '../../../spec/reference/differences.ts';
 import { SetupNotServed } from '../../framework/index.ts';
-import { attach, createCustomer, createEntity, createFeature, createLicensePool, createPlan, licenseEntities, scenario } from '../../support.ts';
+import { attach, createCustomer, createEntity, createFeature, createLicensePool, createPlan, licenseEntities, oneConnection, scenario } from '../../support.ts';
 import { expectPool } from '../licenses/support.ts';
 import { expectEmbeddedFieldsOnly } from '../entities/support.ts';
 import { balanceNow, spend, SPEND_RULES } from '../balances/support.ts';
-import { parsedJson } from './support.ts';
+import { expectRefusal, parsedJson } from './support.ts';
 
 const PUBLISHED_CLIENT = { 'user-agent': PUBLISHED_CLIENT_AGENT } as const;
 
@@ -87,6 +87,41 @@ export const callersScenarios = [
         }
         t.expectOk(answered, 'ENT-EMBEDDED-SUBSCRIPTION-FIELDS');
         expectEmbeddedFieldsOnly(t, answered.exchange);
+      }
+    },
+  ),
+  scenario(
+    {
+      id: 'envelope.keys-on-one-connection',
+      title:
+        "requests with different keys over one keep-alive connection are each answered for their own key: this tenant's, the other tenant's, none, one the service does not know, and this tenant's again",
+      rules: ['AUTH-TENANT-ISOLATION', 'AUTH-BEARER-REQUIRED', 'AUTH-SECRET-KEY'],
+      needs: ['other-tenant'],
+    },
+    async (t) => {
+      const flag = await createFeature(t, 'boolean');
+      const plan = await createPlan(t, { items: [{ feature_id: flag.id }] });
+      const connection = oneConnection(t);
+      try {
+        // A service that remembers who a connection belongs to answers every later request on it as the first caller.
+        const read = (authorization: string | null) =>
+          t.client.raw({ path: operations['plans.get'].path, headers: { authorization }, body: JSON.stringify({ plan_id: plan.id }), dispatcher: connection.dispatcher, retry: false });
+        const own = `Bearer ${t.apiKey}`;
+        t.setup(await t.client.call('plans.get', { plan_id: plan.id }, { dispatcher: connection.dispatcher, retry: false }));
+        const other = await read(`Bearer ${t.otherTenantKey}`);
+        t.check('AUTH-TENANT-ISOLATION', () => expect(other.status, `plans.get of this tenant's plan with the other tenant's key, on the connection this tenant's key opened: ${other.text.slice(0, 200)}`).toBe(404));
+        const none = await read(null);
+        t.check('AUTH-BEARER-REQUIRED', () => expectRefusal(none, 'plans.get without a key, on a connection a key opened'));
+        const unknown = await read(`Bearer am_sk_test_${'0'.repeat(8)}onetwoconnection${'0'.repeat(16)}`);
+        t.check('AUTH-SECRET-KEY', () => expectRefusal(unknown, 'plans.get with a key the service does not know, on a connection a key opened'));
+        const again = await read(own);
+        t.precondition("this tenant's key reads its plan again on the same connection", () => expect(again.status).toBe(200));
+        if (connection.connects() !== 1) {
+          const why = `the target did not keep the connection open: the reads went over ${connection.connects()} connections`;
+          for (const rule of ['AUTH-TENANT-ISOLATION', 'AUTH-BEARER-REQUIRED', 'AUTH-SECRET-KEY'] as const) t.notVerified(rule, why);
+        }
+      } finally {
+        await connection.dispatcher.close();
       }
     },
   ),
