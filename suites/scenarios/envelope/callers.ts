@@ -8,12 +8,11 @@ import { Client as UndiciClient } from 'undici';
 import { expect } from 'vitest';
 import { operations } from '../../../spec/operations.ts';
 import { PUBLISHED_CLIENT_AGENT } from '../../../spec/reference/differences.ts';
-import { SetupNotServed } from '../../framework/index.ts';
 import { attach, createCustomer, createEntity, createFeature, createLicensePool, createPlan, licenseEntities, oneConnection, scenario } from '../../support.ts';
 import { expectPool } from '../licenses/support.ts';
 import { expectEmbeddedFieldsOnly } from '../entities/support.ts';
 import { balanceNow, spend, SPEND_RULES } from '../balances/support.ts';
-import { expectRefusal, parsedJson } from './support.ts';
+import { expectRefusal, parsedJson, wireOf } from './support.ts';
 
 const PUBLISHED_CLIENT = { 'user-agent': PUBLISHED_CLIENT_AGENT } as const;
 
@@ -136,13 +135,8 @@ export const callersScenarios = [
       const plan = await createPlan(t, { items: [{ feature_id: flag.id }] });
       // A read through the client first: its exchange says where the target answers and with which version.
       const sent = t.setup(await t.client.call('plans.get', { plan_id: plan.id }), ['id']);
-      const exchange = t.evidence.at(-1)!;
-      const url = new URL(exchange.request.url);
-      const prefix = url.pathname.slice(0, url.pathname.length - operations['plans.get'].path.length);
-      // A host under .invalid never resolves (RFC 2606): the requests went to a target in this process, with no socket to pipeline on.
-      if (url.hostname.endsWith('.invalid')) throw new SetupNotServed(`the target at ${url.origin} is reached in-process, without a connection requests could be pipelined on`);
-      const headers = { authorization: `Bearer ${t.apiKey}`, 'content-type': 'application/json', 'x-api-version': exchange.request.headers['x-api-version'] ?? '' };
-      const connection = new UndiciClient(url.origin, { pipelining: 2 });
+      const { origin, prefix, headers } = wireOf(t, 'plans.get');
+      const connection = new UndiciClient(origin, { pipelining: 2 });
       const answers: { status: number; text: string }[] = [];
       try {
         // Reads are safe to pipeline (idempotent) and answered at once (not blocking): both are on the socket before the first answer comes back.

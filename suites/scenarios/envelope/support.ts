@@ -2,7 +2,7 @@
 import { expect } from 'vitest';
 import { ErrorBody } from '../../../spec/common.ts';
 import { type OperationName, operations } from '../../../spec/operations.ts';
-import { type HeaderOverrides, TargetFault } from '../../framework/index.ts';
+import { type HeaderOverrides, SetupNotServed, TargetFault } from '../../framework/index.ts';
 import { attach, createCustomer, createEntity, createFeature, createLicensePool, createPlan, createReferralProgram, createReward, licenseEntities, type T } from '../../support.ts';
 
 export async function createCustomerWithEntity(t: T) {
@@ -96,4 +96,21 @@ export function parsedJson(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Where and how the scenario's last call, an `operation`, reached the target: its origin, the path
+ * before the operation's, and the headers a request sent past the client needs (the key, JSON, the
+ * run's API version). A host under .invalid never resolves (RFC 2606): the target is in this
+ * process, with no socket of its own, and the scenario is skipped.
+ */
+export function wireOf(t: T, operation: OperationName): { readonly origin: string; readonly prefix: string; readonly headers: Record<string, string> } {
+  const exchange = t.evidence.at(-1)!;
+  const url = new URL(exchange.request.url);
+  if (url.hostname.endsWith('.invalid')) throw new SetupNotServed(`the target at ${url.origin} is reached in-process, without a connection of its own`);
+  return {
+    origin: url.origin,
+    prefix: url.pathname.slice(0, url.pathname.length - operations[operation].path.length),
+    headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'application/json', 'x-api-version': exchange.request.headers['x-api-version'] ?? '' },
+  };
 }

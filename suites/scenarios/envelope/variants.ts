@@ -3,11 +3,13 @@
  * spelled in other cases and with a charset, text outside ASCII, and IDs that differ only in case
  * (two IDs, two objects; entity IDs of a license batch are in licenses/attach.ts).
  */
+import { Readable } from 'node:stream';
+import { request } from 'undici';
 import { expect } from 'vitest';
 import { operations } from '../../../spec/operations.ts';
 import { createFeature, createPlan, newCustomerBody, scenario, type T } from '../../support.ts';
 import { requireSearch } from '../entities/support.ts';
-import { parsedJson } from './support.ts';
+import { parsedJson, wireOf } from './support.ts';
 
 /** Media types a JSON body may be sent as: HTTP media types are case-insensitive and take parameters. */
 const JSON_MEDIA_TYPES = ['Application/JSON', 'application/json; charset=utf-8', 'APPLICATION/JSON;charset=UTF-8'];
@@ -44,6 +46,31 @@ export const variantsScenarios = [
       const featureId = t.ns.id('feat');
       const created = await postAs(t, 'features.create', { feature_id: featureId, name: `Flag ${featureId}`, type: 'boolean' }, JSON_MEDIA_TYPES[1]!);
       t.check('CONV-POST-JSON', () => expect((parsedJson(created.text) as { id?: unknown } | undefined)?.id, `features.create sent as ${JSON_MEDIA_TYPES[1]}`).toBe(featureId));
+    },
+  ),
+  scenario(
+    {
+      id: 'envelope.body-framing',
+      title:
+        'a JSON body sent in chunks (Transfer-Encoding: chunked, no Content-Length), split inside a multi-byte character, or with whitespace around and inside it, is read as the same body sent in one piece',
+      rules: ['CONV-POST-JSON'],
+    },
+    async (t) => {
+      const featureId = t.ns.id('feat');
+      const body = { feature_id: featureId, name: `Zoë’s 東京 ${featureId}`, type: 'boolean' };
+      const { origin, prefix, headers } = (t.setup(await t.client.call('plans.list', {})), wireOf(t, 'plans.list'));
+      // HTTP/1.1 servers read chunked bodies (RFC 9112 §6.1); pieces of 5 bytes cut the three-byte 東 and 京 apart.
+      const bytes = Buffer.from(JSON.stringify(body));
+      const pieces = Array.from({ length: Math.ceil(bytes.length / 5) }, (_, i) => bytes.subarray(i * 5, i * 5 + 5));
+      const chunked = await request(`${origin}${prefix}${operations['features.create'].path}`, { method: 'POST', headers, body: Readable.from(pieces), signal: t.signal });
+      const chunkedText = await chunked.body.text();
+      t.check('CONV-POST-JSON', () => {
+        expect(chunked.statusCode, `features.create with its body in ${pieces.length} chunks: ${chunkedText.slice(0, 200)}`).toBe(200);
+        expect((parsedJson(chunkedText) as { name?: unknown } | undefined)?.name, 'the name read from the chunks is the one sent').toBe(body.name);
+      });
+      // JSON text may have whitespace around and between its tokens (RFC 8259 §2).
+      const spaced = await t.client.raw({ path: operations['features.get'].path, body: `\n  ${JSON.stringify({ feature_id: featureId }, null, 2)}\n\t ` });
+      t.check('CONV-POST-JSON', () => expect((parsedJson(spaced.text) as { id?: unknown } | undefined)?.id, `features.get of a body with whitespace around and inside it: ${spaced.status} ${spaced.text.slice(0, 200)}`).toBe(featureId));
     },
   ),
   scenario(
