@@ -25,33 +25,8 @@ import { cliInvocation, targetedCommand } from '../report/commands.ts';
 import { conformanceTarget } from '../support.ts';
 import { explore, type ExploreResult } from './explorer.ts';
 import { explorationMeta, explorationRecord, summaryLines, writeFindings, type FindingPaths } from './findings.ts';
-import { aloneAfter, leftoverPacer } from './pace.ts';
+import { aloneAfter, explorationBudget, leftoverPacer } from './pace.ts';
 import { httpTarget } from './targets.ts';
-
-export interface ExplorationBudget {
-  /** Programs at most; 0: no exploration. */
-  readonly runs: number;
-  /** How long it goes on alone (seconds) once the scenarios are done, at least. */
-  readonly seconds: number;
-  /** How long it goes on in all (seconds, since the scenarios started) when the scenarios leave room; absent when the time alone was set. */
-  readonly fillSeconds?: number;
-}
-
-/** The defaults: the least time alone, and the time the exploration fills when the scenarios end sooner. */
-const LEAST_ALONE_SECONDS = 10;
-const FILL_SECONDS = 90;
-
-export function explorationBudget(env: NodeJS.ProcessEnv): ExplorationBudget {
-  const read = (name: string, fallback: number) => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return fallback;
-    if (!/^\d+$/.test(raw)) throw new Error(`${name} must be a whole number, not ${JSON.stringify(raw)}`);
-    return Number(raw);
-  };
-  const seconds = read('CONFORMANCE_EXPLORE_SECONDS', LEAST_ALONE_SECONDS);
-  const set = env['CONFORMANCE_EXPLORE_SECONDS'] !== undefined && env['CONFORMANCE_EXPLORE_SECONDS'] !== '';
-  return { runs: read('CONFORMANCE_EXPLORE_RUNS', 1000), seconds, ...(set ? {} : { fillSeconds: FILL_SECONDS }) };
-}
 
 /** After the scenarios are done (and the least time has passed), what is found is shrunk for this long at most. */
 const SHRINK_GRACE_MS = 5_000;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aloneAfter, leftoverPacer } from './pace.ts';
+import { aloneAfter, explorationBudget, leftoverPacer } from './pace.ts';
 
 /** Keeps the event loop busy: a chain of macrotasks each blocking for `ms`, until `stop()`. */
 function busyLoop(ms: number): () => void {
@@ -65,5 +65,14 @@ describe('the time an exploration has alone', () => {
     const waited = performance.now() - before;
     expect(waited).toBeGreaterThanOrEqual(140);
     expect(waited).toBeLessThan(390);
+  });
+});
+
+describe("a conformance run's exploration budget", () => {
+  it('fills the run to 90 s by default, at least 10 s alone; a time alone that is set is exact; whole numbers only', () => {
+    expect(explorationBudget({})).toEqual({ runs: 1000, seconds: 10, fillSeconds: 90 });
+    expect(explorationBudget({ CONFORMANCE_EXPLORE_SECONDS: '' })).toEqual({ runs: 1000, seconds: 10, fillSeconds: 90 });
+    expect(explorationBudget({ CONFORMANCE_EXPLORE_SECONDS: '3', CONFORMANCE_EXPLORE_RUNS: '0' })).toEqual({ runs: 0, seconds: 3 });
+    expect(() => explorationBudget({ CONFORMANCE_EXPLORE_SECONDS: '2.5' })).toThrow('CONFORMANCE_EXPLORE_SECONDS must be a whole number');
   });
 });

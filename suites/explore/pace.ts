@@ -3,7 +3,8 @@
  * its calls the event loop turns once; when that took long (the loop is busy with the other work, or
  * the process waits for a CPU), the exploration waits a few times as long, so that it takes the time
  * the other work leaves instead of a share of it. Once `until` settles (the other work is done), no
- * more waiting.
+ * more waiting. And how long a conformance run's exploration goes on: its budget, read from the
+ * environment (exploration.test.ts).
  */
 import { setImmediate as turn, setTimeout as sleep } from 'node:timers/promises';
 
@@ -41,4 +42,29 @@ export async function aloneAfter(until: Promise<unknown>, alone: { readonly leas
   );
   const filling = alone.fillMs === undefined ? 0 : alone.fillMs - (performance.now() - startedAt);
   await sleep(Math.max(alone.leastMs, filling), undefined, { ref: false });
+}
+
+export interface ExplorationBudget {
+  /** Programs at most; 0: no exploration. */
+  readonly runs: number;
+  /** How long it goes on alone (seconds) once the scenarios are done, at least. */
+  readonly seconds: number;
+  /** How long it goes on in all (seconds, since the scenarios started) when the scenarios leave room; absent when the time alone was set. */
+  readonly fillSeconds?: number;
+}
+
+/** The defaults: the least time alone, and the time the exploration fills when the scenarios end sooner. */
+const LEAST_ALONE_SECONDS = 10;
+const FILL_SECONDS = 90;
+
+export function explorationBudget(env: NodeJS.ProcessEnv): ExplorationBudget {
+  const read = (name: string, fallback: number) => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (!/^\d+$/.test(raw)) throw new Error(`${name} must be a whole number, not ${JSON.stringify(raw)}`);
+    return Number(raw);
+  };
+  const seconds = read('CONFORMANCE_EXPLORE_SECONDS', LEAST_ALONE_SECONDS);
+  const set = env['CONFORMANCE_EXPLORE_SECONDS'] !== undefined && env['CONFORMANCE_EXPLORE_SECONDS'] !== '';
+  return { runs: read('CONFORMANCE_EXPLORE_RUNS', 1000), seconds, ...(set ? {} : { fillSeconds: FILL_SECONDS }) };
 }
