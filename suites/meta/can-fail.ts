@@ -7,11 +7,12 @@
  *   dependents (DEPENDENT_RULES in precision.ts), over more scenarios than those carrying the rule,
  *   chosen by the sweep (`PRECISION_SWEEP`, precision.ts; both found from one run against the
  *   healthy fake):
- *   - `checked` (the default): every scenario whose verdicts rest on an answer of such an
- *     operation (where a misattributed FAIL shows first), and the scenarios deciding the rule or its
- *     dependents; for a fault that can touch every operation (authentication, versions,
- *     conventions, error bodies: each would run the whole suite, two thirds of the sweep's time),
- *     those deciding its rule and EVERYWHERE_SAMPLE others drawn by the test seed;
+ *   - `checked` (the default): the scenarios deciding the rule or its dependents, and of those
+ *     whose verdicts rest on an answer of an operation the fault touches (where a misattributed FAIL
+ *     shows first) at most PRECISION_SAMPLE, drawn by the test seed. A fault of an operation nearly
+ *     every scenario calls (a customer's shape, the spelling of every answer) or of every operation
+ *     (authentication, versions, error bodies) would otherwise run most of the suite: eight such
+ *     faults were half the sweep's CPU time;
  *   - `full` (`npm run test:full`): every scenario that calls an operation the fault can touch, so
  *     every scenario for a fault that can touch every operation.
  * The figure printed at the end: faults whose FAIL set is exact / faults checked (all of them).
@@ -31,32 +32,31 @@ const selected = precisionRules();
 const sweep = precisionSweep();
 const seed = testSeed();
 
-/** Under the checked sweep, the scenarios besides its own a fault that can touch every operation runs (drawn by the test seed). */
-export const EVERYWHERE_SAMPLE = 24;
+/** Under the checked sweep, the most scenarios besides those deciding its rule a fault runs (drawn by the test seed from those it can touch). */
+export const PRECISION_SAMPLE = 24;
 
 /**
  * Scenarios that decide the rule or one of its declared dependents against the healthy fake
  * (DEPENDENT_RULES: the precision check expects them to FAIL, so the scenarios that can show it must
- * run, shape rules of their answers included), or use an operation the
- * fault touches: for the full sweep, call it; for the checked sweep, rest a verdict on its answer
- * (`operationsOf`: scenario → operations it called against the healthy fake, and those its verdicts
- * rested on). A fault that can touch any operation: under the full sweep every scenario, under the
- * checked sweep its own and a sample of the others.
+ * run, shape rules of their answers included), and those that use an operation the fault touches
+ * (every operation for some): for the full sweep all that call it, for the checked sweep at most
+ * PRECISION_SAMPLE of those resting a verdict on its answer (`operationsOf`: scenario → operations
+ * it called against the healthy fake, and those its verdicts rested on).
  */
 function relevantScenarios(fault: Fault, operationsOf: ReadonlyMap<string, OperationsUsed>): AnyScenario[] {
   const touched = operationsTouched(fault);
   const expected = expectedFailures(fault.rule);
   const decides = (s: AnyScenario) => [...s.rules, ...(operationsOf.get(s.id)?.decided ?? [])].some((r) => expected.includes(r));
-  if (touched === undefined) {
-    if (sweep === 'full') return [...SCENARIOS];
-    const drawn = SCENARIOS.filter((s) => !decides(s))
+  const touches = (s: AnyScenario) => touched === undefined || [...(operationsOf.get(s.id)?.[sweep] ?? [])].some((op) => touched.has(op));
+  if (sweep === 'full') return SCENARIOS.filter((s) => decides(s) || touches(s));
+  const drawn = new Set(
+    SCENARIOS.filter((s) => !decides(s) && touches(s))
       .map((s) => ({ id: s.id, rank: hashSeed(seed, `${fault.rule} ${s.id}`) }))
       .sort((a, b) => a.rank - b.rank)
-      .slice(0, EVERYWHERE_SAMPLE)
-      .map((s) => s.id);
-    return SCENARIOS.filter((s) => decides(s) || drawn.includes(s.id));
-  }
-  return SCENARIOS.filter((s) => decides(s) || [...(operationsOf.get(s.id)?.[sweep] ?? [])].some((op) => touched.has(op)));
+      .slice(0, PRECISION_SAMPLE)
+      .map((s) => s.id),
+  );
+  return SCENARIOS.filter((s) => decides(s) || drawn.has(s.id));
 }
 
 /** What a scenario did against the healthy fake: the operations it called, those whose answers its verdicts rested on, and the rules it decided (shape rules of its 200s included). */
