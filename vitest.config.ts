@@ -32,8 +32,9 @@ const QUICK_EXCLUDED = [
   // oracle) against the reference-like target with each of its findings localised (23 s alone).
   'suites/explore/self-check.test.ts',
   'suites/explore/unfound-faults.test.ts',
-  // Explores a fault's program of 357 calls, then minimises it (5 s).
+  // Explores a fault's program of 357 calls, then minimises it (5 s); explores 60 programs of batches of 150 (7 CPU-s).
   'suites/explore/minimize.test.ts',
+  'suites/explore/scale.test.ts',
   'suites/explore/oracle.test.ts',
   // Run every scenario against many fakes; can-fail keeps every fault's own scenarios (PRECISION_RULES=none).
   'suites/meta/shape-faults.test.ts',
