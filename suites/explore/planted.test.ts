@@ -33,4 +33,9 @@ describe('scoreAgainstIndex', () => {
     ]);
     expect(lines.join('\n')).not.toMatch(/secret|third/);
   });
+
+  it('reads an index keyed by the patches’ numbers as one keyed by their file names', () => {
+    const lines = scoreAgainstIndex([run('01.patch', ['RULE-A:MUST']), run('02.patch', [])], { '01': { dimension: 'D1', rule: 'RULE-A', level: 'MUST' }, '02': { dimension: 'D1', rule: 'RULE-B', level: 'MUST' } });
+    expect(lines[0]).toBe('scenarios and exploration: 1 of 2 caught (50%), 1 under their own rule; missed: 02');
+  });
 });

@@ -172,7 +172,9 @@ type PlantedIndex = Record<string, { readonly dimension: string; readonly rule: 
  * unseen stays unseen): caught at all, and under the patch's own rule; by the scenarios, by the
  * exploration, by both together; per dimension.
  */
-export function scoreAgainstIndex(results: readonly PlantedResult[], index: PlantedIndex): string[] {
+export function scoreAgainstIndex(results: readonly PlantedResult[], byName: PlantedIndex): string[] {
+  // An index may key its entries by the patch's file name (`01.patch`) or by its number (`01`).
+  const index: PlantedIndex = Object.fromEntries(Object.entries(byName).map(([key, entry]) => [key.endsWith('.patch') ? key : `${key}.patch`, entry]));
   const runs = results.filter((r) => r.run !== undefined && index[r.patch] !== undefined);
   const ruleOf = (entry: string) => entry.slice(0, entry.lastIndexOf(':'));
   const own = (patch: string) => new Set([index[patch]!.rule, ...(index[patch]!.alsoAcceptable ?? [])]);
