@@ -128,6 +128,24 @@ describe('answer listeners', () => {
   });
 });
 
+describe('header overrides of a scope', () => {
+  it('go with every request of clients made with with(), under the request\'s own, and the listeners hear them', async () => {
+    const heard: unknown[] = [];
+    const own = { authorization: 'Bearer am_sk_test_OwnTenantKey' };
+    const scoped = client()
+      .with({ onSend: ({ headers }) => void heard.push(headers) })
+      .with({ headers: own });
+    const before = server.requests.length;
+    await scoped.with({ evidence: new EvidenceLog() }).call('things.create', { thing_id: 'a', name: 'A' });
+    await scoped.raw({ path: '/v1/things.create', body: '{"thing_id":"b","name":"B"}' });
+    await scoped.call('things.create', { thing_id: 'c', name: 'C' }, { headers: { Authorization: null, 'x-extra': '1' } });
+    await scoped.transport.send({ label: 'control:health', path: '/_fake/health', body: '{}' }, (res) => ({ value: res }));
+    const sent = server.requests.slice(before).map((r) => [r.headers.authorization, r.headers['x-extra']]);
+    expect(sent).toEqual([[own.authorization, undefined], [own.authorization, undefined], [undefined, '1'], [own.authorization, undefined]]);
+    expect(heard).toEqual([own, own, { Authorization: null, 'x-extra': '1' }]);
+  });
+});
+
 describe('read-only clients', () => {
   it('refuse a mutating operation, by call or by raw path, without sending anything', async () => {
     const readOnly = client().with({ readOnly: true });

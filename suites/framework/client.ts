@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { callMutates, type OperationDef } from '../../spec/operation.ts';
 import { TargetFault } from './checks.ts';
 import type { Exchange, Issue, Spelling } from './evidence.ts';
-import { Transport, type ExchangeAnnotations, type HeaderOverrides, type HttpResponse, type TransportOptions, type TransportScope } from './http.ts';
+import { mergeHeaders, Transport, type ExchangeAnnotations, type HeaderOverrides, type HttpResponse, type TransportOptions, type TransportScope } from './http.ts';
 import type { RetryPolicy } from './retry.ts';
 import type { Dispatcher } from 'undici';
 
@@ -126,13 +126,14 @@ export class Client<Ops extends OperationTable, E extends z.ZodType> {
   readonly #beforeSend: ClientScope['beforeSend'];
   readonly #onAnswer: readonly AnswerListener[];
   readonly #onSend: readonly SendListener[];
+  readonly #headers: HeaderOverrides | undefined;
 
   constructor(
     operations: Ops,
     errorBody: E,
     transport: Transport,
     readOnly: boolean,
-    hooks: Pick<ClientScope, 'onSuccess' | 'beforeSend'> & { readonly onAnswer?: readonly AnswerListener[]; readonly onSend?: readonly SendListener[] } = {},
+    hooks: Pick<ClientScope, 'onSuccess' | 'beforeSend' | 'headers'> & { readonly onAnswer?: readonly AnswerListener[]; readonly onSend?: readonly SendListener[] } = {},
   ) {
     this.operations = operations;
     this.errorBody = errorBody;
@@ -143,6 +144,7 @@ export class Client<Ops extends OperationTable, E extends z.ZodType> {
     this.#beforeSend = hooks.beforeSend;
     this.#onAnswer = hooks.onAnswer ?? [];
     this.#onSend = hooks.onSend ?? [];
+    this.#headers = hooks.headers;
   }
 
   /** Same pool and settings; evidence into `scope.evidence`, cancelled by `scope.signal`, optionally read-only. */
@@ -152,14 +154,18 @@ export class Client<Ops extends OperationTable, E extends z.ZodType> {
       beforeSend: scope.beforeSend ?? this.#beforeSend,
       onAnswer: scope.onAnswer === undefined ? this.#onAnswer : [...this.#onAnswer, scope.onAnswer],
       onSend: scope.onSend === undefined ? this.#onSend : [...this.#onSend, scope.onSend],
+      headers: mergeHeaders(this.#headers, scope.headers),
     });
   }
 
   async call<N extends keyof Ops & string>(
     name: N,
     body: z.input<Ops[N]['request']>,
-    options: RequestOptions = {},
+    given: RequestOptions = {},
   ): Promise<CallResult<Ops[N], E>> {
+    // The scope's header overrides under the call's own: the listeners see the key the request goes with.
+    const headers = mergeHeaders(this.#headers, given.headers);
+    const options: RequestOptions = headers === undefined ? given : { ...given, headers };
     const op = this.operations[name];
     if (!op) throw new Error(`unknown operation ${name}`);
     this.#guard(op, body);
@@ -200,7 +206,9 @@ export class Client<Ops extends OperationTable, E extends z.ZodType> {
     return failure;
   }
 
-  async raw(req: RawRequest): Promise<RawResult> {
+  async raw(given: RawRequest): Promise<RawResult> {
+    const headers = mergeHeaders(this.#headers, given.headers);
+    const req: RawRequest = headers === undefined ? given : { ...given, headers };
     const op = this.#byPath.get(req.path);
     if (op) this.#guard(op, parsedOrUndefined(req.body));
     if (op) await this.#sending(op.name, parsedOrUndefined(req.body), req.headers);

@@ -132,6 +132,8 @@ export interface TransportScope {
   readonly signal?: AbortSignal;
   /** Counts the time a request of this scope is pending (a scenario's time limit leaves it out: pace.ts). */
   readonly waits?: TargetWait;
+  /** Header overrides of every request of this scope, under the request's own (a scenario in a tenant of its own sends that tenant's key). */
+  readonly headers?: HeaderOverrides;
 }
 
 export class Transport {
@@ -139,12 +141,14 @@ export class Transport {
   readonly #evidence: EvidenceLog;
   readonly #signal: AbortSignal | undefined;
   readonly #waits: TargetWait | undefined;
+  readonly #headers: HeaderOverrides | undefined;
 
   constructor(options: TransportOptions);
-  /** @internal the `with` copy: same pool and settings, another log, signal or wait counter. */
-  constructor(shared: Shared, evidence: EvidenceLog, signal: AbortSignal | undefined, waits: TargetWait | undefined);
-  constructor(first: TransportOptions | Shared, evidence?: EvidenceLog, signal?: AbortSignal, waits?: TargetWait) {
+  /** @internal the `with` copy: same pool and settings, another log, signal, wait counter or header overrides. */
+  constructor(shared: Shared, evidence: EvidenceLog, signal: AbortSignal | undefined, waits: TargetWait | undefined, headers: HeaderOverrides | undefined);
+  constructor(first: TransportOptions | Shared, evidence?: EvidenceLog, signal?: AbortSignal, waits?: TargetWait, headers?: HeaderOverrides) {
     this.#waits = waits;
+    this.#headers = headers;
     if ('agent' in first) {
       this.#shared = first;
       this.#evidence = evidence ?? first.options.evidence;
@@ -175,9 +179,9 @@ export class Transport {
     return { dispatcher: connection, close: () => connection.close() };
   }
 
-  /** The same connection pool and settings, recording into `evidence`, cancelled by `signal`, counting its waits in `waits`. */
+  /** The same connection pool and settings, recording into `evidence`, cancelled by `signal`, counting its waits in `waits`, its `headers` over this one's. */
   with(scope: TransportScope): Transport {
-    return new Transport(this.#shared, scope.evidence ?? this.#evidence, scope.signal ?? this.#signal, scope.waits ?? this.#waits);
+    return new Transport(this.#shared, scope.evidence ?? this.#evidence, scope.signal ?? this.#signal, scope.waits ?? this.#waits, mergeHeaders(this.#headers, scope.headers));
   }
 
   /**
@@ -208,7 +212,7 @@ export class Transport {
     const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     const method = req.method ?? 'POST';
     const url = origin + req.path;
-    const headers = buildHeaders(options, req.headers);
+    const headers = buildHeaders(options, mergeHeaders(this.#headers, req.headers));
     const signals = [req.signal, this.#signal].filter((s): s is AbortSignal => s !== undefined);
     let startedAt = new Date();
     let started = policy.now();
@@ -329,6 +333,13 @@ export class Transport {
   async close(): Promise<void> {
     await this.#shared.agent.close();
   }
+}
+
+/** `over` on top of `base`, a header named in both (in any case) taking `over`'s value. */
+export function mergeHeaders(base: HeaderOverrides | undefined, over: HeaderOverrides | undefined): HeaderOverrides | undefined {
+  if (base === undefined || over === undefined) return over ?? base;
+  const named = new Set(Object.keys(over).map((name) => name.toLowerCase()));
+  return { ...Object.fromEntries(Object.entries(base).filter(([name]) => !named.has(name.toLowerCase()))), ...over };
 }
 
 function buildHeaders(options: TransportOptions, overrides: HeaderOverrides | undefined): Record<string, string> {
