@@ -37,6 +37,32 @@ describe('resolveCapabilities', () => {
     expect(caps.missing(['control-plane'])).toBe("needs the fake's control plane (POST /_fake/health answered 404)");
   });
 
+  it('grants own-tenant when the control plane makes and deletes an organisation (probed once, both), and records its keys nowhere', async () => {
+    const made = { org: 'org_new', sandbox_key: 'am_sk_test_NewOrgSandboxKey0123456789abcdef', live_key: 'am_sk_live_NewOrgLiveKey0123456789abcdef' };
+    const orgs = await startServer((req, res) => {
+      if (req.url === '/_fake/health') return json(res, 200, { fake: true, api_version: '2.4.0', faults: [] });
+      if (req.url === '/_fake/tenants.create') return json(res, 200, made);
+      if (req.url === '/_fake/tenants.delete' && req.headers.authorization === `Bearer ${made.sandbox_key}`) return json(res, 200, { success: true });
+      return json(res, 404, {});
+    });
+    try {
+      const evidence = new EvidenceLog();
+      const client = createClient({ baseUrl: orgs.url, apiKey: TEST_KEY, apiVersion: '2.4.0', timeoutMs: 5_000, operations: testOperations, errorBody: TestErrorBody, evidence });
+      const caps = await resolveCapabilities({ profile: profile(), timeoutMs: 10_000 }, client);
+      expect(caps.has('own-tenant'), caps.why.get('own-tenant')).toBe(true);
+      expect(orgs.requests.map((r) => r.url)).toEqual(['/_fake/health', '/_fake/tenants.create', '/_fake/tenants.delete']);
+      expect(JSON.stringify(evidence.entries())).not.toContain('NewOrg');
+    } finally {
+      await orgs.close();
+    }
+    // A control plane without tenants.create, or none: the scenarios that change the whole tenant run alone.
+    const without = await resolveCapabilities({ profile: profile(), timeoutMs: 10_000 }, clientFor(fake.url));
+    expect(without.has('own-tenant')).toBe(false);
+    expect(without.why.get('own-tenant')).toMatch(/which the target does not do \(tenants.create or tenants.delete failed: POST \/_fake\/tenants.create answered 404/);
+    const none = await resolveCapabilities({ profile: profile({ capabilities: [] }), timeoutMs: 10_000 }, clientFor(deployment.url));
+    expect(none.why.get('own-tenant')).toMatch(/which needs the control plane$/);
+  });
+
   it('grants paid-attach only when the profile allows it and the probe finds a paid plan attached at once', async () => {
     const resolve = (capabilities: ('paid-attach' | 'control-plane')[], probe?: () => Promise<string | undefined>, readOnly = false) =>
       resolveCapabilities({ profile: profile({ capabilities, readOnly }), timeoutMs: 10_000 }, clientFor(deployment.url), probe ? { 'paid-attach': probe } : {});

@@ -11,6 +11,10 @@
  *   or the second key of the fake the run booted).
  * - `exclusive-tenant`: the profile says the run has the tenant to itself, so tenant-wide side effects
  *   (an auto-enable plan attaches to every customer created meanwhile) cannot reach anyone else.
+ * - `own-tenant`: the control plane makes a fresh organisation, with its own keys, data and clocks,
+ *   and deletes it (`tenants.create`, `tenants.delete`; probed once, both). A scenario that would
+ *   run alone for a tenant-wide capability runs in one of its own instead, beside the others
+ *   (schedule.ts `placement`). Never declared by a scenario; never read-only.
  * - `fixture:<name>`: the profile supplies that pre-provisioned record.
  * A need is one capability, or a list of alternatives of which any one suffices (for example, the
  * control plane to force a past-due subscription, or a fixture that already is one).
@@ -18,8 +22,9 @@
 import type { ConformanceConfig, FixtureName } from './config.ts';
 import { ControlClient } from './control-client.ts';
 import type { Transport } from './http.ts';
+import { probeOwnTenant } from './own-tenant.ts';
 
-export type Capability = 'control-plane' | 'paid-attach' | 'multi-currency' | 'exclusive-tenant' | 'other-tenant' | 'mutation' | `fixture:${FixtureName}`;
+export type Capability = 'control-plane' | 'paid-attach' | 'multi-currency' | 'exclusive-tenant' | 'other-tenant' | 'mutation' | 'own-tenant' | `fixture:${FixtureName}`;
 
 /** Capabilities decided by trying them on the target. */
 export type ProbedCapability = 'paid-attach' | 'multi-currency';
@@ -78,6 +83,15 @@ export async function resolveCapabilities(
     const probe = await new ControlClient(client.transport).probe(Math.min(PROBE_TIMEOUT_MS, config.timeoutMs));
     if (probe.available) available.add('control-plane');
     else why.set('control-plane', `the fake's control plane (${probe.reason})`);
+  }
+
+  const ownTenant = 'a fresh organisation for each scenario that changes what the whole tenant sees (the control plane\'s tenants.create and tenants.delete), so it runs beside the others';
+  if (!available.has('control-plane')) why.set('own-tenant', `${ownTenant}, which needs the control plane`);
+  else if (profile.readOnly) why.set('own-tenant', `${ownTenant}, which profile ${profile.name} does not allow (read-only)`);
+  else {
+    const reason = await probeOwnTenant(new ControlClient(client.transport), Math.min(PROBE_TIMEOUT_MS, config.timeoutMs));
+    if (reason === undefined) available.add('own-tenant');
+    else why.set('own-tenant', `${ownTenant}, which the target does not do (${reason})`);
   }
 
   return capabilitySet(available, why);

@@ -104,9 +104,12 @@ export class EvidenceLog {
     this.#parent = parent;
   }
 
-  /** A log scoped to one scenario: same redaction, its own entries, and everything it gets also goes to this log. */
-  child(): EvidenceLog {
-    return new EvidenceLog({ secrets: this.#secrets, maxBodyChars: this.#maxBodyChars }, this);
+  /**
+   * A log scoped to one scenario: same redaction (and `secrets` besides: the keys of a tenant of its
+   * own), its own entries, and everything it gets also goes to this log, redacted as it is here.
+   */
+  child(secrets: readonly string[] = []): EvidenceLog {
+    return new EvidenceLog({ secrets: [...this.#secrets, ...secrets], maxBodyChars: this.#maxBodyChars }, this);
   }
 
   /** Redacts and stores an exchange (here and in every ancestor); returns the stored form. */
