@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { createFakeApp, createFakeServer } from '../fake-server/index.ts';
 import { otherTenantKey } from '../fake-server/tenants.ts';
 import { concurrencyNow, DEFAULT_CONCURRENCY } from '../suites/framework/config.ts';
-import { runsAlone } from '../suites/framework/schedule.ts';
+import { placement } from '../suites/framework/schedule.ts';
 import { runScenarios } from '../suites/framework/scenario.ts';
 import { InProcessDispatcher } from '../suites/meta/in-process-fake.ts';
 import { SCENARIOS } from '../suites/scenarios/index.ts';
@@ -56,6 +56,8 @@ export interface LatencyBound {
   readonly scenarioRequests: number;
   /** Those that run alone (schedule.ts), one after another. */
   readonly alone: { readonly scenarios: number; readonly requests: number; readonly seconds: number };
+  /** Those that would run alone but run in an organisation of their own, beside the others (two requests more each: its creation and deletion). */
+  readonly ownTenant: number;
   /** The scenario with the most requests among the others: the longest chain of dependent calls. */
   readonly longest: { readonly scenario: string; readonly requests: number; readonly seconds: number };
   /** For each concurrency run: alone + max(longest, the others' requests / concurrency), in seconds. */
@@ -150,7 +152,10 @@ export async function modelBound(roundTripMs: number, concurrency: readonly Conc
   const target = await inProcessTarget({ url: 'http://fake.invalid', apiKey, otherTenantApiKey: otherTenantKey(app.keys, apiKey) }, new InProcessDispatcher(app));
   try {
     const outcomes = await runScenarios(SCENARIOS, target, { concurrency: 1 });
-    const scenarios = SCENARIOS.map((scenario, i) => ({ id: scenario.id, requests: outcomes[i]!.evidence.length, alone: runsAlone(scenario, target.capabilities) }));
+    const scenarios = SCENARIOS.map((scenario, i) => {
+      const where = placement(scenario, target.capabilities);
+      return { id: scenario.id, requests: outcomes[i]!.evidence.length + (where === 'own-tenant' ? 2 : 0), alone: where === 'alone', ownTenant: where === 'own-tenant' };
+    });
     const seconds = (requests: number) => (requests * roundTripMs) / 1000;
     const alone = scenarios.filter((s) => s.alone);
     const others = scenarios.filter((s) => !s.alone);
@@ -161,6 +166,7 @@ export async function modelBound(roundTripMs: number, concurrency: readonly Conc
       scenarios: scenarios.length,
       scenarioRequests: aloneRequests + othersRequests,
       alone: { scenarios: alone.length, requests: aloneRequests, seconds: seconds(aloneRequests) },
+      ownTenant: scenarios.filter((s) => s.ownTenant).length,
       longest: { scenario: longest.id, requests: longest.requests, seconds: seconds(longest.requests) },
       floorSeconds: Object.fromEntries(concurrency.map((c) => [String(c), seconds(aloneRequests) + Math.max(seconds(longest.requests), seconds(othersRequests) / effective(c, roundTripMs))])),
     };
@@ -191,7 +197,7 @@ export function latencyLines(result: LatencyResult): string[] {
     result.differingVerdicts.length === 0
       ? `Verdicts: identical in every run (${Object.keys(result.runs[0]?.verdicts ?? {}).length} rules).`
       : `Verdicts DIFFER between runs for: ${result.differingVerdicts.join(', ')}`,
-    `Bound: ${bound.scenarios} scenarios send ${bound.scenarioRequests.toLocaleString('en-US')} requests; ${bound.alone.scenarios} run alone, ${bound.alone.requests} requests one after another (${bound.alone.seconds.toFixed(1)} s); ` +
+    `Bound: ${bound.scenarios} scenarios send ${bound.scenarioRequests.toLocaleString('en-US')} requests; ${bound.alone.scenarios} run alone, ${bound.alone.requests} requests one after another (${bound.alone.seconds.toFixed(1)} s); ${bound.ownTenant} run in an organisation of their own, beside the others; ` +
       `the longest chain of dependent calls among the others is ${bound.longest.scenario}, ${bound.longest.requests} requests (${bound.longest.seconds.toFixed(1)} s).`,
   ];
   return lines;

@@ -45,7 +45,8 @@ import { discover, discoveringFile, filesAfter } from './discovery.ts';
 import type { Namespace } from './namespace.ts';
 import { longestRunMs } from './guard.ts';
 import { TargetWait, watchOwnTime } from './pace.ts';
-import { inRunOrder, RunPlan, runsAlone, Scheduler, type BesideJob } from './schedule.ts';
+import { openOwnTenant, type OwnTenant } from './own-tenant.ts';
+import { inRunOrder, placement, RunPlan, runsAlone, Scheduler, type BesideJob } from './schedule.ts';
 import { recordCreated, type MixedCaller, type Target, type TargetInfo } from './target.ts';
 
 export interface ScenarioDef<R extends string = string> {
@@ -286,7 +287,42 @@ export async function runScenario<Ops extends OperationTable, E extends z.ZodTyp
     const verdicts = Object.fromEntries(scenario.rules.map((rule) => [rule, { status: 'SKIP', message: reason } as const]));
     return { status: 'skip', reason, evidence: [], verdicts };
   }
+  if (placement(scenario, target.capabilities) !== 'own-tenant' || target.control === undefined) return runIn(scenario, target, target.ledger.forScenario(scenario.id), options);
 
+  // A tenant of its own (schedule.ts): what the scenario makes goes with it, so nothing of it is for the run's ledger or journal.
+  let tenant: OwnTenant;
+  try {
+    tenant = await openOwnTenant(target.control);
+  } catch (error) {
+    return harnessFailed(scenario, `the harness failed: no organisation of its own (tenants.create): ${error instanceof Error ? error.message : String(error)}`, error, []);
+  }
+  const outcome = await runIn(scenario, inOwnTenant(target, tenant), { record: () => undefined }, options);
+  try {
+    await tenant.close();
+  } catch (error) {
+    return harnessFailed(scenario, `the harness failed: its organisation ${tenant.org} could not be deleted (tenants.delete), and stays on the target: ${error instanceof Error ? error.message : String(error)}`, error, outcome.evidence);
+  }
+  return outcome;
+}
+
+/** The target as a scenario in a tenant of its own sees it: that tenant's key (also redacted) on every call, the control plane's included. */
+function inOwnTenant<Ops extends OperationTable, E extends z.ZodType>(target: Target<Ops, E>, tenant: OwnTenant): Target<Ops, E> {
+  const evidence = target.evidence.child(tenant.secrets);
+  const headers = tenant.headers();
+  return { ...target, evidence, client: target.client.with({ evidence, headers }), control: target.control?.with({ evidence, headers }), apiKey: tenant.sandboxKey };
+}
+
+function harnessFailed(scenario: Pick<Scenario, 'rules'>, message: string, error: unknown, evidence: readonly Exchange[]): ScenarioOutcome {
+  const verdicts = Object.fromEntries(scenario.rules.map((rule) => [rule, { status: 'ERROR', message } as const]));
+  return { status: 'error', error: error instanceof Error ? Object.assign(error, { message }) : new Error(message), evidence, verdicts };
+}
+
+async function runIn<Ops extends OperationTable, E extends z.ZodType, R extends string>(
+  scenario: Scenario<Ops, E, R>,
+  target: Target<Ops, E>,
+  ledger: ScenarioLedger,
+  options: RunOptions,
+): Promise<ScenarioOutcome> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_SCENARIO_TIMEOUT_MS;
   const log = target.evidence.child();
   const controller = new AbortController();
@@ -320,7 +356,7 @@ export async function runScenario<Ops extends OperationTable, E extends z.ZodTyp
   });
   try {
     try {
-      await Promise.race([scenario.run(context(scenario, target, log, { signal: controller.signal, waits }, checks)), timedOut]);
+      await Promise.race([scenario.run(context(scenario, target, log, { signal: controller.signal, waits, ledger }, checks)), timedOut]);
       const verdicts = log.redact(checks.results(false));
       const failed = scenario.rules.some((rule) => verdicts[rule]?.status === 'FAIL');
       return await settledOnConventions({ status: failed ? 'fail' : 'pass', evidence: log.entries(), verdicts, ...found() }, target);
@@ -460,14 +496,13 @@ function context<Ops extends OperationTable, E extends z.ZodType, R extends stri
   scenario: Scenario<Ops, E, R>,
   target: Target<Ops, E>,
   log: EvidenceLog,
-  { signal, waits }: { readonly signal: AbortSignal; readonly waits: TargetWait },
+  { signal, waits, ledger }: { readonly signal: AbortSignal; readonly waits: TargetWait; readonly ledger: ScenarioLedger },
   checks: RuleChecks,
 ): ScenarioContext<Ops, E, R> {
   const declared = new Set<Capability>([...scenario.needs.flatMap((n): readonly Capability[] => (typeof n === 'string' ? [n] : n)), ...scenario.uses]);
   const fixtures: Partial<Fixtures> = Object.fromEntries(
     Object.entries(target.config.profile.fixtures).filter(([name, fixture]) => fixture && declared.has(`fixture:${name as FixtureName}`)),
   );
-  const ledger = target.ledger.forScenario(scenario.id);
   const successRuleOf = (label: string) =>
     Object.values(target.client.operations).find((op) => op.name === label)?.provenance === 'reference' ? CONVENTION_RULES.successStatusSetup : CONVENTION_RULES.successStatus;
   const onSuccess = (operation: string, request: unknown) => recordCreated(target.creates, target.ns, ledger, operation, request);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { capabilitySet } from './capabilities.ts';
-import { inRunOrder, RunPlan, runsAlone, Scheduler, type Access } from './schedule.ts';
+import { inRunOrder, placement, RunPlan, runsAlone, Scheduler, type Access } from './schedule.ts';
 
 /** Lets every pending promise callback run (the scheduler starts what an end made room for). */
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -113,6 +113,24 @@ describe('which scenarios run alone, and in what order', () => {
     expect([needsClock, readsClock, orFixture, autoEnable, paid].map((s) => runsAlone(s, everything))).toEqual([true, true, true, true, false]);
     // Without the capability it is skipped, or done without: nothing to keep apart.
     expect([needsClock, readsClock, orFixture, autoEnable].map((s) => runsAlone(s, deployment))).toEqual([false, false, false, false]);
+  });
+
+  it('where the target makes organisations, one that would run alone runs in one of its own, beside the others; one using a fixture stays alone', () => {
+    const fake = capabilitySet(new Set(['control-plane', 'exclusive-tenant', 'own-tenant', 'paid-attach', 'mutation']));
+    const withFixture = capabilitySet(new Set([...fake.available, 'fixture:past_due_subscription']));
+    const needsClock = { needs: ['control-plane'] as const, uses: [] };
+    const readsClock = { needs: [], uses: ['control-plane'] as const };
+    const orFixture = { needs: [['control-plane', 'fixture:past_due_subscription']] as const, uses: [] };
+    const autoEnable = { needs: ['exclusive-tenant'] as const, uses: [] };
+    const paid = { needs: ['paid-attach'] as const, uses: [] };
+    const all = [needsClock, readsClock, orFixture, autoEnable, paid];
+    expect(all.map((s) => placement(s, fake))).toEqual(['own-tenant', 'own-tenant', 'own-tenant', 'own-tenant', 'shared']);
+    expect(all.map((s) => runsAlone(s, fake))).toEqual([false, false, false, false, false]);
+    // The fixtures are records of the run's tenant: a scenario that may use one is kept there, alone.
+    expect(all.map((s) => placement(s, withFixture))).toEqual(['own-tenant', 'own-tenant', 'alone', 'own-tenant', 'shared']);
+    // Without tenants.create (a deployment, a profile without the control plane) nothing changes.
+    expect(all.map((s) => placement(s, everything))).toEqual(['alone', 'alone', 'alone', 'alone', 'shared']);
+    expect(all.map((s) => placement(s, deployment))).toEqual(['shared', 'shared', 'shared', 'shared', 'shared']);
   });
 
   it('puts those that run alone first, each group in the order given; with one at a time, keeps the order given', () => {

@@ -10,6 +10,10 @@
  *   declarations alone: a scenario cannot reach the control plane without declaring it
  *   (scenario.ts), and one that only reads the clock (`uses`) may still move it where it can
  *   (preview.request-validation does), so `uses` counts as much as `needs`.
+ * - Unless the target makes organisations (`own-tenant`: the fake's `tenants.create`): then such a
+ *   scenario runs in a fresh one of its own (OWN-TENANT), with its own data and clock, deleted when
+ *   it ends, SHARED with the others. Not one that declares a fixture the profile supplies: the
+ *   fixtures are records of the run's tenant, so it runs alone there (`placement`).
  * - Every other scenario runs SHARED, at most `concurrency` at a time.
  * - Order (`inRunOrder`): the scenarios that run alone first, one after another, then the others, each
  *   group in the order given. One drain of the pool instead of one per scenario that runs alone; the
@@ -33,10 +37,22 @@ import type { Capability, CapabilitySet, Need } from './capabilities.ts';
 /** Capabilities whose use changes what every other scenario of the run sees. */
 export const TENANT_WIDE: ReadonlySet<Capability> = new Set<Capability>(['control-plane', 'exclusive-tenant']);
 
-/** Whether a scenario declaring these needs and uses must have the target to itself, on a target with these capabilities. */
-export function runsAlone(scenario: { readonly needs: readonly Need[]; readonly uses: readonly Capability[] }, capabilities: Pick<CapabilitySet, 'has'>): boolean {
+/** Where a scenario runs: alone in the run's tenant, in a tenant of its own beside the others, or beside them in the run's. */
+export type Placement = 'alone' | 'own-tenant' | 'shared';
+
+type Declaring = { readonly needs: readonly Need[]; readonly uses: readonly Capability[] };
+
+/** Where a scenario declaring these needs and uses runs, on a target with these capabilities (above). */
+export function placement(scenario: Declaring, capabilities: Pick<CapabilitySet, 'has'>): Placement {
   const declared = [...scenario.needs.flatMap((need) => (typeof need === 'string' ? [need] : need)), ...scenario.uses];
-  return declared.some((capability) => TENANT_WIDE.has(capability) && capabilities.has(capability));
+  if (!declared.some((capability) => TENANT_WIDE.has(capability) && capabilities.has(capability))) return 'shared';
+  const usesFixture = declared.some((capability) => capability.startsWith('fixture:') && capabilities.has(capability));
+  return capabilities.has('own-tenant') && !usesFixture ? 'own-tenant' : 'alone';
+}
+
+/** Whether a scenario declaring these needs and uses must have the run's tenant to itself, on a target with these capabilities. */
+export function runsAlone(scenario: Declaring, capabilities: Pick<CapabilitySet, 'has'>): boolean {
+  return placement(scenario, capabilities) === 'alone';
 }
 
 /** Those that run alone first, then the others, each group in the order given; with a concurrency of 1, the order given. */
