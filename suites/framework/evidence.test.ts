@@ -61,6 +61,16 @@ describe('EvidenceLog', () => {
     expect(JSON.stringify(root.entries())).not.toContain(SECRET);
   });
 
+  it("scrubs a sender's own key in the same pass as the log's secrets: two keys sharing their first characters give one redaction", () => {
+    // The run's key and a key of a tenant of its own, both past the public prefix starting with `f`.
+    const runKey = 'am_sk_test_fake0000000000000000000000000000000000000000';
+    const tenantKey = 'am_sk_test_f64de0e2d0b070e98890f213ef8fecfa7543';
+    const log = new EvidenceLog({ secrets: [tenantKey] });
+    const stored = log.append(draft({ request: { method: 'POST', url: 'http://x/v1/a', headers: { authorization: `Bearer ${tenantKey}` }, body: { key: runKey } } }), [runKey]);
+    expect(stored.request.headers['authorization']).toBe(`Bearer ${REDACTED}`);
+    expect(stored.request.body).toEqual({ key: REDACTED });
+  });
+
   it('drops the oldest entries beyond its capacity', () => {
     const log = new EvidenceLog({ capacity: 2 });
     for (const label of ['1', '2', '3']) log.append(draft({ label }));

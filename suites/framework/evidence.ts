@@ -112,16 +112,32 @@ export class EvidenceLog {
     return new EvidenceLog({ secrets: [...this.#secrets, ...secrets], maxBodyChars: this.#maxBodyChars }, this);
   }
 
-  /** Redacts and stores an exchange (here and in every ancestor); returns the stored form. */
-  append(draft: ExchangeDraft): Exchange {
+  /**
+   * Redacts and stores an exchange (here and in every ancestor); returns the stored form. `alsoSecrets`
+   * (a sender's own key, which the log may not know) are scrubbed in the same pass: scrubbed one
+   * secret set after the other, a key sharing its first characters with another was cut in two
+   * (`Bearer [REDACTED][REDACTED]`).
+   */
+  append(draft: ExchangeDraft, alsoSecrets: readonly string[] = []): Exchange {
     // Redact before truncating, so a cut can never leave part of a secret behind.
-    const redacted = this.redact(draft);
+    const redacted = this.#redactorWith(alsoSecrets).value(draft);
     const clean: ExchangeDraft = {
       ...redacted,
       request: { ...redacted.request, body: this.#bounded(redacted.request.body) },
       ...(redacted.response ? { response: { ...redacted.response, body: this.#bounded(redacted.response.body) } } : {}),
     };
     return this.#store(clean);
+  }
+
+  readonly #redactors = new Map<string, Redactor>();
+
+  #redactorWith(alsoSecrets: readonly string[]): Redactor {
+    const more = alsoSecrets.filter((secret) => !this.#secrets.includes(secret));
+    if (more.length === 0) return this.#redactor;
+    const key = more.join('\0');
+    let redactor = this.#redactors.get(key);
+    if (redactor === undefined) this.#redactors.set(key, (redactor = createRedactor([...this.#secrets, ...more])));
+    return redactor;
   }
 
   #store(clean: ExchangeDraft): Exchange {

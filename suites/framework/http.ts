@@ -9,13 +9,11 @@
  */
 import { Agent, Client, request, type Dispatcher } from 'undici';
 import {
-  createRedactor,
   type AnswerFault,
   type EvidenceLog,
   type Exchange,
   type ExchangeDraft,
   type ExchangeFault,
-  type Redactor,
   type RetriedAttempt,
 } from './evidence.ts';
 import type { TransportLimits } from './guard.ts';
@@ -122,8 +120,8 @@ interface Shared {
   readonly agent: Dispatcher;
   readonly options: TransportOptions;
   readonly origin: string;
-  /** Scrubs this transport's own key, whatever secrets the evidence log was given. */
-  readonly redactor: Redactor;
+  /** This transport's own key, scrubbed whatever secrets the evidence log was given. */
+  readonly ownSecrets: readonly string[];
 }
 
 /** What a `with` copy of a transport records into, is cancelled by, and counts its waits in. */
@@ -160,7 +158,7 @@ export class Transport {
         agent: first.dispatcher ?? new Agent({ keepAliveTimeout: 10_000, connections: Math.max(16, first.limiter?.maxInFlight ?? 0) }),
         options: first,
         origin: first.baseUrl.replace(/\/+$/, ''),
-        redactor: createRedactor([first.apiKey]),
+        ownSecrets: [first.apiKey],
       };
       this.#evidence = first.evidence;
       this.#signal = undefined;
@@ -311,7 +309,7 @@ export class Transport {
 
   /** Appends to the evidence log with this transport's key scrubbed, whatever secrets the log was given. */
   #record(draft: ExchangeDraft): Exchange {
-    return this.#evidence.append(this.#shared.redactor.value(draft));
+    return this.#evidence.append(draft, this.#shared.ownSecrets);
   }
 
   /** Sleeps before a retry; false when a caller's signal cut the wait short. */

@@ -78,7 +78,7 @@ describe('a scenario that needs the control plane', () => {
     const written = JSON.stringify({ evidence: moves!.evidence, verdicts: moves!.verdicts, message: error.message, stack: error.stack });
     expect(written).toContain('[REDACTED]');
     expect(written).not.toContain(secretPart.slice(0, 16));
-    expect(moves!.evidence.every((exchange) => exchange.request.headers['authorization'] === 'Bearer [REDACTED]')).toBe(true);
+    expect([...new Set(moves!.evidence.map((exchange) => exchange.request.headers['authorization']))]).toEqual(['Bearer [REDACTED]']);
     // What it made went with its organisation: the run's cleanup neither removes it nor reports it.
     const cleanup = await target.close();
     const listed = [...cleanup.undone, ...cleanup.alreadyGone, ...cleanup.left, ...cleanup.failed].map(({ entry }) => entry.id);
