@@ -14,5 +14,6 @@ import { statusesScenarios } from './statuses.ts';
 import { pagesScenarios } from './pages.ts';
 import { periodsScenarios } from './periods.ts';
 import { modelScenarios } from './model.ts';
+import { past200Scenarios } from './past-200.ts';
 
-export const listingsScenarios = [...recordsScenarios, ...statusesScenarios, ...pagesScenarios, ...periodsScenarios, ...modelScenarios];
+export const listingsScenarios = [...recordsScenarios, ...statusesScenarios, ...pagesScenarios, ...periodsScenarios, ...modelScenarios, ...past200Scenarios];
