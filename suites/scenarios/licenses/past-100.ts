@@ -1,10 +1,12 @@
 /**
- * Scenarios of a pool past 100 seats: what a target looks up of "already assigned" (on attach and on
- * release) and what it lists of the assignments must reach past a first page of 100 rows, whichever
- * way it reads them.
+ * Scenarios past 100 rows: in a pool past 100 seats, what a target looks up of "already assigned" (on
+ * attach and on release) and what it lists of the assignments; for a customer past 100 pools, what
+ * licenses.list lists and which pool licenses.attach finds. Each must reach past a first page of 100
+ * rows, whichever way the target reads them.
  */
 import { expect } from 'vitest';
-import { createLicensePool, type LicenseSetup, scenario, type T } from '../../support.ts';
+import { inBatches } from '../../framework/index.ts';
+import { attach, createCustomer, createFeature, createLicensePool, createPlan, type LicenseSetup, requireLicenseLinks, scenario, SETUP_WIDTH, type T } from '../../support.ts';
 import { type AttachItem, attachLicenses, expectPool, holders, releaseLicenses, sorted } from './support.ts';
 
 /** Seats of the pool, and entities assigned in the first batch: well past 100, with room left for a batch that a lookup stopping at 100 would assign twice. */
@@ -13,6 +15,8 @@ const ASSIGNED = 150;
 /** How many entities are taken from each end of the assigned set. */
 const AT_EACH_END = 20;
 const NEW_IN_MIXED_BATCH = 10;
+/** License plans one parent plan offers, each with a seat: past a first page of 100 pools. */
+const POOLS = 105;
 
 /**
  * `count` new entities for licenses.attach, their IDs ascending in the order they are listed (one
@@ -81,6 +85,42 @@ export const past100Scenarios = [
       const stillAssigned = [...first, ...fresh].map((item) => item.entity_id).filter((id) => !released.includes(id));
       t.check('LIC-ASSIGNMENTS-LIST', () =>
         expect((list ?? []).map((assignment) => assignment.entity_id).sort(), `one active assignment for each of the ${stillAssigned.length} entities still assigned, none for the released ones`).toEqual(sorted(stillAssigned)),
+      );
+    },
+  ),
+  scenario(
+    {
+      id: 'licenses.past-100-pools',
+      title: `a customer holding a plan that offers ${POOLS} license plans: licenses.list lists all ${POOLS} pools, and licenses.attach assigns a seat of the first and of the last one`,
+      rules: ['LIC-LIST-CUSTOMER-POOLS', 'LIC-ATTACH-BATCH', 'LIC-POOL-USAGE'],
+    },
+    async (t) => {
+      const seat = await createFeature(t, 'allocated');
+      const licensePlans = await inBatches(Array.from({ length: POOLS }), SETUP_WIDTH, () => createPlan(t));
+      const offered = licensePlans.map((plan) => plan.id);
+      // interface.md shows neither the wire name of license links nor a most a plan may carry: a refusal blocks, it fails nothing.
+      const parent = await createPlan(t, { group: t.ns.id('grp'), licenses: offered.map((id) => ({ license_plan_id: id, included: 1 })) });
+      requireLicenseLinks(t, parent, offered);
+      const customer = await createCustomer(t);
+      await attach(t, customer.id, parent.id);
+
+      const listPools = async () => t.expectOk(await t.client.call('licenses.list', { customer_id: customer.id }), 'LIC-LIST-CUSTOMER-POOLS').list;
+      const pools = await listPools();
+      t.check('LIC-LIST-CUSTOMER-POOLS', () =>
+        expect(pools.map((p) => `${p.parent_plan_id} / ${p.license_plan_id}`).sort(), `licenses.list shows the ${POOLS} pools ${parent.id} offers, each once`).toEqual(offered.map((id) => `${parent.id} / ${id}`).sort()),
+      );
+
+      // The first and last license plans made: one of them lies past the first 100 pools, whichever way a target reads them.
+      const ends = [offered[0]!, offered.at(-1)!];
+      for (const licensePlanId of ends) {
+        const entityId = t.ns.id('seat');
+        t.ledger.record({ kind: 'entity', id: entityId, customer_id: customer.id });
+        const entities = [{ entity_id: entityId, name: `Seat ${entityId}`, feature_id: seat.id }];
+        t.expectOk(await t.client.call('licenses.attach', { customer_id: customer.id, plan_id: licensePlanId, entities }), 'LIC-ATTACH-BATCH');
+      }
+      const after = await listPools();
+      t.check('LIC-POOL-USAGE', () =>
+        expect(ends.map((id) => after.find((p) => p.license_plan_id === id)?.usage), `one seat assigned in each of the pools of ${ends.join(' and ')}`).toEqual([1, 1]),
       );
     },
   ),
