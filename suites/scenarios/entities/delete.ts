@@ -1,7 +1,19 @@
 /** Scenarios of entities.delete. */
 import { expect } from 'vitest';
-import { attach, createCustomer, createEntity, createFeature, createPlan, scenario } from '../../support.ts';
-import { listIds, plansHeld, requirePlanFilter, requireSearch } from './support.ts';
+import { MONTHLY, type T, attach, createCustomer, createEntity, createFeature, createPlan, requireNotRead, scenario } from '../../support.ts';
+import { listIds, planIds, plansHeld, requirePlanFilter, requireSearch } from './support.ts';
+
+/** What an entity reads as, compared between two entities: the plans entities.get shows it holding, and its check of a feature (status, allowed, usage and remaining). */
+async function entityReads(t: T, customerId: string, entityId: string, featureId: string) {
+  const [got, check] = await Promise.all([
+    t.client.call('entities.get', { customer_id: customerId, entity_id: entityId }),
+    t.client.call('balances.check', { customer_id: customerId, entity_id: entityId, feature_id: featureId, required_balance: 0 }),
+  ]);
+  return {
+    plans: got.ok ? planIds(got.body).sort() : got.status,
+    check: check.ok ? { allowed: check.body.allowed, usage: check.body.balance?.usage ?? null, remaining: check.body.balance?.remaining ?? null } : check.status,
+  };
+}
 
 export const deleteScenarios = [
   scenario(
@@ -72,6 +84,41 @@ export const deleteScenarios = [
         expect(searchAfter, 'a deleted entity is not found by its id').toEqual([]);
         expect(planAfter, 'the plan a deleted entity held ends with it: it does not pass to its customer, so the sibling entity does not match it').toEqual([]);
       });
+    },
+  ),
+  scenario(
+    {
+      id: 'deletes.entity-created-again',
+      title:
+        "after entities.delete of an entity holding a plan of its own with used units, a check of it answers 404 entity_not_found, and an entity created again under its ID reads like one never seen: no plan, no usage; its sibling keeps both",
+      rules: ['ENT-DELETE', 'ERR-ENTITY-NOT-FOUND'],
+    },
+    async (t) => {
+      const [seat, messages] = [await createFeature(t, 'allocated'), await createFeature(t, 'consumable')];
+      const plan = await createPlan(t, { add_on: true, items: [{ feature_id: messages.id, included: 10, reset: MONTHLY }] });
+      const customer = await createCustomer(t);
+      const [doomed, sibling] = [await createEntity(t, customer.id, seat.id, 'Doomed'), await createEntity(t, customer.id, seat.id, 'Sibling')];
+      for (const [entity, used] of [[doomed, 4], [sibling, 1]] as const) {
+        await attach(t, customer.id, plan.id, { entity_id: entity.id });
+        t.setup(await t.client.call('balances.track', { customer_id: customer.id, entity_id: entity.id, feature_id: messages.id, value: used }));
+      }
+      // Read before the delete (a target that keeps answers until the data changes must see the delete), and the control of the comparison below.
+      const held = await plansHeld(t, customer.id, doomed.id);
+      t.precondition('before the delete, the entity holds its plan', () => expect(held).toEqual([plan.id]));
+      t.setup(await t.client.call('balances.check', { customer_id: customer.id, entity_id: doomed.id, feature_id: messages.id, required_balance: 0 }));
+
+      t.expectOk(await t.client.call('entities.delete', { customer_id: customer.id, entity_id: doomed.id }), 'ENT-DELETE');
+      const notFound = { status: 404, code: 'entity_not_found', rule: 'ERR-ENTITY-NOT-FOUND' } as const;
+      t.expectError(await t.client.call('balances.check', { customer_id: customer.id, entity_id: doomed.id, feature_id: messages.id, required_balance: 0 }), notFound);
+      requireNotRead(t, `entity ${doomed.id}`, await t.client.call('entities.get', { customer_id: customer.id, entity_id: doomed.id }));
+
+      // Created again beside one never seen, of the same customer and feature: only the old entity's leftovers can tell them apart.
+      t.setup(await t.client.call('entities.create', { customer_id: customer.id, entity_id: doomed.id, feature_id: seat.id, name: 'Again' }));
+      const fresh = await createEntity(t, customer.id, seat.id, 'Fresh');
+      const [again, never] = [await entityReads(t, customer.id, doomed.id, messages.id), await entityReads(t, customer.id, fresh.id, messages.id)];
+      t.check('ENT-DELETE', () => expect(again, 'the entity created again under a deleted ID reads as an entity never seen (no plan, no usage of the old one)').toEqual(never));
+      const kept = await entityReads(t, customer.id, sibling.id, messages.id);
+      t.check('ENT-DELETE', () => expect(kept, 'the sibling keeps its plan and its usage').toEqual({ plans: [plan.id], check: { allowed: true, usage: 1, remaining: 9 } }));
     },
   ),
 ];
