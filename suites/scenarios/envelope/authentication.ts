@@ -7,7 +7,8 @@ import { expect } from 'vitest';
 import { seededFaker } from '../../../fixtures/factories.ts';
 import { MIN_SECRET_RUN } from '../../framework/evidence.ts';
 import { type HeaderOverrides, isRouteNotServed } from '../../framework/index.ts';
-import { createCustomer, createEntity, createFeature, createPlan, scenario, type T } from '../../support.ts';
+import { MONTHLY, attach, createCustomer, createEntity, createFeature, createPlan, createReferralProgram, createReward, scenario, type T } from '../../support.ts';
+import type { OperationName } from '../../../spec/operations.ts';
 import { codeOf, type DocumentedCall, documentedCalls, expectRefusal, rawCall, referralProgramCall } from './support.ts';
 
 type AuthRule = 'AUTH-BEARER-REQUIRED' | 'AUTH-SECRET-KEY';
@@ -239,6 +240,93 @@ export const authenticationScenarios = [
         const body = operation === 'plans.get' ? { plan_id: (withHeader.body as { id: string }).id } : { customer_id: (await createCustomer(t)).id };
         t.expectOk(await t.client.call(operation, body as never), 'AUTH-API-VERSION-HEADER');
       }
+    },
+  ),
+  scenario(
+    {
+      id: 'envelope.same-ids-in-both-tenants',
+      title:
+        "another tenant creates features, a plan, a customer, an entity, a reward and a referral program under this tenant's IDs, uses a balance and deletes them all: each create is accepted, and this tenant's objects, balance and program read as before throughout",
+      rules: ['AUTH-TENANT-ISOLATION'],
+      needs: ['other-tenant'],
+    },
+    async (t) => {
+      const [seat, messages] = [await createFeature(t, 'allocated'), await createFeature(t, 'consumable')];
+      const plan = await createPlan(t, { items: [{ feature_id: messages.id, included: 10, reset: MONTHLY }] });
+      const customer = await createCustomer(t);
+      await attach(t, customer.id, plan.id);
+      const entity = await createEntity(t, customer.id, seat.id, 'This tenant');
+      t.setup(await t.client.call('balances.track', { customer_id: customer.id, feature_id: messages.id, value: 3 }));
+      const reward = await createReward(t, messages.id);
+      const program = await createReferralProgram(t, reward);
+      const asOther = { authorization: `Bearer ${t.otherTenantKey}` };
+      const metered = (id: string, consumable: boolean) => ({ feature_id: id, name: `Other ${id}`, type: 'metered', consumable, display: { singular: 'unit', plural: 'units' } });
+      // The other tenant's objects under the same IDs, with values of its own; in the order a cleanup can undo.
+      const creates: [OperationName, Record<string, unknown>, string][] = [
+        ['features.create', metered(seat.id, false), 'feature_id'],
+        ['features.create', metered(messages.id, true), 'feature_id'],
+        ['plans.create', { plan_id: plan.id, name: 'Other tenant plan', items: [{ feature_id: messages.id, included: 5, reset: MONTHLY }] }, 'plan_id'],
+        ['customers.get_or_create', { customer_id: customer.id, name: 'Other tenant' }, 'customer_id'],
+        ['billing.attach', { customer_id: customer.id, plan_id: plan.id }, ''],
+        ['entities.create', { customer_id: customer.id, entity_id: entity.id, feature_id: seat.id, name: 'Other tenant' }, ''],
+        ['rewards.create', { feature_grant: { id: reward, name: 'Other tenant reward', grants: [{ feature_id: messages.id, included: 2, expiry: null }], promo_codes: [{ code: t.ns.code('OTHER'), max_uses: null }] } }, ''],
+        ['referral_programs.create', { id: program, reward_id: reward, redeem_on: 'customer_creation', received_by: 'all' }, ''],
+        ['balances.track', { customer_id: customer.id, feature_id: messages.id, value: 1 }, ''],
+      ];
+      const thisTenantReads = async (when: string) => {
+        const read = async <O extends OperationName>(operation: O, body: Record<string, unknown>) => t.expectOk(await t.client.call(operation, body as never), 'AUTH-TENANT-ISOLATION') as Record<string, unknown>;
+        const [ownPlan, ownEntity, ownProgram, ownCheck, ownFeature] = [
+          await read('plans.get', { plan_id: plan.id }),
+          await read('entities.get', { customer_id: customer.id, entity_id: entity.id }),
+          await read('referral_programs.get', { referral_program_id: program }),
+          await read('balances.check', { customer_id: customer.id, feature_id: messages.id, required_balance: 0 }),
+          await read('features.get', { feature_id: seat.id }),
+        ];
+        t.check('AUTH-TENANT-ISOLATION', () =>
+          expect(
+            {
+              plan: ((ownPlan.items ?? []) as { included?: number }[]).map((item) => item.included),
+              entity: ownEntity.name,
+              program: ownProgram.received_by,
+              remaining: (ownCheck.balance as { remaining?: number } | null)?.remaining,
+              feature: ownFeature.name,
+            },
+            `${when}, this tenant's objects are its own`,
+          ).toEqual({ plan: [10], entity: 'This tenant', program: 'referrer', remaining: 7, feature: seat.name }),
+        );
+      };
+      try {
+        for (const [operation, body, idField] of creates) {
+          const made = await rawCall(t, operation, body, asOther);
+          if (made.status === 200) continue;
+          // Refused: a create of the same kind under a fresh ID tells whether the ID was the reason or the other tenant refuses such writes at all.
+          const fresh = idField === '' ? undefined : await rawCall(t, operation, { ...body, [idField]: t.ns.id('other') }, asOther);
+          if (fresh?.status !== 200) {
+            t.notVerified('AUTH-TENANT-ISOLATION', `${operation} with another tenant's key was refused (${made.status} ${made.text.slice(0, 160)}), so what the same IDs do there is not known`);
+            return;
+          }
+          t.check('AUTH-TENANT-ISOLATION', () => expect(made.status, `${operation} under this tenant's ID is accepted in another tenant, as under a fresh ID: ${made.text.slice(0, 200)}`).toBe(200));
+        }
+        const otherCheck = await rawCall(t, 'balances.check', { customer_id: customer.id, feature_id: messages.id, required_balance: 0 }, asOther);
+        t.check('AUTH-TENANT-ISOLATION', () =>
+          expect((otherCheck.body as { balance?: { remaining?: number } | null }).balance?.remaining, "the other tenant's balance is of its own plan and use only").toBe(4),
+        );
+        await thisTenantReads("after the other tenant's creates");
+      } finally {
+        // The other tenant's objects go, in an order every delete accepts; their answers are judged through this tenant's reads below.
+        for (const [operation, body] of [
+          ['referral_programs.delete', { referral_program_id: program }],
+          ['rewards.delete', { reward_id: reward }],
+          ['customers.delete', { customer_id: customer.id }],
+          ['plans.delete', { plan_id: plan.id, all_versions: true }],
+          ['features.delete', { feature_id: messages.id }],
+          ['features.delete', { feature_id: seat.id }],
+        ] as const) {
+          await rawCall(t, operation, body, asOther);
+        }
+      }
+      await thisTenantReads("after the other tenant's deletes");
+      t.setup(await t.client.call('customers.get', { customer_id: customer.id }));
     },
   ),
 ];
