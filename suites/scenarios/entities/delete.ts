@@ -1,6 +1,6 @@
 /** Scenarios of entities.delete. */
 import { expect } from 'vitest';
-import { MONTHLY, type T, attach, createCustomer, createEntity, createFeature, createPlan, requireNotRead, scenario } from '../../support.ts';
+import { MONTHLY, type T, attach, createCustomer, createEntity, createFeature, createPlan, scenario } from '../../support.ts';
 import { listIds, planIds, plansHeld, requirePlanFilter, requireSearch } from './support.ts';
 
 /** What an entity reads as, compared between two entities: the plans entities.get shows it holding, and its check of a feature (status, allowed, usage and remaining). */
@@ -108,9 +108,11 @@ export const deleteScenarios = [
       t.setup(await t.client.call('balances.check', { customer_id: customer.id, entity_id: doomed.id, feature_id: messages.id, required_balance: 0 }));
 
       t.expectOk(await t.client.call('entities.delete', { customer_id: customer.id, entity_id: doomed.id }), 'ENT-DELETE');
+      // Gone first (ENT-DELETE), so that a delete that kept the entity fails that rule, not the check's code below.
+      const gone = await t.client.call('entities.get', { customer_id: customer.id, entity_id: doomed.id });
+      t.check('ENT-DELETE', () => expect(gone.ok, 'entities.get no longer finds the deleted entity').toBe(false));
       const notFound = { status: 404, code: 'entity_not_found', rule: 'ERR-ENTITY-NOT-FOUND' } as const;
       t.expectError(await t.client.call('balances.check', { customer_id: customer.id, entity_id: doomed.id, feature_id: messages.id, required_balance: 0 }), notFound);
-      requireNotRead(t, `entity ${doomed.id}`, await t.client.call('entities.get', { customer_id: customer.id, entity_id: doomed.id }));
 
       // Created again beside one never seen, of the same customer and feature: only the old entity's leftovers can tell them apart.
       t.setup(await t.client.call('entities.create', { customer_id: customer.id, entity_id: doomed.id, feature_id: seat.id, name: 'Again' }));
