@@ -248,7 +248,9 @@ export const authenticationScenarios = [
       title:
         "another tenant creates features, a plan, a customer, an entity, a reward and a referral program under this tenant's IDs, uses a balance and deletes them all: each create is accepted, and this tenant's objects, balance and program read as before throughout",
       rules: ['AUTH-TENANT-ISOLATION'],
-      needs: ['other-tenant'],
+      // It writes with the other tenant's key: only on a fake (the control plane), since a vendor's
+      // OTHER_TENANT_API_KEY may be the live key of the same organisation, that is, production.
+      needs: ['other-tenant', 'control-plane'],
     },
     async (t) => {
       const [seat, messages] = [await createFeature(t, 'allocated'), await createFeature(t, 'consumable')];
