@@ -10,5 +10,6 @@ import { conventionsScenarios } from './conventions.ts';
 import { generatedBodiesScenarios } from './generated-bodies.ts';
 import { callersScenarios } from './callers.ts';
 import { variantsScenarios } from './variants.ts';
+import { idCaseScenarios } from './id-case.ts';
 
-export const envelopeScenarios = [...authenticationScenarios, ...versioningScenarios, ...errorsScenarios, ...conventionsScenarios, ...generatedBodiesScenarios, ...callersScenarios, ...variantsScenarios];
+export const envelopeScenarios = [...authenticationScenarios, ...versioningScenarios, ...errorsScenarios, ...conventionsScenarios, ...generatedBodiesScenarios, ...callersScenarios, ...variantsScenarios, ...idCaseScenarios];
