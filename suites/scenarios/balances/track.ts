@@ -3,8 +3,22 @@
  * balance.
  */
 import { expect } from 'vitest';
-import { attach, createCustomer, createFeature, createPlan, MONTHLY, readBalance, scenario } from '../../support.ts';
-import { balanceNow, consumable, expectBalance } from './support.ts';
+import { attach, createCustomer, createFeature, createPlan, MONTHLY, readBalance, scenario, type T } from '../../support.ts';
+import { operations } from '../../../spec/operations.ts';
+import { balanceNow, customerHolding, expectBalance, expectGranted, consumable, spend, SPEND_RULES } from './support.ts';
+
+/**
+ * A body whose number is written as `numberText` (1.25e0, 125e-2, …), which JSON.stringify would
+ * write plainly: the placeholder string is replaced in the JSON text.
+ */
+function withNumberText(body: Record<string, unknown>, field: string, numberText: string): string {
+  return JSON.stringify({ ...body, [field]: '@number@' }).replace('"@number@"', numberText);
+}
+
+/** A call whose body is the JSON text `text`, past the typed client: its status and parsed body. */
+function postText(t: T, operation: 'balances.track' | 'balances.check', text: string) {
+  return t.client.raw({ path: operations[operation].path, body: text });
+}
 
 export const trackScenarios = [
   scenario(
@@ -50,6 +64,55 @@ export const trackScenarios = [
         expect(overflowed, 'overflow: all 5 more are used, 2 past the balance').toEqual({ granted: 5, usage: 7, remaining: 0 });
         expect(stopped, 'cap: only the 3 that fit are used').toEqual({ granted: 5, usage: 5, remaining: 0 });
       });
+    },
+  ),
+  scenario(
+    {
+      id: 'balances.fractional-amounts',
+      title:
+        'fractional amounts are used exactly: a plan item of 2.5 included units grants 2.5, tracks of 0.5 and 0.25 (written 2.5e-1) use 0.75, a send_event check of 0.5 uses 0.5, and a check of the 1.25 left written 125e-2 is allowed while one of 1.5 is denied',
+      rules: ['BAL-TRACK-DEDUCTS', 'CHECK-BALANCE-ARITHMETIC', ...SPEND_RULES, 'CHECK-ALLOWED-BELOW-REQUIRED'],
+    },
+    async (t) => {
+      // Sums of halves and quarters are exact in binary floating point: each expected value is exact, not rounded.
+      const feature = await createFeature(t, 'consumable');
+      const plan = await createPlan(t, { items: [{ feature_id: feature.id, included: 2.5, reset: MONTHLY }] });
+      const customerId = await customerHolding(t, [plan]);
+      await expectGranted(t, customerId, feature.id, 2.5);
+
+      // interface.md shows no track values: a target refusing fractional ones leaves this part unasked.
+      const body = { customer_id: customerId, feature_id: feature.id };
+      const half = await t.client.call('balances.track', { ...body, value: 0.5 });
+      if (!half.ok) {
+        t.notVerified('BAL-TRACK-DEDUCTS', `balances.track of a fractional value was refused (${half.status}): fractional tracks not asked`);
+      } else {
+        const quarter = await postText(t, 'balances.track', withNumberText(body, 'value', '2.5e-1'));
+        if (quarter.status === 200) {
+          expectBalance(t, 'BAL-TRACK-DEDUCTS', await balanceNow(t, customerId, feature.id), { granted: 2.5, usage: 0.75 }, 'after tracking 0.5 and 2.5e-1');
+        } else {
+          t.notVerified('BAL-TRACK-DEDUCTS', `balances.track of a value written 2.5e-1 was refused (${quarter.status})`);
+          expectBalance(t, 'BAL-TRACK-DEDUCTS', await balanceNow(t, customerId, feature.id), { granted: 2.5, usage: 0.5 }, 'after tracking 0.5');
+        }
+      }
+      // required_balance is a number (interface.md): a fractional one is recorded as sent.
+      await spend(t, customerId, feature.id, 0.5, true);
+      // What is left, as the target shows it (a deviation above is already reported): the checks below are judged against it.
+      const left = (await balanceNow(t, customerId, feature.id))?.remaining;
+      if (typeof left !== 'number' || left <= 0) {
+        for (const rule of ['CHECK-ALLOWED-SUFFICIENT', 'CHECK-ALLOWED-BELOW-REQUIRED'] as const) t.notVerified(rule, `checks against what is left: the balance shows ${String(left)} left`);
+        return;
+      }
+      // The same number written with an exponent: its decimal digits as an integer, scaled back (1.25 as 125e-2).
+      const [whole, fraction = ''] = String(left).split('.');
+      const exponentForm = String(left).includes('e') ? String(left) : `${whole}${fraction}e-${fraction.length}`;
+      const exact = await postText(t, 'balances.check', withNumberText(body, 'required_balance', exponentForm));
+      if (exact.status === 200) {
+        t.check('CHECK-ALLOWED-SUFFICIENT', () => expect((exact.body as { allowed?: unknown } | null)?.allowed, `a check of exactly the ${left} left, written ${exponentForm}`).toBe(true));
+      } else {
+        t.notVerified('CHECK-ALLOWED-SUFFICIENT', `a required_balance written with an exponent (${exponentForm}) was refused (${exact.status})`);
+      }
+      const above = t.expectOk(await t.client.call('balances.check', { ...body, required_balance: left + 0.25 }), 'CHECK-ALLOWED-BELOW-REQUIRED');
+      t.check('CHECK-ALLOWED-BELOW-REQUIRED', () => expect(above.allowed, `a check of ${left + 0.25} with ${left} left`).toBe(false));
     },
   ),
 ];
