@@ -142,4 +142,45 @@ export const errorsScenarios = [
       await expectFirstWins(t, 'licenses.release of an unknown entity and an assigned one twice', await release([unknownEntity]), await release([seat!.entity_id, seat!.entity_id]), await release([unknownEntity, seat!.entity_id, seat!.entity_id]));
     },
   ),
+  scenario(
+    {
+      id: 'envelope.error-precedence-more-pairs',
+      title:
+        'more license requests wrong in two ways, each refused for the first wrong in the reference order: a missing or mistyped field before an unknown customer (attach and release), an unknown customer before insufficient capacity, and before duplicate IDs in a release',
+      rules: ['ERR-PRECEDENCE'],
+    },
+    async (t) => {
+      const setup = await createLicensePool(t, 1);
+      const [seat] = licenseEntities(t, setup, 1);
+      t.setup(await t.client.call('licenses.attach', { customer_id: setup.customerId, plan_id: setup.licensePlan.id, entities: [seat!] }));
+      const unknownCustomer = t.ns.id('cus');
+      const attachAs = (customerId: string, body: Record<string, unknown>) => rawCall(t, 'licenses.attach', { customer_id: customerId, plan_id: setup.licensePlan.id, ...body });
+      const releaseAs = (customerId: string, body: Record<string, unknown>) => rawCall(t, 'licenses.release', { customer_id: customerId, license_plan_id: setup.licensePlan.id, ...body });
+      const [fresh, other] = licenseEntities(t, setup, 2);
+
+      // Each pair beside the nearest valid request of each wrong alone; refused requests change nothing, so the pool stays full.
+      await expectFirstWins(t, 'licenses.attach without entities for an unknown customer', await attachAs(setup.customerId, {}), await attachAs(unknownCustomer, { entities: [fresh!] }), await attachAs(unknownCustomer, {}));
+      await expectFirstWins(
+        t,
+        'licenses.attach of two new entities to a full pool for an unknown customer',
+        await attachAs(unknownCustomer, { entities: [fresh!] }),
+        await attachAs(setup.customerId, { entities: [fresh!, other!] }),
+        await attachAs(unknownCustomer, { entities: [fresh!, other!] }),
+      );
+      await expectFirstWins(
+        t,
+        'licenses.release with entity_ids a string, not an array, for an unknown customer',
+        await releaseAs(setup.customerId, { entity_ids: seat!.entity_id }),
+        await releaseAs(unknownCustomer, { entity_ids: [seat!.entity_id] }),
+        await releaseAs(unknownCustomer, { entity_ids: seat!.entity_id }),
+      );
+      await expectFirstWins(
+        t,
+        'licenses.release of an assigned entity twice for an unknown customer',
+        await releaseAs(unknownCustomer, { entity_ids: [seat!.entity_id] }),
+        await releaseAs(setup.customerId, { entity_ids: [seat!.entity_id, seat!.entity_id] }),
+        await releaseAs(unknownCustomer, { entity_ids: [seat!.entity_id, seat!.entity_id] }),
+      );
+    },
+  ),
 ];
