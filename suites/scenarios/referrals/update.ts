@@ -6,7 +6,8 @@ import fc from 'fast-check';
 import { expect } from 'vitest';
 import type { z } from 'zod';
 import type { ReferralProgram } from '../../../spec/referrals.ts';
-import { checkProperty, createFeature, type Ops, scenario, type T } from '../../support.ts';
+import { inBatches, isRouteNotServed } from '../../framework/index.ts';
+import { checkProperty, createFeature, createPlan, type Ops, SETUP_WIDTH, scenario, type T } from '../../support.ts';
 import { type CreateBody, fieldsOf, planIds, rewardBody } from './support.ts';
 
 type UpdateBody = z.input<Ops['referral_programs.update']['request']>;
@@ -14,6 +15,9 @@ type UpdateBody = z.input<Ops['referral_programs.update']['request']>;
 type UpdateFields = Omit<UpdateBody, 'referral_program_id'>;
 
 type Rule = Parameters<T['check']>[0];
+
+/** How many plans the long plan_ids list names: far more than any scenario's few, so a list kept or checked only in part shows. */
+const MANY_PLAN_IDS = 40;
 
 /** A reward to name in programs (setup). */
 async function createReward(t: T): Promise<string> {
@@ -255,6 +259,39 @@ export const updateScenarios = [
       for (const ids of [[plans[0], plans[0]], [plans[0], plans[1], plans[0]]]) {
         await expectRefused(t, { referral_program_id: program.id, plan_ids: ids }, program, `plan_ids ${JSON.stringify(ids)}`, 'REF-PLAN-IDS-UNIQUE');
       }
+    },
+  ),
+  scenario(
+    {
+      id: 'referrals.many-plan-ids',
+      title: `plan_ids of ${MANY_PLAN_IDS} plans are all answered and read back; the same list with its first id repeated at its end is refused without changing the program`,
+      rules: ['REF-UPDATE-SETS-FIELDS', 'REF-PLAN-IDS-UNIQUE', 'REF-GET'],
+    },
+    async (t) => {
+      const plans = (await inBatches(Array.from({ length: MANY_PLAN_IDS }), SETUP_WIDTH, () => createPlan(t))).map((plan) => plan.id);
+      const before = await fullProgram(t, await createReward(t), plans);
+      // interface.md bounds plan_ids below only: a target refusing a list this long is not judged on it.
+      const result = await t.client.call('referral_programs.update', { referral_program_id: before.id, plan_ids: plans });
+      if (!result.ok && result.status < 500 && !isRouteNotServed(result.status, result.body)) {
+        for (const rule of ['REF-UPDATE-SETS-FIELDS', 'REF-PLAN-IDS-UNIQUE', 'REF-GET'] as const) t.notVerified(rule, `plan_ids of ${MANY_PLAN_IDS} plans: the target refused the list (${result.status})`);
+        return;
+      }
+      const answered = t.expectOk(result, 'REF-UPDATE-SETS-FIELDS');
+      // Compared as sets: the document says nothing of their order.
+      const sorted = (ids: readonly string[] | null | undefined) => [...(ids ?? [])].sort();
+      t.check('REF-UPDATE-SETS-FIELDS', () => expect(sorted(answered.plan_ids), `referral_programs.update answers every one of the ${MANY_PLAN_IDS} plan ids`).toEqual(sorted(plans)));
+      const program = { ...before, plan_ids: plans };
+      const readBack = async (why: string) => {
+        const read = t.setup(await t.client.call('referral_programs.get', { referral_program_id: program.id }));
+        t.check('REF-GET', () => expect(sorted(read.plan_ids), `${why}: referral_programs.get reads every one of the ${MANY_PLAN_IDS} plan ids`).toEqual(sorted(plans)));
+      };
+      await readBack('after the update');
+      // The same valid list, with its first id again at its end: the repeat is as far from its twin as the list allows.
+      const repeated = [...plans, plans[0]!];
+      const refused = await t.client.call('referral_programs.update', { referral_program_id: program.id, plan_ids: repeated });
+      t.check('REF-PLAN-IDS-UNIQUE', () => expect(refused.ok, `plan_ids of ${repeated.length} entries whose first and last are the same plan must be refused`).toBe(false));
+      t.expectError(refused, { rule: 'REF-PLAN-IDS-UNIQUE' });
+      await readBack('after the refused update');
     },
   ),
   scenario(
