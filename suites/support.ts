@@ -267,6 +267,25 @@ export interface Deletion {
 }
 
 /**
+ * The deletes of the interface that name one record by its ID, each with the read that then answers
+ * 404 (and the code the document gives that read: a feature's and a plan's are ERR- rules of their
+ * own, so their deletes are judged by the status alone).
+ */
+export function deletionsOf(t: T) {
+  return {
+    feature: { kind: 'feature', remove: (id) => t.client.call('features.delete', { feature_id: id }), read: (id) => t.client.call('features.get', { feature_id: id }) },
+    plan: { kind: 'plan', remove: (id) => t.client.call('plans.delete', { plan_id: id }), read: (id) => t.client.call('plans.get', { plan_id: id }) },
+    customer: { kind: 'customer', remove: (id) => t.client.call('customers.delete', { customer_id: id }), read: (id) => t.client.call('customers.get', { customer_id: id }), code: 'customer_not_found' },
+    program: {
+      kind: 'referral program',
+      remove: (id) => t.client.call('referral_programs.delete', { referral_program_id: id }),
+      read: (id) => t.client.call('referral_programs.get', { referral_program_id: id }),
+      code: 'reward_program_not_found',
+    },
+  } satisfies Record<string, Deletion>;
+}
+
+/**
  * The delete of `id` is accepted and the record is gone: a read of it then answers as a read of an
  * ID never created does (404, with the kind's code). That a never-created ID reads so is the read's
  * own rule, a precondition here: a target whose reads answer unknown IDs otherwise blocks this check,

@@ -10,8 +10,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { expect } from 'vitest';
 import { inBatches, isRouteNotServed } from '../../framework/index.ts';
 import {
-  type Deletion,
   type T,
+  deletionsOf,
   MONTHLY,
   attach,
   createCustomer,
@@ -27,11 +27,6 @@ import {
   SETUP_WIDTH,
 } from '../../support.ts';
 
-function deletions(t: T) {
-  return {
-    customer: { kind: 'customer', remove: (id) => t.client.call('customers.delete', { customer_id: id }), read: (id) => t.client.call('customers.get', { customer_id: id }), code: 'customer_not_found' },
-  } satisfies Record<string, Deletion>;
-}
 
 export const customerDeleteScenarios = [
   scenario(
@@ -48,7 +43,7 @@ export const customerDeleteScenarios = [
       await attach(t, bystander.id, plan.id);
       for (const customer of [holder, bare]) {
         t.setup(await t.client.call('customers.get', { customer_id: customer.id }));
-        await expectDeleted(t, 'CUS-DELETE', deletions(t).customer, customer.id);
+        await expectDeleted(t, 'CUS-DELETE', deletionsOf(t).customer, customer.id);
       }
       const kept = t.expectOk(await t.client.call('customers.get', { customer_id: bystander.id }), 'CUS-DELETE');
       t.check('CUS-DELETE', () => expect((kept.subscriptions ?? []).map((s) => s.plan_id), 'another customer on the same plan keeps it').toContain(plan.id));

@@ -5,7 +5,7 @@
  * variants.ts; entity IDs within one license batch: licenses/attach.ts.)
  */
 import { expect } from 'vitest';
-import { type Deletion, type T, createCustomer, createFeature, expectDeleted, newCustomerBody, scenario } from '../../support.ts';
+import { type T, deletionsOf, createCustomer, createFeature, expectDeleted, newCustomerBody, scenario } from '../../support.ts';
 import { listIds } from '../entities/support.ts';
 
 /** Two IDs the run owns that differ only in the case of their last letter: [upper, lower]. */
@@ -14,19 +14,6 @@ function twinIds(t: T, kind: string): readonly [string, string] {
   return [`${base}_X`, `${base}_x`];
 }
 
-function deletions(t: T) {
-  return {
-    feature: { kind: 'feature', remove: (id) => t.client.call('features.delete', { feature_id: id }), read: (id) => t.client.call('features.get', { feature_id: id }), code: 'feature_not_found' },
-    plan: { kind: 'plan', remove: (id) => t.client.call('plans.delete', { plan_id: id }), read: (id) => t.client.call('plans.get', { plan_id: id }) },
-    customer: { kind: 'customer', remove: (id) => t.client.call('customers.delete', { customer_id: id }), read: (id) => t.client.call('customers.get', { customer_id: id }), code: 'customer_not_found' },
-    program: {
-      kind: 'referral program',
-      remove: (id) => t.client.call('referral_programs.delete', { referral_program_id: id }),
-      read: (id) => t.client.call('referral_programs.get', { referral_program_id: id }),
-      code: 'reward_program_not_found',
-    },
-  } satisfies Record<string, Deletion>;
-}
 
 export const idCaseScenarios = [
   scenario(
@@ -58,10 +45,10 @@ export const idCaseScenarios = [
       t.check('PLAN-LIST', () => expect(plansListed.map((plan) => plan.id).sort(), 'plans.list lists both').toEqual([...planIds].sort()));
 
       // Deleting the upper-case one leaves the lower-case one as it was.
-      await expectDeleted(t, 'FEAT-DELETE-IN-USE', deletions(t).feature, featureIds[0]);
+      await expectDeleted(t, 'FEAT-DELETE-IN-USE', deletionsOf(t).feature, featureIds[0]);
       const kept = await readFeatures('FEAT-DELETE-IN-USE', [featureIds[1]]);
       t.check('FEAT-DELETE-IN-USE', () => expect(kept, `deleting ${featureIds[0]} leaves ${featureIds[1]}`).toEqual([[featureIds[1], 'Flag x']]));
-      await expectDeleted(t, 'PLAN-DELETE', deletions(t).plan, planIds[0]);
+      await expectDeleted(t, 'PLAN-DELETE', deletionsOf(t).plan, planIds[0]);
       const keptPlan = t.expectOk(await t.client.call('plans.get', { plan_id: planIds[1] }), 'PLAN-DELETE');
       t.check('PLAN-DELETE', () => expect(keptPlan.id, `deleting ${planIds[0]} leaves ${planIds[1]}`).toBe(planIds[1]));
     },
@@ -98,7 +85,7 @@ export const idCaseScenarios = [
       const listed = await listIds(t, { customer_id: owner.id }, 'ENT-CUSTOMER-FILTER');
       t.check('ENT-CUSTOMER-FILTER', () => expect([...listed].sort(), "entities.list of the customer lists both").toEqual([...entityIds].sort()));
 
-      await expectDeleted(t, 'CUS-DELETE', deletions(t).customer, customerIds[0]);
+      await expectDeleted(t, 'CUS-DELETE', deletionsOf(t).customer, customerIds[0]);
       const keptCustomer = await readCustomer('CUS-DELETE', customerIds[1]);
       t.check('CUS-DELETE', () => expect(keptCustomer[0], `deleting ${customerIds[0]} leaves ${customerIds[1]}`).toBe(customerIds[1]));
 
@@ -137,7 +124,7 @@ export const idCaseScenarios = [
       const programs = [await readProgram('REF-GET', programIds[0]), await readProgram('REF-GET', programIds[1])];
       t.check('REF-GET', () => expect(programs, 'each program reads back as its own, with its own reward').toEqual([[programIds[0], rewardIds[0], 'referrer'], [programIds[1], rewardIds[1], 'all']]));
 
-      await expectDeleted(t, 'REF-PROGRAM-DELETE', deletions(t).program, programIds[0]);
+      await expectDeleted(t, 'REF-PROGRAM-DELETE', deletionsOf(t).program, programIds[0]);
       const kept = await readProgram('REF-PROGRAM-DELETE', programIds[1]);
       t.check('REF-PROGRAM-DELETE', () => expect(kept, `deleting ${programIds[0]} leaves ${programIds[1]}`).toEqual([programIds[1], rewardIds[1], 'all']));
 

@@ -7,13 +7,8 @@
  * checks, never fails them.
  */
 import { expect } from 'vitest';
-import { type Deletion, type T, createCustomer, createFeature, createPlan, expectDeleted, requireGone, requireNotRead, scenario } from '../../support.ts';
+import { deletionsOf, createCustomer, createFeature, createPlan, expectDeleted, requireGone, requireNotRead, scenario } from '../../support.ts';
 
-function deletions(t: T) {
-  return {
-    feature: { kind: 'feature', remove: (id) => t.client.call('features.delete', { feature_id: id }), read: (id) => t.client.call('features.get', { feature_id: id }) },
-  } satisfies Record<string, Deletion>;
-}
 
 export const featureDeleteScenarios = [
   scenario(
@@ -36,7 +31,7 @@ export const featureDeleteScenarios = [
       };
       await refuse('two plans use it');
       // The nearest valid request: a feature no plan uses.
-      const deleteFeature = (featureId: string) => expectDeleted(t, 'FEAT-DELETE-IN-USE', deletions(t).feature, featureId);
+      const deleteFeature = (featureId: string) => expectDeleted(t, 'FEAT-DELETE-IN-USE', deletionsOf(t).feature, featureId);
       await deleteFeature(unused.id);
 
       // Its plans go first (PLAN-DELETE proves that delete), as a cleanup does: one left is still a user, archived or not.

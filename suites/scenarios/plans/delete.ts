@@ -7,14 +7,9 @@
  * keeps what it says it deleted blocks these checks, never fails them.
  */
 import { expect } from 'vitest';
-import { type Deletion, type T, attach, createCustomer, createFeature, createPlan, expectDeleted, requireGone, requireNotRead, scenario } from '../../support.ts';
+import { deletionsOf, attach, createCustomer, createFeature, createPlan, expectDeleted, requireGone, requireNotRead, scenario } from '../../support.ts';
 import { monthly } from './support.ts';
 
-function deletions(t: T) {
-  return {
-    plan: { kind: 'plan', remove: (id) => t.client.call('plans.delete', { plan_id: id }), read: (id) => t.client.call('plans.get', { plan_id: id }) },
-  } satisfies Record<string, Deletion>;
-}
 
 export const planDeleteScenarios = [
   scenario(
@@ -30,7 +25,7 @@ export const planDeleteScenarios = [
       const customer = await createCustomer(t);
       await attach(t, customer.id, held.id);
 
-      const deletePlan = (planId: string) => expectDeleted(t, 'PLAN-DELETE', deletions(t).plan, planId);
+      const deletePlan = (planId: string) => expectDeleted(t, 'PLAN-DELETE', deletionsOf(t).plan, planId);
       await deletePlan(unused.id);
       t.setup(await t.client.call('plans.get', { plan_id: held.id }));
 

@@ -7,18 +7,8 @@
  * effect, so a target that keeps what it says it deleted blocks these checks, never fails them.
  */
 import { expect } from 'vitest';
-import { type Deletion, type T, createFeature, createReferralProgram, createReward, expectDeleted, requireGone, requireNotRead, scenario } from '../../support.ts';
+import { deletionsOf, createFeature, createReferralProgram, createReward, expectDeleted, requireGone, requireNotRead, scenario } from '../../support.ts';
 
-function deletions(t: T) {
-  return {
-    program: {
-      kind: 'referral program',
-      remove: (id) => t.client.call('referral_programs.delete', { referral_program_id: id }),
-      read: (id) => t.client.call('referral_programs.get', { referral_program_id: id }),
-      code: 'reward_program_not_found',
-    },
-  } satisfies Record<string, Deletion>;
-}
 
 export const referralDeleteScenarios = [
   scenario(
@@ -31,7 +21,7 @@ export const referralDeleteScenarios = [
       const feature = await createFeature(t, 'consumable');
       const rewardId = await createReward(t, feature.id);
       const [gone, kept] = [await createReferralProgram(t, rewardId), await createReferralProgram(t, rewardId)];
-      await expectDeleted(t, 'REF-PROGRAM-DELETE', deletions(t).program, gone);
+      await expectDeleted(t, 'REF-PROGRAM-DELETE', deletionsOf(t).program, gone);
       const other = await t.client.call('referral_programs.get', { referral_program_id: kept });
       t.check('REF-PROGRAM-DELETE', () => expect(other.status, 'another program of the same reward stays').toBe(200));
     },
