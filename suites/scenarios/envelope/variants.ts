@@ -103,6 +103,40 @@ export const variantsScenarios = [
   ),
   scenario(
     {
+      id: 'envelope.text-kept-as-sent',
+      title: 'text a normalisation or case mapping would change (combining marks, an emoji joined by zero-width joiners, right-to-left script, ß and İ) is kept as sent in the names of features, plans, customers and entities (display names: features.display-round-trip-large)',
+      rules: ['FEAT-GET', 'PLAN-CREATE-THEN-GET', 'CUS-GET-OR-CREATE-NEW', 'CUS-GET', 'ENT-CREATE', 'ENT-GET'],
+    },
+    async (t) => {
+      // Each would read back otherwise under NFC or NFKC (é as one character, ß as ss, the joiners dropped) or a case mapping.
+      const [decomposed, joined, rightToLeft, caseTraps] = ['Cafe\u0301 Zoe\u0308', 'team \u{1F469}\u200D\u{1F469}\u200D\u{1F467}', 'مرحبا بالعالم', 'Straße İstanbul ǅ ﬁ'];
+      const featureId = t.ns.id('feat');
+      t.expectOk(await t.client.call('features.create', { feature_id: featureId, name: decomposed, type: 'metered', consumable: false }), 'FEAT-GET');
+      const feature = t.expectOk(await t.client.call('features.get', { feature_id: featureId }), 'FEAT-GET');
+      t.check('FEAT-GET', () => expect(feature.name, 'the name reads back as sent, code unit by code unit').toBe(decomposed));
+
+      const planId = t.ns.id('plan');
+      t.expectOk(await t.client.call('plans.create', { plan_id: planId, name: caseTraps, description: `${decomposed} ${rightToLeft}` }), 'PLAN-CREATE-THEN-GET');
+      const plan = t.expectOk(await t.client.call('plans.get', { plan_id: planId }), 'PLAN-CREATE-THEN-GET');
+      t.check('PLAN-CREATE-THEN-GET', () => expect({ name: plan.name, description: plan.description }, 'name and description read back as sent').toEqual({ name: caseTraps, description: `${decomposed} ${rightToLeft}` }));
+
+      const customerName = `${decomposed} ${joined}`;
+      const created = t.expectOk(await t.client.call('customers.get_or_create', newCustomerBody(t, { name: customerName })), 'CUS-GET-OR-CREATE-NEW');
+      t.check('CUS-GET-OR-CREATE-NEW', () => expect(created.name, 'the new customer is returned with its name as sent').toBe(customerName));
+      const customer = t.expectOk(await t.client.call('customers.get', { customer_id: created.id }), 'CUS-GET');
+      t.check('CUS-GET', () => expect(customer.name, 'customers.get returns the name as sent').toBe(customerName));
+
+      const seat = await createFeature(t, 'allocated');
+      const entityId = t.ns.id('ent');
+      const entityName = `${rightToLeft} ${caseTraps}`;
+      const entity = t.expectOk(await t.client.call('entities.create', { customer_id: created.id, entity_id: entityId, feature_id: seat.id, name: entityName }), 'ENT-CREATE');
+      t.check('ENT-CREATE', () => expect(entity.name, 'entities.create returns the name as sent').toBe(entityName));
+      const read = t.expectOk(await t.client.call('entities.get', { customer_id: created.id, entity_id: entityId }), 'ENT-GET');
+      t.check('ENT-GET', () => expect(read.name, 'entities.get returns the name as sent').toBe(entityName));
+    },
+  ),
+  scenario(
+    {
       id: 'envelope.ids-differing-in-case',
       title: 'IDs that differ only in case name different objects: two customers, two plans',
       rules: ['CUS-GET-OR-CREATE-NEW', 'PLAN-CREATE-THEN-GET'],
