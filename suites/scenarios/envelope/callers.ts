@@ -6,13 +6,14 @@
  */
 import { Client as UndiciClient } from 'undici';
 import { expect } from 'vitest';
+import { seededFaker } from '../../../fixtures/factories.ts';
 import { operations } from '../../../spec/operations.ts';
 import { PUBLISHED_CLIENT_AGENT } from '../../../spec/reference/differences.ts';
 import { attach, createCustomer, createEntity, createFeature, createLicensePool, createPlan, licenseEntities, oneConnection, scenario } from '../../support.ts';
 import { expectPool } from '../licenses/support.ts';
 import { expectEmbeddedFieldsOnly } from '../entities/support.ts';
 import { balanceNow, spend, SPEND_RULES } from '../balances/support.ts';
-import { expectRefusal, parsedJson, wireOf } from './support.ts';
+import { codeOf, expectRefusal, parsedJson, rawCall, wireOf } from './support.ts';
 
 const PUBLISHED_CLIENT = { 'user-agent': PUBLISHED_CLIENT_AGENT } as const;
 
@@ -24,6 +25,31 @@ const OTHER_CALLERS = [
 ] as const;
 
 export const callersScenarios = [
+  scenario(
+    {
+      id: 'envelope.published-client-refused-alike',
+      title: "the published client is refused as a plain caller is: an unknown customer, plan, feature and entity with their codes, and a key the service does not know",
+      rules: ['ERR-CUSTOMER-NOT-FOUND', 'ERR-PLAN-NOT-FOUND', 'ERR-FEATURE-NOT-FOUND', 'ERR-ENTITY-NOT-FOUND', 'AUTH-UNKNOWN-KEY-CODE'],
+    },
+    async (t) => {
+      const seat = await createFeature(t, 'allocated');
+      const customer = await createCustomer(t);
+      const unknownKey = `am_sk_test_${seededFaker(t.seed, 'envelope.published-client-refused-alike').string.alphanumeric(42)}`;
+      // Each caller in turn, the plain one first: the plain answer is what the rule says of every caller.
+      for (const [caller, headers] of [['a plain caller', {}], ['the published client', PUBLISHED_CLIENT]] as const) {
+        const asked = { headers };
+        t.expectError(await t.client.call('customers.get', { customer_id: t.ns.id('cus') }, asked), { status: 404, code: 'customer_not_found', rule: 'ERR-CUSTOMER-NOT-FOUND' });
+        t.expectError(await t.client.call('balances.check', { customer_id: t.ns.id('cus'), feature_id: seat.id }, asked), { status: 404, code: 'customer_not_found', rule: 'ERR-CUSTOMER-NOT-FOUND' });
+        t.expectError(await t.client.call('plans.get', { plan_id: t.ns.id('plan') }, asked), { status: 404, code: 'product_not_found', rule: 'ERR-PLAN-NOT-FOUND' });
+        t.expectError(await t.client.call('features.get', { feature_id: t.ns.id('feat') }, asked), { status: 404, code: 'feature_not_found', rule: 'ERR-FEATURE-NOT-FOUND' });
+        t.expectError(await t.client.call('entities.get', { customer_id: customer.id, entity_id: t.ns.id('ent') }, asked), { status: 404, code: 'entity_not_found', rule: 'ERR-ENTITY-NOT-FOUND' });
+        const unknown = await rawCall(t, 'customers.get', { customer_id: customer.id }, { ...headers, authorization: `Bearer ${unknownKey}` });
+        // Refusing it at all is AUTH-SECRET-KEY's; how it is refused is this rule's.
+        t.precondition(`a key the service does not know is refused as unauthenticated, for ${caller}`, () => expect([401, 403]).toContain(unknown.status));
+        t.check('AUTH-UNKNOWN-KEY-CODE', () => expect({ status: unknown.status, code: codeOf(t, unknown.body) }, `${caller}: the unknown key's refusal`).toEqual({ status: 401, code: 'invalid_secret_key' }));
+      }
+    },
+  ),
   scenario(
     {
       id: 'envelope.published-client-mixed',
