@@ -6,6 +6,7 @@
 import { expect } from 'vitest';
 import type { Balance } from '../../../spec/balances.ts';
 import type { Plan } from '../../../spec/plans.ts';
+import { PUBLISHED_CLIENT_AGENT } from '../../../spec/reference/differences.ts';
 import { attach, createCustomer, createFeature, createPlan, MONTHLY, scenario, type T } from '../../support.ts';
 import { cancelNow, CENT, monthly, preview, type PreviewResult, type PreviewRule } from './support.ts';
 
@@ -76,6 +77,47 @@ function entryOf(t: T, result: PreviewResult, planId: string) {
   return entries[0]!;
 }
 
+const PAID_ENTRIES_RULES = ['PREV-ONE-ENTRY-PER-SUBSCRIPTION', 'PREV-TOTAL-SUM', 'PREV-FREE-PLANS-NO-ENTRY', 'PREV-RESULT-SHAPE', 'PREV-CURRENCY-ISO', 'PREV-NO-CHANGES', 'PREV-CANCEL-ACTION-ENUM'] as const;
+
+/**
+ * Paid plans on a monthly and a yearly cycle and a free one, cancelled in one preview and the
+ * monthly one at the end of its cycle, asked by a plain caller or with `headers` (the published
+ * client: interface.md does not tell callers apart).
+ */
+async function previewPaidEntries(t: T, headers?: Readonly<Record<string, string>>): Promise<void> {
+  // Each plan grants a feature of its own, so that a preview that cancelled it shows in a balance check.
+  const [units, yearFlag, freeFlag] = [await createFeature(t, 'consumable'), await createFeature(t, 'boolean'), await createFeature(t, 'boolean')];
+  const month = await createPlan(t, monthly(20, { group: t.ns.id('grp'), items: [{ feature_id: units.id, included: 10, reset: { interval: 'year' } }] }));
+  const year = await createPlan(t, { add_on: true, price: { amount: 120, interval: 'year' }, items: [{ feature_id: yearFlag.id }] });
+  const free = await createPlan(t, { add_on: true, items: [{ feature_id: freeFlag.id }] });
+  const customer = await createCustomer(t);
+  for (const plan of [month, year, free]) await attach(t, customer.id, plan.id);
+  const granted = [units.id, yearFlag.id, freeFlag.id];
+  const before = await snapshot(t, customer.id, granted);
+
+  const result = await preview(t, { customer_id: customer.id, updates: cancelNow([free.id, month.id, year.id]) }, 'PREV-RESULT-SHAPE', headers);
+  const after = await snapshot(t, customer.id, granted);
+  t.check('PREV-NO-CHANGES', () => expect(after, 'the preview changed nothing').toEqual(before));
+  expectConsistent(t, result, customer.id);
+  t.check('PREV-FREE-PLANS-NO-ENTRY', () => expect(result.subscriptions.some((entry) => entry.plan_ids.includes(free.id)), 'the free plan has no entry').toBe(false));
+  // A monthly and a yearly price cannot share a processor subscription: two subscriptions, two entries.
+  t.check('PREV-ONE-ENTRY-PER-SUBSCRIPTION', () => expect(result.subscriptions.length, 'one entry per affected processor subscription').toBe(2));
+  const [monthEntry, yearEntry] = [entryOf(t, result, month.id), entryOf(t, result, year.id)];
+  t.check('PREV-ONE-ENTRY-PER-SUBSCRIPTION', () => expect(monthEntry, 'the monthly and the yearly plan are on different subscriptions').not.toBe(yearEntry));
+  t.precondition('cancelling now refunds at most each price and charges nothing', () => {
+    for (const [entry, price] of [[monthEntry, 20], [yearEntry, 120]] as const) {
+      expect(entry.total).toBeGreaterThanOrEqual(-price);
+      expect(entry.total).toBeLessThanOrEqual(0);
+    }
+  });
+
+  const endOfCycle = await preview(t, { customer_id: customer.id, updates: [{ plan_id: month.id, cancel_action: 'cancel_end_of_cycle' }] }, 'PREV-CANCEL-ACTION-ENUM', headers);
+  expectConsistent(t, endOfCycle, customer.id);
+  t.check('PREV-TOTAL-SUM', () => expect(endOfCycle.total, 'cancelling at the end of the cycle is due nothing today').toBe(0));
+  const afterBoth = await snapshot(t, customer.id, granted);
+  t.check('PREV-NO-CHANGES', () => expect(afterBoth, 'the previews changed nothing').toEqual(before));
+}
+
 export const resultScenarios = [
   scenario(
     {
@@ -117,44 +159,22 @@ export const resultScenarios = [
     {
       id: 'preview.paid-entries',
       title: 'paid plans on a monthly and a yearly cycle preview one entry each, a free plan none; each refund is within its price and the total is their sum; nothing changes',
-      rules: ['PREV-ONE-ENTRY-PER-SUBSCRIPTION', 'PREV-TOTAL-SUM', 'PREV-FREE-PLANS-NO-ENTRY', 'PREV-RESULT-SHAPE', 'PREV-CURRENCY-ISO', 'PREV-NO-CHANGES', 'PREV-CANCEL-ACTION-ENUM'],
+      rules: PAID_ENTRIES_RULES,
       needs: ['paid-attach'],
       // As preview.free-plans: its snapshots are compared whole.
       uses: ['exclusive-tenant'],
     },
-    async (t) => {
-      // Each plan grants a feature of its own, so that a preview that cancelled it shows in a balance check.
-      const [units, yearFlag, freeFlag] = [await createFeature(t, 'consumable'), await createFeature(t, 'boolean'), await createFeature(t, 'boolean')];
-      const month = await createPlan(t, monthly(20, { group: t.ns.id('grp'), items: [{ feature_id: units.id, included: 10, reset: { interval: 'year' } }] }));
-      const year = await createPlan(t, { add_on: true, price: { amount: 120, interval: 'year' }, items: [{ feature_id: yearFlag.id }] });
-      const free = await createPlan(t, { add_on: true, items: [{ feature_id: freeFlag.id }] });
-      const customer = await createCustomer(t);
-      for (const plan of [month, year, free]) await attach(t, customer.id, plan.id);
-      const granted = [units.id, yearFlag.id, freeFlag.id];
-      const before = await snapshot(t, customer.id, granted);
-
-      const result = await preview(t, { customer_id: customer.id, updates: cancelNow([free.id, month.id, year.id]) }, 'PREV-RESULT-SHAPE');
-      const after = await snapshot(t, customer.id, granted);
-      t.check('PREV-NO-CHANGES', () => expect(after, 'the preview changed nothing').toEqual(before));
-      expectConsistent(t, result, customer.id);
-      t.check('PREV-FREE-PLANS-NO-ENTRY', () => expect(result.subscriptions.some((entry) => entry.plan_ids.includes(free.id)), 'the free plan has no entry').toBe(false));
-      // A monthly and a yearly price cannot share a processor subscription: two subscriptions, two entries.
-      t.check('PREV-ONE-ENTRY-PER-SUBSCRIPTION', () => expect(result.subscriptions.length, 'one entry per affected processor subscription').toBe(2));
-      const [monthEntry, yearEntry] = [entryOf(t, result, month.id), entryOf(t, result, year.id)];
-      t.check('PREV-ONE-ENTRY-PER-SUBSCRIPTION', () => expect(monthEntry, 'the monthly and the yearly plan are on different subscriptions').not.toBe(yearEntry));
-      t.precondition('cancelling now refunds at most each price and charges nothing', () => {
-        for (const [entry, price] of [[monthEntry, 20], [yearEntry, 120]] as const) {
-          expect(entry.total).toBeGreaterThanOrEqual(-price);
-          expect(entry.total).toBeLessThanOrEqual(0);
-        }
-      });
-
-      const endOfCycle = await preview(t, { customer_id: customer.id, updates: [{ plan_id: month.id, cancel_action: 'cancel_end_of_cycle' }] }, 'PREV-CANCEL-ACTION-ENUM');
-      expectConsistent(t, endOfCycle, customer.id);
-      t.check('PREV-TOTAL-SUM', () => expect(endOfCycle.total, 'cancelling at the end of the cycle is due nothing today').toBe(0));
-      const afterBoth = await snapshot(t, customer.id, granted);
-      t.check('PREV-NO-CHANGES', () => expect(afterBoth, 'the previews changed nothing').toEqual(before));
+    (t) => previewPaidEntries(t),
+  ),
+  scenario(
+    {
+      id: 'preview.paid-entries-published-client',
+      title: "the published client's previews (its User-Agent) are answered as a plain caller's: paid plans on two cycles one entry each, a free plan none, the total their sum, nothing changed",
+      rules: PAID_ENTRIES_RULES,
+      needs: ['paid-attach'],
+      uses: ['exclusive-tenant'],
     },
+    (t) => previewPaidEntries(t, { 'user-agent': PUBLISHED_CLIENT_AGENT }),
   ),
   scenario(
     {

@@ -13,8 +13,9 @@ export function cancelNow(planIds: readonly string[]): PreviewBody['updates'] {
   return planIds.map((plan_id) => ({ plan_id, cancel_action: 'cancel_immediately' }));
 }
 
-export async function preview(t: T, body: PreviewBody, rule?: PreviewRule): Promise<PreviewResult> {
-  return t.expectOk(await t.client.call('billing.preview_multi_update', body), rule);
+/** A preview, by a plain caller or with `headers` (another caller: the published client's User-Agent). */
+export async function preview(t: T, body: PreviewBody, rule?: PreviewRule, headers?: Readonly<Record<string, string>>): Promise<PreviewResult> {
+  return t.expectOk(await t.client.call('billing.preview_multi_update', body, headers === undefined ? undefined : { headers }), rule);
 }
 
 export type PreviewRule = Parameters<T['check']>[0];
