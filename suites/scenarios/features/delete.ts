@@ -48,6 +48,44 @@ export const featureDeleteScenarios = [
 export const featureDeleteLeftoverScenarios = [
   scenario(
     {
+      id: 'deletes.feature-created-again',
+      title:
+        'a feature deleted once no plan uses it and created again under its ID as another type is the new feature: read and listed once as it, and checked as it for a customer of its old holder\'s ID, with nothing of the old one',
+      rules: ['FEAT-DELETE-IN-USE', 'FEAT-GET', 'FEAT-LIST', 'CHECK-BALANCE-NULL', 'CHECK-ALLOWED-BOOLEAN-IN-PLAN', 'CHECK-DENIED-OTHERWISE'],
+    },
+    async (t) => {
+      // The old feature: consumable units a plan granted and a customer used.
+      const units = await createFeature(t, 'consumable');
+      const plan = await createPlan(t, { items: [{ feature_id: units.id, included: 10, reset: { interval: 'month' } }] });
+      const holder = await createCustomer(t);
+      t.setup(await t.client.call('billing.attach', { customer_id: holder.id, plan_id: plan.id }));
+      t.setup(await t.client.call('balances.track', { customer_id: holder.id, feature_id: units.id, value: 4 }));
+      // No plan uses the units once the customer and then the plan are gone.
+      t.setup(await t.client.call('customers.delete', { customer_id: holder.id }));
+      t.setup(await t.client.call('plans.delete', { plan_id: plan.id }));
+      t.expectOk(await t.client.call('features.delete', { feature_id: units.id }), 'FEAT-DELETE-IN-USE');
+
+      // The same ID again, as a boolean flag of another name.
+      const name = `Flag again ${units.id}`;
+      t.expectOk(await t.client.call('features.create', { feature_id: units.id, name, type: 'boolean' }), 'FEAT-GET');
+      const again = t.expectOk(await t.client.call('features.get', { feature_id: units.id }), 'FEAT-GET');
+      t.check('FEAT-GET', () => expect({ id: again.id, name: again.name, type: again.type }, 'the feature reads as created the second time').toEqual({ id: units.id, name, type: 'boolean' }));
+      const listed = t.expectOk(await t.client.call('features.list', {}), 'FEAT-LIST').list.filter((feature) => feature.id === units.id);
+      t.check('FEAT-LIST', () => expect(listed.map((feature) => [feature.id, feature.name, feature.type]), 'features.list lists it once, as the new feature').toEqual([[units.id, name, 'boolean']]));
+
+      // A customer of the same ID as the old holder, without a plan: no balance, not allowed; with a plan including the flag: allowed.
+      const customer = await createCustomer(t, { customer_id: holder.id });
+      const without = t.expectOk(await t.client.call('balances.check', { customer_id: customer.id, feature_id: units.id }), 'CHECK-BALANCE-NULL');
+      t.check('CHECK-BALANCE-NULL', () => expect(without.balance, 'no balance of the old units is left for a customer of the same ID').toBeNull());
+      t.check('CHECK-DENIED-OTHERWISE', () => expect(without.allowed, 'a flag no plan of the customer includes is not allowed').toBe(false));
+      const flagPlan = await createPlan(t, { items: [{ feature_id: units.id }] });
+      t.setup(await t.client.call('billing.attach', { customer_id: customer.id, plan_id: flagPlan.id }));
+      const withPlan = t.expectOk(await t.client.call('balances.check', { customer_id: customer.id, feature_id: units.id }), 'CHECK-ALLOWED-BOOLEAN-IN-PLAN');
+      t.check('CHECK-ALLOWED-BOOLEAN-IN-PLAN', () => expect(withPlan.allowed, 'the new flag, included in the plan, is allowed').toBe(true));
+    },
+  ),
+  scenario(
+    {
       id: 'deletes.feature-leaves-nothing',
       title:
         'after features.delete of a feature no plan uses, features.list no longer lists it, and balances.check, plans.create and entities.create naming it answer 404 feature_not_found, also where it was read just before',
