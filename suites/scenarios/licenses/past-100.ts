@@ -15,6 +15,8 @@ const ASSIGNED = 150;
 /** How many entities are taken from each end of the assigned set. */
 const AT_EACH_END = 20;
 const NEW_IN_MIXED_BATCH = 10;
+/** Entities of the batches refused part-way: the cause lies past the 100th. */
+const BIG_BATCH = 130;
 /** License plans one parent plan offers, each with a seat: past a first page of 100 pools. */
 const POOLS = 105;
 
@@ -38,6 +40,37 @@ function withoutFeature(item: AttachItem): AttachItem {
 }
 
 export const past100Scenarios = [
+  scenario(
+    {
+      id: 'licenses.batch-refusals-past-100',
+      title: `batches of ${BIG_BATCH}: one naming an entity twice, at its first and last place, is refused; one asking more seats than the pool has is refused and assigns and creates nothing; a release naming an entity twice far apart releases nothing; each beside the nearest batch that is taken`,
+      rules: ['LIC-ATTACH-DUPLICATE-IDS', 'LIC-ATTACH-CAPACITY', 'LIC-ATTACH-ALL-OR-NOTHING', 'LIC-RELEASE-DUPLICATE-IDS', 'LIC-ATTACH-BATCH', 'LIC-RELEASE-FREES-SEAT'],
+    },
+    async (t) => {
+      // A pool short of the batch by a few seats: the refusal for capacity comes only past the 100th new entity.
+      const setup = await createLicensePool(t, BIG_BATCH - 5);
+      const batch = seatsInOrder(t, setup, BIG_BATCH);
+      const twice = [...batch.slice(0, BIG_BATCH - 6), batch[0]!];
+      t.expectError(await attachLicenses(t, setup, twice), { status: [400, 499], rule: 'LIC-ATTACH-DUPLICATE-IDS' });
+      await expectPool(t, setup, 'LIC-ATTACH-DUPLICATE-IDS', { usage: 0, remaining: BIG_BATCH - 5 }, 'a batch refused for naming an entity twice takes no seat');
+
+      t.expectError(await attachLicenses(t, setup, batch), { status: [400, 499], rule: 'LIC-ATTACH-CAPACITY' });
+      await expectPool(t, setup, 'LIC-ATTACH-ALL-OR-NOTHING', { usage: 0, remaining: BIG_BATCH - 5 }, `a batch of ${BIG_BATCH} new entities for ${BIG_BATCH - 5} seats assigns none`);
+      const created = t.setup(await t.client.call('entities.list', { customer_id: setup.customerId, limit: 200 }));
+      t.check('LIC-ATTACH-ALL-OR-NOTHING', () => expect(created.list.map((entity) => entity.id).filter((id) => batch.some((item) => item.entity_id === id)), 'and creates none of its new entities').toEqual([]));
+
+      // The nearest batches that are taken: the first without its repeat, and as many as the pool has seats.
+      const taken = batch.slice(0, BIG_BATCH - 5);
+      t.expectOk(await attachLicenses(t, setup, taken), 'LIC-ATTACH-BATCH');
+      await expectPool(t, setup, 'LIC-ATTACH-BATCH', { usage: BIG_BATCH - 5, remaining: 0 }, `a batch of ${BIG_BATCH - 5} new entities fills the pool`);
+
+      const ids = taken.map((item) => item.entity_id);
+      t.expectError(await releaseLicenses(t, setup, [...ids.slice(0, 120), ids[0]!]), { status: [400, 499], rule: 'LIC-RELEASE-DUPLICATE-IDS' });
+      await expectPool(t, setup, 'LIC-RELEASE-DUPLICATE-IDS', { usage: BIG_BATCH - 5, remaining: 0 }, 'a release naming an entity twice, at its first and 121st place, releases nothing');
+      t.expectOk(await releaseLicenses(t, setup, ids.slice(0, 120)), 'LIC-RELEASE-FREES-SEAT');
+      await expectPool(t, setup, 'LIC-RELEASE-FREES-SEAT', { usage: BIG_BATCH - 125, remaining: 120 }, 'the same release without the repeat frees 120 seats');
+    },
+  ),
   scenario(
     {
       id: 'licenses.past-100-assigned',
