@@ -16,7 +16,43 @@ async function expectNoPlan(t: T, planId: string, rule: RuleId): Promise<void> {
   t.expectError(await t.client.call('plans.get', { plan_id: planId }), { rule });
 }
 
+/** Amounts whose exact value a float, cents or integer store would change: fractions of a cent, a sum of such, large safe integers. */
+const AMOUNTS = { base: 19.99, unit: 0.0004, tierUpTo: 1234567, tierAmounts: [0.07, 12.345], included: 2 ** 40 } as const;
+
 export const createScenarios = [
+  scenario(
+    {
+      id: 'plans.amounts-round-trip',
+      title: 'prices and quantities a float, cents or integer store would change (19.99, 0.0004 a unit, tiers of 0.07 and 12.345 up to 1,234,567, 2^40 included) read back exactly as sent',
+      rules: ['PLAN-ITEMS-ROUND-TRIP', 'PLAN-PRICE-NULL-FREE'],
+    },
+    async (t) => {
+      const [units, tokens] = [await createFeature(t, 'consumable'), await createFeature(t, 'consumable')];
+      const items: z.input<typeof PlanItemInput>[] = [
+        { ...monthly(units.id, AMOUNTS.included), price: { amount: AMOUNTS.unit, interval: 'month', billing_method: 'usage_based' } },
+        { ...monthly(tokens.id, 0), price: { tiers: [{ to: AMOUNTS.tierUpTo, amount: AMOUNTS.tierAmounts[0] }, { to: 'inf', amount: AMOUNTS.tierAmounts[1] }], interval: 'month', billing_method: 'usage_based' } },
+      ];
+      const planId = t.ns.id('plan');
+      const created = await t.client.call('plans.create', { plan_id: planId, name: `Plan ${planId}`, price: { amount: AMOUNTS.base, interval: 'month' }, items });
+      // interface.md gives no bound on these amounts: a target refusing them is not asked, never failed.
+      if (!created.ok && created.status >= 400 && created.status < 500) {
+        t.notVerified('PLAN-ITEMS-ROUND-TRIP', `plans.create refused the amounts (${created.status})`);
+        t.notVerified('PLAN-PRICE-NULL-FREE', `plans.create refused the amounts (${created.status})`);
+        return;
+      }
+      for (const plan of [t.expectOk(created, 'PLAN-ITEMS-ROUND-TRIP'), await readPlan(t, planId)]) {
+        t.check('PLAN-PRICE-NULL-FREE', () => expect(plan.price?.amount, 'the base price reads back exactly').toBe(AMOUNTS.base));
+        const byFeature = new Map((plan.items ?? []).map((item) => [item.feature_id, item]));
+        t.check('PLAN-ITEMS-ROUND-TRIP', () => {
+          expect(byFeature.get(units.id), 'a unit price of a fraction of a cent and 2^40 included').toMatchObject({ included: AMOUNTS.included, price: { amount: AMOUNTS.unit } });
+          expect(byFeature.get(tokens.id)?.price?.tiers?.map(({ to, amount }) => ({ to, amount })), 'tiers of fractional amounts up to a large bound').toEqual([
+            { to: AMOUNTS.tierUpTo, amount: AMOUNTS.tierAmounts[0] },
+            { to: 'inf', amount: AMOUNTS.tierAmounts[1] },
+          ]);
+        });
+      }
+    },
+  ),
   scenario(
     {
       id: 'plans.create-then-get',
