@@ -7,12 +7,12 @@
  *   dependents (DEPENDENT_RULES in precision.ts), over more scenarios than those carrying the rule,
  *   chosen by the sweep (`PRECISION_SWEEP`, precision.ts; both found from one run against the
  *   healthy fake):
- *   - `checked` (the default): the scenarios deciding the rule or its dependents, and of those
- *     whose verdicts rest on an answer of an operation the fault touches (where a misattributed FAIL
- *     shows first) at most PRECISION_SAMPLE, drawn by the test seed. A fault of an operation nearly
- *     every scenario calls (a customer's shape, the spelling of every answer) or of every operation
- *     (authentication, versions, error bodies) would otherwise run most of the suite: eight such
- *     faults were half the sweep's CPU time;
+ *   - `checked` (the default): the scenarios carrying the rule or its dependents, a few others
+ *     deciding each of them through their answers, and of those whose verdicts rest on an answer of
+ *     an operation the fault touches (where a misattributed FAIL shows first) at most
+ *     PRECISION_SAMPLE, drawn by the test seed. A shape rule is decided by nearly every scenario
+ *     that calls its operation, and a fault of every operation (authentication, versions, error
+ *     bodies) touches them all: taken whole, eight such faults ran 196 to 249 scenarios each;
  *   - `full` (`npm run test:full`): every scenario that calls an operation the fault can touch, so
  *     every scenario for a fault that can touch every operation.
  * The figure printed at the end: faults whose FAIL set is exact / faults checked (all of them).
@@ -32,31 +32,38 @@ const selected = precisionRules();
 const sweep = precisionSweep();
 const seed = testSeed();
 
-/** Under the checked sweep, the most scenarios besides those deciding its rule a fault runs (drawn by the test seed from those it can touch). */
+/** Under the checked sweep, the most scenarios a fault runs besides those carrying its rule or a dependent (drawn by the test seed from those it can touch). */
 export const PRECISION_SAMPLE = 24;
+/** Under the checked sweep, the most scenarios a fault runs for each of its rule and dependents that decide it through their answers only. */
+const DECIDERS_SAMPLE = 6;
 
 /**
  * Scenarios that decide the rule or one of its declared dependents against the healthy fake
  * (DEPENDENT_RULES: the precision check expects them to FAIL, so the scenarios that can show it must
- * run, shape rules of their answers included), and those that use an operation the fault touches
- * (every operation for some): for the full sweep all that call it, for the checked sweep at most
- * PRECISION_SAMPLE of those resting a verdict on its answer (`operationsOf`: scenario → operations
- * it called against the healthy fake, and those its verdicts rested on).
+ * run), and those that use an operation the fault touches (every operation for some): for the full
+ * sweep, every scenario deciding them (shape rules of their answers included) and every one that
+ * calls such an operation. For the checked sweep, every scenario carrying one of those rules, at
+ * most DECIDERS_SAMPLE others deciding each of them through their answers (a shape rule is decided
+ * by nearly every scenario that calls its operation), and at most PRECISION_SAMPLE of those resting
+ * a verdict on an answer the fault can change, each drawn by the test seed (`operationsOf`: scenario
+ * → operations it called against the healthy fake, those its verdicts rested on, the rules it decided).
  */
 function relevantScenarios(fault: Fault, operationsOf: ReadonlyMap<string, OperationsUsed>): AnyScenario[] {
   const touched = operationsTouched(fault);
   const expected = expectedFailures(fault.rule);
-  const decides = (s: AnyScenario) => [...s.rules, ...(operationsOf.get(s.id)?.decided ?? [])].some((r) => expected.includes(r));
+  const decided = (s: AnyScenario) => operationsOf.get(s.id)?.decided ?? [];
   const touches = (s: AnyScenario) => touched === undefined || [...(operationsOf.get(s.id)?.[sweep] ?? [])].some((op) => touched.has(op));
-  if (sweep === 'full') return SCENARIOS.filter((s) => decides(s) || touches(s));
-  const drawn = new Set(
-    SCENARIOS.filter((s) => !decides(s) && touches(s))
-      .map((s) => ({ id: s.id, rank: hashSeed(seed, `${fault.rule} ${s.id}`) }))
+  if (sweep === 'full') return SCENARIOS.filter((s) => [...s.rules, ...decided(s)].some((r) => expected.includes(r)) || touches(s));
+  const draw = (from: readonly AnyScenario[], salt: string, count: number) =>
+    from
+      .map((s) => ({ id: s.id, rank: hashSeed(seed, `${fault.rule} ${salt} ${s.id}`) }))
       .sort((a, b) => a.rank - b.rank)
-      .slice(0, PRECISION_SAMPLE)
-      .map((s) => s.id),
-  );
-  return SCENARIOS.filter((s) => decides(s) || drawn.has(s.id));
+      .slice(0, count)
+      .map((s) => s.id);
+  const chosen = new Set(SCENARIOS.filter((s) => s.rules.some((r) => expected.includes(r))).map((s) => s.id));
+  for (const rule of expected) for (const id of draw(SCENARIOS.filter((s) => !chosen.has(s.id) && decided(s).includes(rule) && touches(s)), rule, DECIDERS_SAMPLE)) chosen.add(id);
+  for (const id of draw(SCENARIOS.filter((s) => !chosen.has(s.id) && touches(s)), 'others', PRECISION_SAMPLE)) chosen.add(id);
+  return SCENARIOS.filter((s) => chosen.has(s.id));
 }
 
 /** What a scenario did against the healthy fake: the operations it called, those whose answers its verdicts rested on, and the rules it decided (shape rules of its 200s included). */
