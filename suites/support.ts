@@ -258,6 +258,9 @@ export async function checkProperty<Ts>(t: T, property: fc.IAsyncProperty<Ts>, n
 
 type Answer = Parameters<T['expectOk']>[0];
 
+/** The headers the published client (autumn-js) sends: a caller interface.md does not tell apart from a plain one. */
+export const PUBLISHED_CLIENT_HEADERS = PUBLISHED_CLIENT_CALLER.headers;
+
 /** A kind's delete, and the read that shows whether a record of it is there (answering 404 with `code` when not). */
 export interface Deletion {
   readonly kind: string;

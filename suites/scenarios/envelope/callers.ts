@@ -8,14 +8,13 @@ import { Client as UndiciClient } from 'undici';
 import { expect } from 'vitest';
 import { seededFaker } from '../../../fixtures/factories.ts';
 import { operations } from '../../../spec/operations.ts';
-import { PUBLISHED_CLIENT_AGENT } from '../../../spec/reference/differences.ts';
-import { attach, createCustomer, createEntity, createFeature, createLicensePool, createPlan, licenseEntities, oneConnection, scenario } from '../../support.ts';
+import { PUBLISHED_CLIENT_HEADERS, attach, createCustomer, createEntity, createFeature, createLicensePool, createPlan, licenseEntities, oneConnection, scenario } from '../../support.ts';
 import { expectPool } from '../licenses/support.ts';
 import { expectEmbeddedFieldsOnly } from '../entities/support.ts';
 import { balanceNow, spend, SPEND_RULES } from '../balances/support.ts';
 import { codeOf, expectRefusal, parsedJson, rawCall, wireOf } from './support.ts';
 
-const PUBLISHED_CLIENT = { 'user-agent': PUBLISHED_CLIENT_AGENT } as const;
+const PUBLISHED_CLIENT = PUBLISHED_CLIENT_HEADERS;
 
 /** User-Agents of callers that are not the published client: a browser, curl, another language's HTTP library. */
 const OTHER_CALLERS = [

@@ -4,10 +4,10 @@
  * the included amount billed, and that a preview changes nothing.
  */
 import { expect } from 'vitest';
+import type { HeaderOverrides } from '../../framework/index.ts';
 import type { Balance } from '../../../spec/balances.ts';
 import type { Plan } from '../../../spec/plans.ts';
-import { PUBLISHED_CLIENT_AGENT } from '../../../spec/reference/differences.ts';
-import { attach, createCustomer, createFeature, createPlan, MONTHLY, scenario, type T } from '../../support.ts';
+import { attach, createCustomer, createFeature, createPlan, MONTHLY, PUBLISHED_CLIENT_HEADERS, scenario, type T } from '../../support.ts';
 import { cancelNow, CENT, monthly, preview, type PreviewResult, type PreviewRule } from './support.ts';
 
 /** ISO 4217 codes, as the runtime knows them; the reference answers in lower case (`usd`). */
@@ -84,7 +84,7 @@ const PAID_ENTRIES_RULES = ['PREV-ONE-ENTRY-PER-SUBSCRIPTION', 'PREV-TOTAL-SUM',
  * monthly one at the end of its cycle, asked by a plain caller or with `headers` (the published
  * client: interface.md does not tell callers apart).
  */
-async function previewPaidEntries(t: T, headers?: Readonly<Record<string, string>>): Promise<void> {
+async function previewPaidEntries(t: T, headers?: HeaderOverrides): Promise<void> {
   // Each plan grants a feature of its own, so that a preview that cancelled it shows in a balance check.
   const [units, yearFlag, freeFlag] = [await createFeature(t, 'consumable'), await createFeature(t, 'boolean'), await createFeature(t, 'boolean')];
   const month = await createPlan(t, monthly(20, { group: t.ns.id('grp'), items: [{ feature_id: units.id, included: 10, reset: { interval: 'year' } }] }));
@@ -174,7 +174,7 @@ export const resultScenarios = [
       needs: ['paid-attach'],
       uses: ['exclusive-tenant'],
     },
-    (t) => previewPaidEntries(t, { 'user-agent': PUBLISHED_CLIENT_AGENT }),
+    (t) => previewPaidEntries(t, PUBLISHED_CLIENT_HEADERS),
   ),
   scenario(
     {

@@ -1,5 +1,6 @@
 /** Builders and checks that several preview scenario modules share. */
 import type { z } from 'zod';
+import type { HeaderOverrides } from '../../framework/index.ts';
 import { createPlan, type Ops, type T } from '../../support.ts';
 
 export type PreviewBody = z.input<Ops['billing.preview_multi_update']['request']>;
@@ -14,7 +15,7 @@ export function cancelNow(planIds: readonly string[]): PreviewBody['updates'] {
 }
 
 /** A preview, by a plain caller or with `headers` (another caller: the published client's User-Agent). */
-export async function preview(t: T, body: PreviewBody, rule?: PreviewRule, headers?: Readonly<Record<string, string>>): Promise<PreviewResult> {
+export async function preview(t: T, body: PreviewBody, rule?: PreviewRule, headers?: HeaderOverrides): Promise<PreviewResult> {
   return t.expectOk(await t.client.call('billing.preview_multi_update', body, headers === undefined ? undefined : { headers }), rule);
 }
 
