@@ -1,12 +1,29 @@
 #!/usr/bin/env node
 // The conformance CLI in a clone of this repository: `node suites/cli.mjs <command> …` (the
-// package's bin runs the compiled dist/suites/cli.js instead). It loads vitest's node API before
-// tsx registers its loader: under tsx's hooks those hundreds of plain JavaScript modules cost about
-// 2.3 CPU-s, against 0.6 before them (Node 20 has no way past the hooks once they are in), so a
-// one-scenario run costs about 5 CPU-s here against 7.5 under `npx tsx suites/cli.ts`.
-// Commands other than `run` (argv[2]) need no vitest and load none here.
-if (process.argv[2] === 'run') await import('vitest/node');
-const { register } = await import('tsx/esm/api');
-register();
-const { main } = await import('./cli.ts');
+// package's bin runs the compiled dist/suites/cli.js instead). It runs an esbuild bundle of
+// suites/cli.ts kept in node_modules/.cache/besi-conformance/ (scripts/cached-bundle.mjs), not the
+// sources under tsx: tsx's loader compiled some 260 modules on every start and slowed the loading
+// of vitest's, about 3 CPU-s of a one-scenario run's 5.5. The scenarios themselves run in vitest,
+// from their sources, as before.
+import { readFile } from 'node:fs/promises';
+import { pathToFileURL } from 'node:url';
+import { cachedBundle, NODE_BUNDLE } from '../scripts/cached-bundle.mjs';
+
+/** Each source keeps its own import.meta.url: the CLI finds the project, its profiles and fixtures from it. */
+const ownUrls = {
+  name: 'own-import-meta-url',
+  setup(build) {
+    build.onLoad({ filter: /\.ts$/ }, async ({ path }) => ({ contents: (await readFile(path, 'utf8')).replaceAll('import.meta.url', JSON.stringify(pathToFileURL(path).href)), loader: 'ts' }));
+  },
+};
+
+async function bundleCli(outdir) {
+  const { build } = await import('esbuild');
+  // Chunks, so the scenarios, `explore` and `cleanup` load only for the commands that use them; packages from node_modules.
+  const { metafile } = await build({ ...NODE_BUNDLE, entryPoints: { cli: 'suites/cli.ts' }, outdir, splitting: true, packages: 'external', plugins: [ownUrls] });
+  return Object.keys(metafile.inputs);
+}
+
+const dir = await cachedBundle('besi-conformance', bundleCli);
+const { main } = await import(pathToFileURL(`${dir}cli.js`).href);
 await main();

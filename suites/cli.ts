@@ -15,13 +15,13 @@
  * stale; 2 UNDECIDED (configuration, unreachable target, key or version refused, a MUST rule in
  * ERROR or left BLOCKED, an interrupted run).
  */
-import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { Vitest } from 'vitest/node';
 import { RULES } from '../spec/rules/catalogue.ts';
-import { CONFORMANCE_PROJECT, conformanceProject, moduleCache, PROJECT_ROOT } from './conformance-project.ts';
+import { CONFORMANCE_PROJECT, conformanceProject, moduleCache, PROJECT_ROOT, SOURCE_EXT } from './conformance-project.ts';
 import { didYouMean } from './framework/closest.ts';
 import { ConfigError, type ConformanceConfig, DEFAULT_CONCURRENCY, ENV_VARS, FAR_TARGET_MS, loadConfig, MAX_CONCURRENCY, secretsOf } from './framework/config.ts';
 import { preflight } from './framework/preflight.ts';
@@ -33,9 +33,8 @@ import { baselineFrom, BaselineError, readBaseline } from './report/baseline.ts'
 import { cliInvocation, type PrintedTarget, rememberInvocation, targetedCommand } from './report/commands.ts';
 import { shellArg } from './report/curl.ts';
 import { mergeReports } from './report/merge.ts';
-import { areaOf } from './report/progress.ts';
 import { type Baseline, BASELINE_FORMAT, ConformanceReport } from './report/schema.ts';
-import { exactNames, failedScenarioIds, scenarioFiles, selectScenarios } from './report/select.ts';
+import { exactNames, failedScenarioIds, selectScenarios } from './report/select.ts';
 import { verdictOf } from './report/view.ts';
 import { shownPath, writeAtomically, writeReportFiles } from './report/write.ts';
 
@@ -201,7 +200,7 @@ async function run(options: RunOptions): Promise<number> {
         `${baseline ? `, baseline ${baseline.path}` : ''}; reports in ${shownPath(config.reportDir)}/`,
     );
 
-    const files = selected === undefined ? undefined : await filesOf(selected);
+    const files = selected === undefined ? undefined : filesOf(selected);
     // Loaded here, not at the top: a usage error, `list` or `--help` is told without vitest's start-up (seconds of CPU).
     const { createVitest } = await import('vitest/node');
     const vitest = await createVitest(
@@ -419,18 +418,10 @@ function unknownSelection(unknown: readonly string[], scenarios: readonly { id: 
   return new UsageError(`--only: not a rule ID, area or scenario: ${unknown.map((u) => `${u}${didYouMean(u, names)}`).join(', ')} (\`conformance list\` lists them)`);
 }
 
-/** The test files holding these scenarios; every file when one cannot be placed. */
-async function filesOf(scenarios: readonly { id: string }[]): Promise<string[] | undefined> {
+/** The test files holding these scenarios: each part's scenarios are registered by `suites/scenarios/<area>.test.*`. */
+function filesOf(scenarios: readonly { area: string }[]): string[] {
   const scenarioDir = join(PROJECT_ROOT, 'suites/scenarios');
-  const testFiles = readdirTests(scenarioDir);
-  const byScenario = await scenarioFiles(scenarioDir, testFiles);
-  const files = scenarios.map((s) => byScenario.get(s.id));
-  if (files.some((f) => f === undefined)) return undefined;
-  return [...new Set(files as string[])].map((f) => join(scenarioDir, f));
-}
-
-function readdirTests(dir: string): string[] {
-  return existsSync(dir) ? readdirSync(dir).filter((f) => /\.test\.[jt]s$/.test(f)).sort() : [];
+  return [...new Set(scenarios.map((s) => join(scenarioDir, `${s.area}.test.${SOURCE_EXT}`)))];
 }
 
 async function list(options: { only?: string[] }): Promise<number> {
@@ -441,15 +432,9 @@ async function list(options: { only?: string[] }): Promise<number> {
     if (selection.unknown.length > 0) throw unknownSelection(selection.unknown, all);
     scenarios = selection.scenarios;
   }
-  const scenarioDir = join(PROJECT_ROOT, 'suites/scenarios');
-  const byScenario = await scenarioFiles(scenarioDir, readdirTests(scenarioDir));
   const levels = new Map<string, string>(RULES.map((r) => [r.id, r.level]));
   const areas = new Map<string, (typeof all)[number][]>();
-  for (const s of scenarios) {
-    const file = byScenario.get(s.id);
-    const area = file === undefined ? 'other' : areaOf(file);
-    areas.set(area, [...(areas.get(area) ?? []), s]);
-  }
+  for (const s of scenarios) areas.set(s.area, [...(areas.get(s.area) ?? []), s]);
   const rules = new Set<string>();
   for (const [area, members] of areas) {
     console.log(`${area} (${members.length} scenarios)`);

@@ -12,18 +12,18 @@ export const CONFORMANCE_PROJECT = 'conformance';
 export const PROJECT_ROOT = fileURLToPath(new URL('../', import.meta.url));
 
 /** `ts` in the repository, `js` when this module runs compiled (the package's dist/). */
-const EXT = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
+export const SOURCE_EXT = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
 
 /** The node arguments that run the conformance CLI: in the repository its launcher (suites/cli.mjs: vitest loaded before tsx), compiled in the package. */
-export const CLI_COMMAND: readonly string[] = [fileURLToPath(new URL(EXT === 'ts' ? './cli.mjs' : './cli.js', import.meta.url))];
+export const CLI_COMMAND: readonly string[] = [fileURLToPath(new URL(SOURCE_EXT === 'ts' ? './cli.mjs' : './cli.js', import.meta.url))];
 
 /** The short exploration every conformance run ends with (suites/explore/), reported like a scenario. */
-export const EXPLORATION_TEST = `suites/explore/exploration.test.${EXT}`;
+export const EXPLORATION_TEST = `suites/explore/exploration.test.${SOURCE_EXT}`;
 
 export const conformanceProject = {
   name: CONFORMANCE_PROJECT,
-  include: [`suites/scenarios/**/*.test.${EXT}`, EXPLORATION_TEST],
-  globalSetup: [`suites/global-setup.${EXT}`],
+  include: [`suites/scenarios/**/*.test.${SOURCE_EXT}`, EXPLORATION_TEST],
+  globalSetup: [`suites/global-setup.${SOURCE_EXT}`],
   // One worker and one module environment for every scenario file: vitest then collects them all
   // before running any, and the run's plan (suites/framework/schedule.ts) sees every file's scenarios
   // and runs them side by side (`concurrency`), those that move the clock or change tenant-wide

@@ -3,9 +3,6 @@
  * interface.md, scenario IDs), or those behind the FAIL and ERROR rules of a previous report
  * (`--rerun-failed`). vitest is then given the scenario files and an exact test-name pattern.
  */
-import { existsSync } from 'node:fs';
-import { basename, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { ConformanceReport } from './schema.ts';
 
 export interface SelectableScenario {
@@ -55,27 +52,4 @@ export function failedScenarioIds(report: ConformanceReport): string[] {
 /** A pattern matching exactly these test names (vitest's `testNamePattern`). */
 export function exactNames(names: readonly string[]): RegExp {
   return new RegExp(`^(?:${names.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})$`);
-}
-
-/**
- * Scenario ID → its test file, by the suite's layout: `suites/scenarios/<part>.test.ts` registers
- * the scenarios that `<part>/index.ts` exports. Scenarios found in no such module map to no file
- * (the run then keeps every file, so nothing is missed).
- */
-export async function scenarioFiles(scenarioDir: string, testFiles: readonly string[]): Promise<Map<string, string>> {
-  const files = new Map<string, string>();
-  for (const file of testFiles) {
-    const module = join(scenarioDir, basename(file).replace(/\.test\.([jt]s)$/, '/index.$1'));
-    if (!existsSync(module)) continue;
-    const exported = (await import(pathToFileURL(module).href)) as Record<string, unknown>;
-    for (const value of Object.values(exported)) {
-      if (!Array.isArray(value)) continue;
-      for (const s of value) if (isScenario(s)) files.set(s.id, file);
-    }
-  }
-  return files;
-}
-
-function isScenario(value: unknown): value is SelectableScenario {
-  return typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'string' && Array.isArray((value as { rules?: unknown }).rules) && typeof (value as { run?: unknown }).run === 'function';
 }
