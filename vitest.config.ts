@@ -85,7 +85,8 @@ export default defineConfig({
           // The conformance runs the tests start explore 3 s alone once their scenarios are done, not
           // a vendor's 10 s or more (suites/explore/exploration.test.ts): tens of runs would each pay
           // the difference. suites/meta/child-env.ts passes it to the runs' processes.
-          env: { CONFORMANCE_EXPLORE_SECONDS: process.env['CONFORMANCE_EXPLORE_SECONDS'] ?? '3' },
+          // BESI_TEST_RUN names this `vitest run`: its workers share one healthy run of the scenarios (suites/meta/against-fake.ts).
+          env: { CONFORMANCE_EXPLORE_SECONDS: process.env['CONFORMANCE_EXPLORE_SECONDS'] ?? '3', BESI_TEST_RUN: `${Date.now()}-${process.pid}` },
           // After the conformance project (test:full): projects of one group must share a worker
           // count, and the run's deadline (CONFORMANCE_RUN_TIMEOUT_MS) starts at its global setup, so
           // the scenarios go first rather than after however long the unit files take.
