@@ -30,8 +30,8 @@ export function selectScenarios<S extends SelectableScenario>(scenarios: readonl
   const unknown: string[] = [];
   for (const name of only) {
     const areaRules = new Set(rules.filter((r) => r.part === name).map((r) => r.id));
-    // A scenario ID, a rule it carries, a part of interface.md its rules belong to, or its area.
-    const matching = scenarios.filter((s) => s.id === name || (s.area === undefined ? s.id.startsWith(`${name}.`) : s.area === name) || s.rules.includes(name) || s.rules.some((r) => areaRules.has(r)));
+    // A scenario ID or the prefix before its dot (`deletes` for deletes.plan), a rule it carries, a part of interface.md its rules belong to, or its area.
+    const matching = scenarios.filter((s) => s.id === name || s.id.startsWith(`${name}.`) || s.area === name || s.rules.includes(name) || s.rules.some((r) => areaRules.has(r)));
     const known = areaRules.size > 0 || rules.some((r) => r.id === name) || matching.length > 0;
     if (!known) unknown.push(name);
     for (const s of matching) chosen.add(s);
