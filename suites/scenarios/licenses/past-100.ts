@@ -44,7 +44,7 @@ export const past100Scenarios = [
     {
       id: 'licenses.batch-refusals-past-100',
       title: `batches of ${BIG_BATCH}: one naming an entity twice, at its first and last place, is refused; one asking more seats than the pool has is refused and assigns and creates nothing; a release naming an entity twice far apart releases nothing; each beside the nearest batch that is taken`,
-      rules: ['LIC-ATTACH-DUPLICATE-IDS', 'LIC-ATTACH-CAPACITY', 'LIC-ATTACH-ALL-OR-NOTHING', 'LIC-RELEASE-DUPLICATE-IDS', 'LIC-ATTACH-BATCH', 'LIC-RELEASE-FREES-SEAT'],
+      rules: ['LIC-ATTACH-DUPLICATE-IDS', 'LIC-ATTACH-CAPACITY', 'LIC-ATTACH-ALL-OR-NOTHING', 'LIC-RELEASE-DUPLICATE-IDS', 'LIC-ATTACH-BATCH', 'LIC-RELEASE-FREES-SEAT', 'LIC-POOL-USAGE', 'LIC-POOL-REMAINING'],
     },
     async (t) => {
       // A pool short of the batch by a few seats: the refusal for capacity comes only past the 100th new entity.
