@@ -1,6 +1,7 @@
 /** Scenarios of entities.delete. */
 import { expect } from 'vitest';
 import { MONTHLY, type T, attach, createCustomer, createEntity, createFeature, createPlan, scenario } from '../../support.ts';
+import { holding, holdingOf, LISTINGS, mainPlans, oneOffPrice, WALK_RULES, walkRows } from '../listings/support.ts';
 import { listIds, planIds, plansHeld, requirePlanFilter, requireSearch } from './support.ts';
 
 /** What an entity reads as, compared between two entities: the plans entities.get shows it holding, and its check of a feature (status, allowed, usage and remaining). */
@@ -121,6 +122,38 @@ export const deleteScenarios = [
       t.check('ENT-DELETE', () => expect(again, 'the entity created again under a deleted ID reads as an entity never seen (no plan, no usage of the old one)').toEqual(never));
       const kept = await entityReads(t, customer.id, sibling.id, messages.id);
       t.check('ENT-DELETE', () => expect(kept, 'the sibling keeps its plan and its usage').toEqual({ plans: [plan.id], check: { allowed: true, usage: 1, remaining: 9 } }));
+    },
+  ),
+  scenario(
+    {
+      id: 'deletes.entity-records-listed',
+      title:
+        "after entities.delete of one of two entities each holding a main plan and a one-off pack of its own, the customer's default subscriptions.list and purchases.list hold nothing expired, and still list the customer's own records and the other entity's, active",
+      rules: ['STATE-EXPIRED-ONLY-ON-REQUEST', 'STATE-DEFAULT-ACTIVE-SCHEDULED', 'LIST-STATUSES-FILTER', 'LIST-CUSTOMER-FILTER', ...WALK_RULES],
+    },
+    async (t) => {
+      const seat = await createFeature(t, 'allocated');
+      const [main] = await mainPlans(t, 1);
+      const pack = await createPlan(t, oneOffPrice);
+      const customer = (await createCustomer(t)).id;
+      const doomed = (await createEntity(t, customer, seat.id)).id;
+      const kept = (await createEntity(t, customer, seat.id)).id;
+      for (const entityId of [null, doomed, kept]) for (const plan of [main!, pack]) await attach(t, customer, plan.id, entityId === null ? {} : { entity_id: entityId });
+      t.setup(await t.client.call('entities.delete', { customer_id: customer, entity_id: doomed }));
+
+      for (const name of LISTINGS) {
+        // What each listing holds: the main plan's records are subscriptions, the pack's purchases.
+        const planId = name === 'subscriptions.list' ? main!.id : pack.id;
+        const byDefault = await walkRows(t, name, { customer_id: customer }, 'STATE-EXPIRED-ONLY-ON-REQUEST');
+        t.check('STATE-EXPIRED-ONLY-ON-REQUEST', () => expect(byDefault.filter((row) => row.status === 'expired').map(holdingOf), `${name}: the default listing holds nothing expired after an entity was deleted`).toEqual([]));
+        t.check('STATE-DEFAULT-ACTIVE-SCHEDULED', () =>
+          expect(byDefault.filter((row) => row.status === 'active').map(holdingOf), `${name}: the default listing still holds the customer's own record and the other entity's, active`).toEqual(
+            expect.arrayContaining([holding(customer, null, planId), holding(customer, kept, planId)]),
+          ),
+        );
+        const expired = await walkRows(t, name, { customer_id: customer, statuses: ['expired'] }, 'LIST-STATUSES-FILTER');
+        t.check('LIST-STATUSES-FILTER', () => expect(expired.filter((row) => row.status !== 'expired').map(holdingOf), `${name}: statuses ["expired"] lists expired records only`).toEqual([]));
+      }
     },
   ),
 ];

@@ -7,7 +7,7 @@ import { expect } from 'vitest';
 import { seededFaker } from '../../../fixtures/factories.ts';
 import { inBatches } from '../../framework/index.ts';
 import { createCustomer, createEntity, createFeature, createLicensePool, licenseEntities, requireNotRead, scenario, SETUP_WIDTH, type T, withFrozenClock } from '../../support.ts';
-import { checkAs, type ListBody, type ListedEntity, listIds, listPage, namedEntity, requireSearch } from './support.ts';
+import { checkAs, type ListBody, type ListedEntity, listIds, listPage, namedEntity, requirePlanFilter, requireSearch } from './support.ts';
 
 interface WalkOptions {
   readonly limit: number;
@@ -74,6 +74,9 @@ function expectNewestFirst(entities: readonly ListedEntity[], owned: (id: string
     }
   }
 }
+
+/** Entities of entities.list-walks-many: well past a first page of 100 and of 200. */
+const WALKED = 260;
 
 /** Limits outside 1..5000 or not integers. */
 const LIMITS_REFUSED: readonly number[] = [0, -1, 5001, 1.5, 4999.5];
@@ -366,6 +369,50 @@ export const listScenarios = [
       const walked = await walk(t, { customer_id: setup.customerId }, { limit, maxPages: count / limit + 1 });
       t.check('ENT-CURSOR-WALK', () => expect(walked.map((entity) => entity.id).sort(), `a walk with limit ${limit} lists each of the ${count} entities`).toEqual([...ids].sort()));
       t.check('ENT-LIST-ORDER', () => expect(walked.map((entity) => entity.id), 'the walk lists them newest first, those of one instant by id descending').toEqual(newestFirstIds(walked)));
+    },
+  ),
+  scenario(
+    {
+      id: 'entities.list-walks-many',
+      title: `a customer's ${WALKED} entities made by three licenses.attach batches: walks at limits on both sides of 100 and of the count, one drawn by the seed, and a walk of small pages each list every entity once, newest first; walks with the plan filter and with search list what one page of limit 5000 with the same filter lists`,
+      rules: ['ENT-CURSOR-WALK', 'ENT-LIST-ORDER', 'ENT-CUSTOMER-FILTER'],
+    },
+    async (t) => {
+      const setup = await createLicensePool(t, WALKED);
+      const customer = { customer_id: setup.customerId };
+      // One series of IDs (any collation orders them alike), sent in a seeded shuffle, in batches made at three instants.
+      const base = t.ns.id('ent');
+      const ids = Array.from({ length: WALKED }, (_, n) => `${base}_${String(n).padStart(3, '0')}`);
+      const faker = seededFaker(t.seed, t.scenario.id);
+      const items = faker.helpers.shuffle(ids).map((entityId) => {
+        t.ledger.record({ kind: 'entity', id: entityId, customer_id: setup.customerId });
+        return { entity_id: entityId, name: `Entity ${entityId}`, feature_id: setup.seatFeature.id };
+      });
+      for (const batch of [items.slice(0, 120), items.slice(120, 220), items.slice(220)]) {
+        t.setup(await t.client.call('licenses.attach', { ...customer, plan_id: setup.licensePlan.id, entities: batch }));
+      }
+      const all = [...ids].sort();
+      const walkOnce = async (body: ListBody, limit: number, expected: readonly string[], what: string) => {
+        const walked = await walk(t, body, { limit, maxPages: Math.ceil(Math.max(expected.length, 1) / limit) + 1 });
+        t.check('ENT-CURSOR-WALK', () => expect(walked.map((entity) => entity.id).sort(), `${what}, walked with limit ${limit}, lists each of its ${expected.length} entities`).toEqual(expected));
+        t.check('ENT-LIST-ORDER', () => expectNewestFirst(walked, t.ns.owns));
+      };
+      for (const limit of [7, 99, 100, 101, WALKED - 1, WALKED, WALKED + 1, faker.number.int({ min: 2, max: WALKED + 20 })]) await walkOnce(customer, limit, all, `the customer's ${WALKED} entities`);
+
+      // Filtered: what one page of limit 5000 lists (what a filter matches is the filter's rule, not the walk's).
+      const unheld = t.ns.id('plan');
+      await requirePlanFilter(t, setup.customerId, unheld);
+      await requireSearch(t, setup.customerId, t.ns.id('nobody').replace(/_/g, ''));
+      const filters: [ListBody, string][] = [
+        [{ plans: [{ id: setup.licensePlan.id }] }, 'the entities holding the license plan'],
+        [{ search: base }, `the entities search finds for ${base}`],
+      ];
+      for (const [filter, what] of filters) {
+        const body = { ...customer, ...filter };
+        // At most the customer's entities match: one page of limit 5000 holds them all, and ends the walk.
+        const expected = (await walk(t, body, { limit: 5000, maxPages: 1 })).map((entity) => entity.id).sort();
+        for (const limit of [100, 101]) await walkOnce(body, limit, expected, what);
+      }
     },
   ),
 ];
