@@ -1,7 +1,7 @@
 /** Scenarios of entities.delete. */
 import { expect } from 'vitest';
 import { MONTHLY, type T, attach, createCustomer, createEntity, createFeature, createPlan, scenario } from '../../support.ts';
-import { holding, holdingOf, LISTINGS, mainPlans, oneOffPrice, WALK_RULES, walkRows } from '../listings/support.ts';
+import { addOnPlan, holding, holdingOf, type ListBody, LISTINGS, mainPlans, oneOffPrice, WALK_RULES, walkRows } from '../listings/support.ts';
 import { listIds, planIds, plansHeld, requirePlanFilter, requireSearch } from './support.ts';
 
 /** What an entity reads as, compared between two entities: the plans entities.get shows it holding, and its check of a feature (status, allowed, usage and remaining). */
@@ -128,29 +128,41 @@ export const deleteScenarios = [
     {
       id: 'deletes.entity-records-listed',
       title:
-        "after entities.delete of one of two entities each holding a main plan and a one-off pack of its own, the customer's default subscriptions.list and purchases.list hold nothing expired, and still list the customer's own records and the other entity's, active",
-      rules: ['STATE-EXPIRED-ONLY-ON-REQUEST', 'STATE-DEFAULT-ACTIVE-SCHEDULED', 'LIST-STATUSES-FILTER', 'LIST-CUSTOMER-FILTER', ...WALK_RULES],
+        "after entities.delete of one of two entities each holding a main plan, an add-on, a monthly plan and a one-off pack of its own, no listing of the customer that does not ask for expired records holds one (the default, each status asked alone or with others, by the other entity), and those listings keep the customer's own records and the other entity's",
+      rules: ['STATE-EXPIRED-ONLY-ON-REQUEST', 'STATE-DEFAULT-ACTIVE-SCHEDULED', 'LIST-STATUSES-FILTER', 'LIST-CUSTOMER-FILTER', 'LIST-ENTITY-FILTER', ...WALK_RULES],
     },
     async (t) => {
       const seat = await createFeature(t, 'allocated');
       const [main] = await mainPlans(t, 1);
+      const addOn = await addOnPlan(t);
+      const monthly = await createPlan(t, { group: t.ns.id('grp'), price: { amount: 12, interval: 'month' } });
       const pack = await createPlan(t, oneOffPrice);
       const customer = (await createCustomer(t)).id;
       const doomed = (await createEntity(t, customer, seat.id)).id;
       const kept = (await createEntity(t, customer, seat.id)).id;
-      for (const entityId of [null, doomed, kept]) for (const plan of [main!, pack]) await attach(t, customer, plan.id, entityId === null ? {} : { entity_id: entityId });
+      for (const entityId of [null, doomed, kept]) for (const plan of [main!, addOn, monthly, pack]) await attach(t, customer, plan.id, entityId === null ? {} : { entity_id: entityId });
       t.setup(await t.client.call('entities.delete', { customer_id: customer, entity_id: doomed }));
 
+      const asked: [ListBody, 'STATE-DEFAULT-ACTIVE-SCHEDULED' | 'LIST-STATUSES-FILTER' | 'LIST-ENTITY-FILTER'][] = [
+        [{}, 'STATE-DEFAULT-ACTIVE-SCHEDULED'],
+        [{ statuses: ['active'] }, 'LIST-STATUSES-FILTER'],
+        [{ statuses: ['scheduled'] }, 'LIST-STATUSES-FILTER'],
+        [{ statuses: ['active', 'scheduled'] }, 'LIST-STATUSES-FILTER'],
+        [{ statuses: ['past_due'] }, 'LIST-STATUSES-FILTER'],
+        [{ entity_id: kept }, 'LIST-ENTITY-FILTER'],
+      ];
       for (const name of LISTINGS) {
-        // What each listing holds: the main plan's records are subscriptions, the pack's purchases.
-        const planId = name === 'subscriptions.list' ? main!.id : pack.id;
-        const byDefault = await walkRows(t, name, { customer_id: customer }, 'STATE-EXPIRED-ONLY-ON-REQUEST');
-        t.check('STATE-EXPIRED-ONLY-ON-REQUEST', () => expect(byDefault.filter((row) => row.status === 'expired').map(holdingOf), `${name}: the default listing holds nothing expired after an entity was deleted`).toEqual([]));
-        t.check('STATE-DEFAULT-ACTIVE-SCHEDULED', () =>
-          expect(byDefault.filter((row) => row.status === 'active').map(holdingOf), `${name}: the default listing still holds the customer's own record and the other entity's, active`).toEqual(
-            expect.arrayContaining([holding(customer, null, planId), holding(customer, kept, planId)]),
-          ),
-        );
+        // The main plan, the add-on and the monthly plan are subscriptions; the pack is a purchase.
+        const planIds = name === 'subscriptions.list' ? [main!.id, addOn.id, monthly.id] : [pack.id];
+        for (const [body, listingRule] of asked) {
+          const what = `${name} ${JSON.stringify(body)}`;
+          const rows = await walkRows(t, name, { customer_id: customer, ...body }, listingRule);
+          t.check('STATE-EXPIRED-ONLY-ON-REQUEST', () => expect(rows.filter((row) => row.status === 'expired').map(holdingOf), `${what} does not ask for expired records, and holds none after an entity was deleted`).toEqual([]));
+          // What is active and was not the deleted entity's stays listed where active records are asked for.
+          if (body.statuses !== undefined && !body.statuses.includes('active')) continue;
+          const owners = body.entity_id === undefined ? [null, kept] : [kept];
+          t.check(listingRule, () => expect(rows.map(holdingOf), `${what} still lists the active records of ${owners.map((o) => o ?? 'the customer').join(' and ')}`).toEqual(expect.arrayContaining(owners.flatMap((owner) => planIds.map((planId) => holding(customer, owner, planId))))));
+        }
         const expired = await walkRows(t, name, { customer_id: customer, statuses: ['expired'] }, 'LIST-STATUSES-FILTER');
         t.check('LIST-STATUSES-FILTER', () => expect(expired.filter((row) => row.status !== 'expired').map(holdingOf), `${name}: statuses ["expired"] lists expired records only`).toEqual([]));
       }

@@ -6,7 +6,7 @@
 import { expect } from 'vitest';
 import { seededFaker } from '../../../fixtures/factories.ts';
 import { inBatches } from '../../framework/index.ts';
-import { createCustomer, createEntity, createFeature, createLicensePool, licenseEntities, requireNotRead, scenario, SETUP_WIDTH, type T, withFrozenClock } from '../../support.ts';
+import { createCustomer, createEntity, createFeature, createLicensePool, type LicenseSetup, licenseEntities, requireNotRead, scenario, SETUP_WIDTH, type T, withFrozenClock } from '../../support.ts';
 import { checkAs, type ListBody, type ListedEntity, listIds, listPage, namedEntity, requirePlanFilter, requireSearch } from './support.ts';
 
 interface WalkOptions {
@@ -412,6 +412,41 @@ export const listScenarios = [
         // At most the customer's entities match: one page of limit 5000 holds them all, and ends the walk.
         const expected = (await walk(t, body, { limit: 5000, maxPages: 1 })).map((entity) => entity.id).sort();
         for (const limit of [100, 101]) await walkOnce(body, limit, expected, what);
+      }
+    },
+  ),
+  scenario(
+    {
+      id: 'entities.list-walks-many-organisation',
+      title: `entities.list without customer_id over ${WALKED} entities of two customers, made by batches at three instants: walks at limits on both sides of 100 and of the count, one drawn by the seed, and a walk of small pages each list every entity once, newest first`,
+      rules: ['ENT-CURSOR-WALK', 'ENT-LIST-ORDER', 'ENT-LIST-ACROSS-ORG'],
+      // Walked across the organisation: with the tenant to itself (its own organisation where the target makes them), no other scenario inserts meanwhile.
+      needs: ['exclusive-tenant'],
+    },
+    async (t) => {
+      const [first, second] = [await createLicensePool(t, 200), await createLicensePool(t, WALKED - 200)];
+      const faker = seededFaker(t.seed, t.scenario.id);
+      const base = t.ns.id('ent');
+      const seriesOf = (count: number, from: number) => Array.from({ length: count }, (_, n) => `${base}_${String(from + n).padStart(3, '0')}`);
+      const batch = async (setup: LicenseSetup, entityIds: readonly string[]) => {
+        const items = faker.helpers.shuffle([...entityIds]).map((entityId) => {
+          t.ledger.record({ kind: 'entity', id: entityId, customer_id: setup.customerId });
+          return { entity_id: entityId, name: `Entity ${entityId}`, feature_id: setup.seatFeature.id };
+        });
+        t.setup(await t.client.call('licenses.attach', { customer_id: setup.customerId, plan_id: setup.licensePlan.id, entities: items }));
+        return entityIds;
+      };
+      // A's first hundred, then B's, then A's second hundred: one customer's entities on both sides of the other's.
+      const mine = new Set([...(await batch(first, seriesOf(100, 0))), ...(await batch(second, seriesOf(WALKED - 200, 100))), ...(await batch(first, seriesOf(100, WALKED - 100)))]);
+      // What the organisation's listing holds of them is ENT-LIST-ACROSS-ORG's (one page, where it holds the whole organisation); a walk must list that.
+      const whole = await listPage(t, { limit: 5000 }, 'ENT-LIST-ACROSS-ORG');
+      const listed = whole.next_cursor === null ? whole.list.map((entity) => entity.id).filter((id) => mine.has(id)).sort() : [...mine].sort();
+      if (whole.next_cursor === null) t.check('ENT-LIST-ACROSS-ORG', () => expect(listed, "one page of the organisation's entities holds both customers' entities").toEqual([...mine].sort()));
+      for (const limit of [7, 99, 100, 101, WALKED - 1, WALKED, WALKED + 1, faker.number.int({ min: 2, max: WALKED + 20 })]) {
+        const walked = await walk(t, {}, { limit, until: foundAll(new Set(listed)) });
+        const found = walked.filter((entity) => mine.has(entity.id));
+        t.check('ENT-CURSOR-WALK', () => expect(found.map((entity) => entity.id).sort(), `a walk of the organisation with limit ${limit} lists each of the ${listed.length} entities a single page lists`).toEqual(listed));
+        t.check('ENT-LIST-ORDER', () => expectNewestFirst(walked, t.ns.owns));
       }
     },
   ),
