@@ -77,6 +77,8 @@ function expectNewestFirst(entities: readonly ListedEntity[], owned: (id: string
 
 /** Entities of entities.list-walks-many: well past a first page of 100 and of 200. */
 const WALKED = 260;
+/** Entities it makes one by one with entities.create: past a first page of 100. */
+const ONE_BY_ONE = 120;
 
 /** Limits outside 1..5000 or not integers. */
 const LIMITS_REFUSED: readonly number[] = [0, -1, 5001, 1.5, 4999.5];
@@ -374,7 +376,7 @@ export const listScenarios = [
   scenario(
     {
       id: 'entities.list-walks-many',
-      title: `a customer's ${WALKED} entities made by three licenses.attach batches: walks at limits on both sides of 100 and of the count, one drawn by the seed, and a walk of small pages each list every entity once, newest first; walks with the plan filter and with search list what one page of limit 5000 with the same filter lists`,
+      title: `a customer's ${WALKED} entities made by three licenses.attach batches: walks at limits on both sides of 100 and of the count, one drawn by the seed, and a walk of small pages each list every entity once, newest first; walks with the plan filter and with search list what one page of limit 5000 with the same filter lists; so do walks of another customer's ${ONE_BY_ONE} entities made one by one`,
       rules: ['ENT-CURSOR-WALK', 'ENT-LIST-ORDER', 'ENT-CUSTOMER-FILTER'],
     },
     async (t) => {
@@ -413,6 +415,11 @@ export const listScenarios = [
         const expected = (await walk(t, body, { limit: 5000, maxPages: 1 })).map((entity) => entity.id).sort();
         for (const limit of [100, 101]) await walkOnce(body, limit, expected, what);
       }
+
+      // Made one by one (entities.create, a few at a time): past 100, at as many instants.
+      const single = await createCustomer(t);
+      const oneByOne = (await inBatches(Array.from({ length: ONE_BY_ONE }), SETUP_WIDTH, () => createEntity(t, single.id, setup.seatFeature.id))).map((entity) => entity.id).sort();
+      for (const limit of [7, 100, 101, ONE_BY_ONE - 1, ONE_BY_ONE, ONE_BY_ONE + 1]) await walkOnce({ customer_id: single.id }, limit, oneByOne, `the ${ONE_BY_ONE} entities entities.create made one by one`);
     },
   ),
   scenario(
