@@ -1,7 +1,7 @@
 /** Scenarios of entities.delete. */
 import { expect } from 'vitest';
 import { MONTHLY, type T, attach, createCustomer, createEntity, createFeature, createPlan, scenario } from '../../support.ts';
-import { addOnPlan, holding, holdingOf, type ListBody, LISTINGS, mainPlans, oneOffPrice, WALK_RULES, walkRows } from '../listings/support.ts';
+import { holding, holdingOf, type ListBody, LISTINGS, plansOfEachKind, WALK_RULES, walkRows } from '../listings/support.ts';
 import { listIds, planIds, plansHeld, requirePlanFilter, requireSearch } from './support.ts';
 
 /** What an entity reads as, compared between two entities: the plans entities.get shows it holding, and its check of a feature (status, allowed, usage and remaining). */
@@ -133,14 +133,11 @@ export const deleteScenarios = [
     },
     async (t) => {
       const seat = await createFeature(t, 'allocated');
-      const [main] = await mainPlans(t, 1);
-      const addOn = await addOnPlan(t);
-      const monthly = await createPlan(t, { group: t.ns.id('grp'), price: { amount: 12, interval: 'month' } });
-      const pack = await createPlan(t, oneOffPrice);
+      const { main, addOn, monthly, pack } = await plansOfEachKind(t);
       const customer = (await createCustomer(t)).id;
       const doomed = (await createEntity(t, customer, seat.id)).id;
       const kept = (await createEntity(t, customer, seat.id)).id;
-      for (const entityId of [null, doomed, kept]) for (const plan of [main!, addOn, monthly, pack]) await attach(t, customer, plan.id, entityId === null ? {} : { entity_id: entityId });
+      for (const entityId of [null, doomed, kept]) for (const plan of [main, addOn, monthly, pack]) await attach(t, customer, plan.id, entityId === null ? {} : { entity_id: entityId });
       t.setup(await t.client.call('entities.delete', { customer_id: customer, entity_id: doomed }));
 
       const asked: [ListBody, 'STATE-DEFAULT-ACTIVE-SCHEDULED' | 'LIST-STATUSES-FILTER' | 'LIST-ENTITY-FILTER'][] = [
@@ -153,7 +150,7 @@ export const deleteScenarios = [
       ];
       for (const name of LISTINGS) {
         // The main plan, the add-on and the monthly plan are subscriptions; the pack is a purchase.
-        const planIds = name === 'subscriptions.list' ? [main!.id, addOn.id, monthly.id] : [pack.id];
+        const planIds = name === 'subscriptions.list' ? [main.id, addOn.id, monthly.id] : [pack.id];
         for (const [body, listingRule] of asked) {
           const what = `${name} ${JSON.stringify(body)}`;
           const rows = await walkRows(t, name, { customer_id: customer, ...body }, listingRule);

@@ -6,7 +6,7 @@
 import { expect } from 'vitest';
 import type { Plan } from '../../../spec/plans.ts';
 import { attach, createCustomer, createEntity, createFeature, createPlan, scenario, type T } from '../../support.ts';
-import { addOnPlan, expectReadsAs, LISTINGS, type ListName, listPage, mainPlans, oneOffPrice, type Row, WALK_RULES, walkRows } from './support.ts';
+import { expectReadsAs, LISTINGS, type ListName, listPage, oneOffPrice, plansOfEachKind, type Row, WALK_RULES, walkRows } from './support.ts';
 
 /** A record by customer and plan only: what a filter by customer or plan can be judged on whatever entity_id reads (LIST-RECORD-OWNER's). */
 function customerPlanOf(row: Row): string {
@@ -30,17 +30,14 @@ interface RecordsOfEachKind {
  */
 async function recordsOfEachKind(t: T): Promise<RecordsOfEachKind> {
   const seats = await createFeature(t, 'allocated');
-  const [main] = await mainPlans(t, 1);
-  const addOn = await addOnPlan(t);
-  const monthly = await createPlan(t, { group: t.ns.id('grp'), price: { amount: 12, interval: 'month' } });
-  const pack = await createPlan(t, oneOffPrice);
+  const { main, addOn, monthly, pack } = await plansOfEachKind(t);
   const a = (await createCustomer(t)).id;
   const b = (await createCustomer(t)).id;
   const e = (await createEntity(t, a, seats.id)).id;
-  for (const plan of [main!, addOn, monthly, pack]) await attach(t, a, plan.id);
-  for (const plan of [main!, pack]) await attach(t, a, plan.id, { entity_id: e });
-  for (const plan of [main!, pack]) await attach(t, b, plan.id);
-  return { a, b, e, main: main!, addOn, monthly, pack };
+  for (const plan of [main, addOn, monthly, pack]) await attach(t, a, plan.id);
+  for (const plan of [main, pack]) await attach(t, a, plan.id, { entity_id: e });
+  for (const plan of [main, pack]) await attach(t, b, plan.id);
+  return { a, b, e, main, addOn, monthly, pack };
 }
 
 /**

@@ -205,6 +205,15 @@ export async function addOnPlan(t: T, extra: Partial<typeof oneOffPrice> = {}): 
   return plan;
 }
 
+/** A plan of each kind a holder's records come from: a free main plan, a free add-on, a paid monthly plan (its own group) and a one-off pack. */
+export async function plansOfEachKind(t: T): Promise<{ readonly main: Plan; readonly addOn: Plan; readonly monthly: Plan; readonly pack: Plan }> {
+  const [main] = await mainPlans(t, 1);
+  const addOn = await addOnPlan(t);
+  const monthly = await createPlan(t, { group: t.ns.id('grp'), price: { amount: 12, interval: 'month' } });
+  const pack = await createPlan(t, oneOffPrice);
+  return { main: main!, addOn, monthly, pack };
+}
+
 /** The rule a statuses filter's mismatch proves, from the states listed but not asked for or asked for but not listed. */
 export type StatusesRule = 'STATE-EXPIRED-ONLY-ON-REQUEST' | 'STATE-PAST-DUE-NOT-A-STATUS' | 'STATE-DEFAULT-ACTIVE-SCHEDULED' | 'LIST-STATUSES-PAST-DUE' | 'LIST-STATUSES-FILTER';
 
