@@ -87,13 +87,20 @@ async function sharedRun<T>(name: string, compute: () => Promise<T>): Promise<T>
   try {
     mine = openSync(`${file}.lock`, 'wx');
   } catch {
-    for (const started = Date.now(); Date.now() - started < WAIT_FOR_OTHER_MS; await sleep(200)) {
+    // Until the file is there, or the worker running it says it failed (then this one runs it, and meets the failure itself).
+    for (const started = Date.now(); Date.now() - started < WAIT_FOR_OTHER_MS && !existsSync(`${file}.failed`); await sleep(200)) {
       if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as T;
     }
     return compute();
   }
   closeSync(mine);
-  const value = await compute();
+  let value: T;
+  try {
+    value = await compute();
+  } catch (error) {
+    writeFileSync(`${file}.failed`, String(error));
+    throw error;
+  }
   writeFileSync(`${file}.${process.pid}`, JSON.stringify(value));
   renameSync(`${file}.${process.pid}`, file);
   // Earlier runs' files: an hour is longer than any run.

@@ -36,9 +36,9 @@ const ASSIGNING: ReadonlySet<RuleId> = new Set(['LIC-ATTACH-BATCH']);
  * effect shows in neither `usage` nor `remaining` (so a fault of one counter alone is not charged to
  * the step), nor when both are off after a step of assigning (`ASSIGNING`) but entities.list shows
  * as many entities holding the license as it should have left (the counters misreport a step that
- * did its part; where the scenario carries both counters' rules). Then each given counter whose rule the scenario declares is checked
- * exactly, charged to that counter's rule (LIC-POOL-*); a counter whose rule it does not declare is
- * not checked exactly.
+ * did its part; where the scenario carries both counters' rules). Then each given counter whose
+ * rule the scenario declares is checked exactly, charged to that counter's rule (LIC-POOL-*); a
+ * counter whose rule it does not declare is not checked exactly.
  */
 export async function expectPool(t: T, setup: LicenseSetup, rule: RuleId, expected: Partial<Pool> & Pick<Pool, 'usage' | 'remaining'>, why: string): Promise<void> {
   const seen = await pool(t, setup);
